@@ -1,0 +1,57 @@
+// In-memory labelled data sets: normalised float32 images (row-major, one sample per row)
+// and integer labels, plus the deterministic shuffling and sharding the simulator needs.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace failsim::models {
+
+/// A labelled data set held in memory. Sample i occupies x[i*dim, (i+1)*dim).
+struct Dataset {
+  std::string name;
+  int channels = 1;
+  int height = 1;
+  int width = 1;
+  int num_classes = 0;
+  std::vector<float> x;
+  std::vector<std::int32_t> y;
+
+  int dim() const { return channels * height * width; }
+  int size() const { return static_cast<int>(y.size()); }
+  const float* sample(int i) const { return x.data() + static_cast<std::size_t>(i) * dim(); }
+};
+
+/// A view of a mini-batch: n samples, contiguous row-major inputs and their labels.
+struct Batch {
+  const float* x = nullptr;
+  const std::int32_t* y = nullptr;
+  int n = 0;
+};
+
+/// A reusable batch buffer: gathers samples by index without allocating after construction.
+class BatchBuffer {
+ public:
+  BatchBuffer(int capacity, int dim);
+  /// Copies the samples `indices` of `data` into the buffer and returns a view of them.
+  Batch gather(const Dataset& data, std::span<const int> indices);
+
+ private:
+  int dim_;
+  std::vector<float> x_;
+  std::vector<std::int32_t> y_;
+};
+
+/// The indices 0..n-1 in an order drawn from `seed` (Fisher-Yates with models::Rng).
+std::vector<int> shuffled_indices(int n, std::uint64_t seed);
+
+/// Shard `shard` of `num_shards` of a seeded permutation of 0..n-1: contiguous, sizes differ
+/// by at most one, every index in exactly one shard.
+std::vector<int> shard_indices(int n, int shard, int num_shards, std::uint64_t seed);
+
+/// Normalises raw 8-bit pixels as (p/255 - mean) / std (the study used mean 0.5, std 0.5).
+void normalise_pixels(std::span<const std::uint8_t> raw, std::span<float> out, float mean, float std);
+
+}  // namespace failsim::models
