@@ -1,0 +1,523 @@
+// Scenario parsing: one reader per section, in file order, then the checks that involve
+// several sections. Every default lives here, next to the read that applies it (and in the
+// docs page and the schema, which the tests compare against this parser).
+#include "sim/scenario.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/scenario_reader.hpp"
+#include "sim/units.hpp"
+
+namespace failsim::sim {
+namespace fs = std::filesystem;
+namespace {
+
+const Choices<DatasetKind> DATASET_KINDS{{"fashion-mnist", DatasetKind::FASHION_MNIST},
+                                         {"synthetic", DatasetKind::SYNTHETIC}};
+const Choices<ModelKind> MODEL_KINDS{
+    {"softmax", ModelKind::SOFTMAX}, {"mlp", ModelKind::MLP}, {"cnn", ModelKind::CNN}};
+const Choices<ConsistencyMode> CONSISTENCY_MODES{{"sync", ConsistencyMode::SYNC},
+                                                 {"ssp", ConsistencyMode::SSP},
+                                                 {"async", ConsistencyMode::ASYNC}};
+const Choices<GradientCombine> COMBINE_RULES{{"sum", GradientCombine::SUM},
+                                             {"mean", GradientCombine::MEAN}};
+
+constexpr std::int64_t INT_LIMIT = INT_MAX;
+const char* const DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
+
+int to_int(std::int64_t v) { return static_cast<int>(v); }
+
+/// A path written in the scenario, made absolute against the scenario file's directory.
+std::string resolve_path(const std::string& written, const std::string& file_label) {
+  const fs::path p(written);
+  if (p.is_absolute()) return p.lexically_normal().string();
+  const fs::path base = fs::path(file_label).parent_path();
+  return fs::absolute(base / p).lexically_normal().string();
+}
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
+  const ObjectReader r =
+      top.object("data", {"kind", "dir", "train_limit", "test_limit", "num_classes", "dim",
+                          "train_size", "test_size", "noise_sigma"});
+  DataConfig d;
+  d.kind = r.choice("kind", DATASET_KINDS);
+  if (d.kind == DatasetKind::FASHION_MNIST) {
+    for (const char* key : {"num_classes", "dim", "train_size", "test_size", "noise_sigma"}) {
+      r.forbid(key, "it applies only to kind \"synthetic\"");
+    }
+    const std::string written = r.string_or("dir", DEFAULT_FASHION_MNIST_DIR);
+    d.dir = resolve_path(written, file_label);
+    if (!fs::is_directory(d.dir)) {
+      const std::string found =
+          r.has("dir") ? fmt::format("\"{}\" (resolved to {}, not a directory)", written, d.dir)
+                       : fmt::format(
+                             "nothing, and the default {} does not exist (install the "
+                             "Debian package dataset-fashion-mnist)",
+                             d.dir);
+      r.at("dir").fail("an existing directory holding the Fashion-MNIST IDX files", found);
+    }
+    d.train_limit = to_int(r.integer_or("train_limit", 0, 0, INT_LIMIT));
+    d.test_limit = to_int(r.integer_or("test_limit", 0, 0, INT_LIMIT));
+  } else {
+    r.forbid("dir", "it applies only to kind \"fashion-mnist\"");
+    r.forbid("train_limit", "kind \"synthetic\" sets its size with train_size");
+    r.forbid("test_limit", "kind \"synthetic\" sets its size with test_size");
+    SyntheticData& s = d.synthetic;
+    s.num_classes = to_int(r.integer_or("num_classes", s.num_classes, 2, INT_LIMIT));
+    s.dim = to_int(r.integer_or("dim", s.dim, 1, INT_LIMIT));
+    s.train_size = to_int(r.integer_or("train_size", s.train_size, 1, INT_LIMIT));
+    s.test_size = to_int(r.integer_or("test_size", s.test_size, 1, INT_LIMIT));
+    s.noise_sigma = r.number_or("noise_sigma", s.noise_sigma, Interval::positive());
+  }
+  return d;
+}
+
+ModelConfig read_model(const ObjectReader& top) {
+  const ObjectReader r = top.object("model", {"kind", "hidden", "dropout"});
+  ModelConfig m;
+  m.kind = r.choice("kind", MODEL_KINDS);
+  if (m.kind == ModelKind::MLP) {
+    m.hidden = r.list("hidden", 1, "layer widths (integers >= 1)",
+                      [](const nlohmann::json& v, const JsonLocation& where) {
+                        return to_int(read_integer(v, where, 1, INT_LIMIT));
+                      });
+  } else {
+    r.forbid("hidden", "it applies only to kind \"mlp\"");
+  }
+  if (m.kind == ModelKind::CNN) {
+    m.dropout = r.number_or("dropout", m.dropout, Interval{0.0, 1.0, false, true});
+  } else {
+    r.forbid("dropout", "it applies only to kind \"cnn\"");
+  }
+  return m;
+}
+
+OptimizerConfig read_optimizer(const ObjectReader& top) {
+  const ObjectReader r =
+      top.object_or_empty("optimizer", {"learning_rate", "momentum", "weight_decay", "batch_size"});
+  OptimizerConfig o;
+  o.learning_rate = r.number_or("learning_rate", o.learning_rate, Interval::positive());
+  o.momentum = r.number_or("momentum", o.momentum, Interval{0.0, 1.0, false, true});
+  o.weight_decay = r.number_or("weight_decay", o.weight_decay, Interval::non_negative());
+  o.batch_size = to_int(r.integer_or("batch_size", o.batch_size, 1, INT_LIMIT));
+  return o;
+}
+
+std::vector<std::string> read_hosts(const ObjectReader& r) {
+  return r.list(
+      "hosts", 1, "host names of the platform file",
+      [](const nlohmann::json& v, const JsonLocation& where) { return read_string(v, where); });
+}
+
+ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label) {
+  const ObjectReader r = top.object("cluster", {"platform", "workers", "servers", "network"});
+  const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
+  const ObjectReader servers = r.object("servers", {"count", "speed", "hosts"});
+  ClusterConfig c;
+  if (r.has("platform")) {
+    c.kind = ClusterKind::PLATFORM;
+    PlatformCluster& p = c.platform;
+    const std::string written = r.string("platform");
+    p.file = resolve_path(written, file_label);
+    if (!fs::is_regular_file(p.file)) {
+      r.at("platform")
+          .fail("a SimGrid XML platform file (relative to the scenario file)",
+                fmt::format("\"{}\" (resolved to {}, no such file)", written, p.file));
+    }
+    r.forbid("network", "a platform file describes its own links");
+    const char* from_file = "with a platform file, list the hosts in 'hosts'";
+    for (const char* key : {"count", "speed", "speeds"}) workers.forbid(key, from_file);
+    for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
+    p.worker_hosts = read_hosts(workers);
+    p.server_hosts = read_hosts(servers);
+    return c;
+  }
+
+  c.kind = ClusterKind::STAR;
+  StarCluster& s = c.star;
+  const char* star_only = "'hosts' needs a platform file in cluster.platform";
+  workers.forbid("hosts", star_only);
+  servers.forbid("hosts", star_only);
+  const int count = to_int(workers.integer("count", 1, INT_LIMIT));
+  if (workers.has("speed") && workers.has("speeds")) {
+    workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
+                              "both 'speed' and 'speeds'");
+  }
+  if (workers.has("speeds")) {
+    s.worker_speeds = workers.list(
+        "speeds", 1, "compute speeds", [](const nlohmann::json& v, const JsonLocation& where) {
+          return quantity_from_json(v, Quantity::SPEED, Sign::POSITIVE, where);
+        });
+    if (s.worker_speeds.size() != static_cast<std::size_t>(count)) {
+      workers.at("speeds").fail(fmt::format("{} speeds, one per worker as 'count' says", count),
+                                fmt::format("{} speeds", s.worker_speeds.size()));
+    }
+  } else {
+    const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+    s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
+  }
+  s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
+  s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+  const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
+  s.bandwidth = network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
+  s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
+  return c;
+}
+
+ConsistencyConfig read_consistency(const ObjectReader& top) {
+  const ObjectReader r = top.object("consistency", {"mode", "bound", "combine"});
+  ConsistencyConfig c;
+  c.mode = r.choice("mode", CONSISTENCY_MODES);
+  if (c.mode == ConsistencyMode::SSP) {
+    c.bound = to_int(r.integer("bound", 0, INT_LIMIT));
+  } else {
+    r.forbid("bound", "it applies only to mode \"ssp\"");
+  }
+  if (c.mode == ConsistencyMode::SYNC) {
+    c.combine = r.choice_or("combine", c.combine, COMBINE_RULES);
+  } else {
+    r.forbid("combine", "it applies only to mode \"sync\"");
+  }
+  return c;
+}
+
+TimingConfig read_timing(const ObjectReader& top) {
+  const ObjectReader r = top.object_or_empty("timing", {"flops_per_sample", "param_bytes"});
+  TimingConfig t;
+  t.flops_per_sample =
+      r.optional_quantity("flops_per_sample", Quantity::FLOP_AMOUNT, Sign::POSITIVE);
+  t.param_bytes = r.optional_quantity("param_bytes", Quantity::DATA_SIZE, Sign::POSITIVE);
+  return t;
+}
+
+EvaluationConfig read_evaluation(const ObjectReader& top) {
+  const ObjectReader r = top.object_or_empty(
+      "evaluation", {"interval", "every_updates", "test_subset", "final_full_test"});
+  EvaluationConfig e;
+  e.interval = r.quantity_or("interval", e.interval, Quantity::TIME, Sign::NON_NEGATIVE);
+  e.every_updates = to_int(r.integer_or("every_updates", e.every_updates, 0, INT_LIMIT));
+  e.test_subset = to_int(r.integer_or("test_subset", e.test_subset, 0, INT_LIMIT));
+  e.final_full_test = r.boolean_or("final_full_test", e.final_full_test);
+  return e;
+}
+
+StopConfig read_stop(const ObjectReader& top) {
+  const ObjectReader r = top.object("stop", {"time", "updates", "target_accuracy"});
+  StopConfig s;
+  s.time = r.optional_quantity("time", Quantity::TIME, Sign::POSITIVE);
+  s.updates = r.optional_integer("updates", 1);
+  s.target_accuracy = r.optional_number("target_accuracy", Interval{0.0, 1.0, true, false});
+  if (!s.time && !s.updates && !s.target_accuracy) {
+    r.location().fail("at least one of 'time', 'updates', 'target_accuracy'", "none");
+  }
+  return s;
+}
+
+OutputConfig read_output(const ObjectReader& top, const std::string& name) {
+  const ObjectReader r = top.object_or_empty("output", {"directory", "timeseries", "events"});
+  OutputConfig o;
+  o.directory = r.string_or("directory", "results/" + name);
+  o.timeseries = r.boolean_or("timeseries", o.timeseries);
+  o.events = r.boolean_or("events", o.events);
+  return o;
+}
+
+/// Checks between sections, each reported at the field a user would change.
+void check_consistency_between_sections(const Scenario& s, const JsonLocation& root) {
+  if (s.model.kind == ModelKind::CNN && s.data.kind != DatasetKind::FASHION_MNIST) {
+    root.child("model").child("kind").fail(
+        "\"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images: use data kind "
+        "\"fashion-mnist\")",
+        "\"cnn\"");
+  }
+
+  const bool synthetic = s.data.kind == DatasetKind::SYNTHETIC;
+  const int train_size = synthetic ? s.data.synthetic.train_size : s.data.train_limit;
+  const int workers = s.cluster.num_workers();
+  if (train_size > 0 && train_size < workers) {
+    const JsonLocation where = synthetic ? root.child("data").child("train_size")
+                                         : root.child("data").child("train_limit");
+    where.fail(fmt::format("at least one training sample per worker ({} workers)", workers),
+               std::to_string(train_size));
+  }
+  const int test_size = synthetic ? s.data.synthetic.test_size : s.data.test_limit;
+  if (test_size > 0 && s.evaluation.test_subset > test_size) {
+    root.child("evaluation")
+        .child("test_subset")
+        .fail(fmt::format("at most the {} test samples of the data set (0 = all)", test_size),
+              std::to_string(s.evaluation.test_subset));
+  }
+
+  if (s.stop.target_accuracy && s.evaluation.interval == 0.0 && s.evaluation.every_updates == 0) {
+    root.child("stop")
+        .child("target_accuracy")
+        .fail(
+            "a target only with an evaluation schedule (evaluation.interval or "
+            "evaluation.every_updates > 0) to detect it",
+            fmt::format("{}", *s.stop.target_accuracy));
+  }
+}
+
+/// Keeps nlohmann's description of a syntax error, without its "[json.exception...] parse
+/// error at line L, column C: " prefix (we compute a better line and column ourselves).
+std::string strip_json_exception_prefix(const std::string& what) {
+  std::size_t start = what.find("] ");
+  start = start == std::string::npos ? 0 : start + 2;
+  const std::size_t parse_error = what.find("parse error", start);
+  if (parse_error != std::string::npos) {
+    const std::size_t colon = what.find(": ", parse_error);
+    if (colon != std::string::npos) start = colon + 2;
+  }
+  return what.substr(start);
+}
+
+/// 1-based line and column of the character at `byte` (nlohmann's 1-based count of bytes
+/// read, so byte - 1 is the offending character).
+std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
+  const std::size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < index; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, static_cast<int>(index - line_start) + 1};
+}
+
+/// A parser callback refusing duplicate keys (nlohmann would silently keep the last one, and a
+/// pasted-in second "learning_rate" must not silently win).
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        frames_.push_back(Frame{event == Event::array_start, {}, {}, 0});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case Event::key: {
+        Frame& top = frames_.back();
+        top.key = parsed.get<std::string>();
+        if (!top.keys.insert(top.key).second) {
+          throw ScenarioError(file_, location().pointer, "each key at most once in an object",
+                              "'" + top.key + "' a second time");
+        }
+        break;
+      }
+      case Event::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool is_array;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+  }
+
+  JsonLocation location() const {
+    JsonLocation where{file_, ""};
+    for (const Frame& f : frames_) where = f.is_array ? where.child(f.index) : where.child(f.key);
+    return where;
+  }
+
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+nlohmann::json optional_to_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+int ClusterConfig::num_workers() const {
+  return static_cast<int>(kind == ClusterKind::STAR ? star.worker_speeds.size()
+                                                    : platform.worker_hosts.size());
+}
+
+int ClusterConfig::num_servers() const {
+  return kind == ClusterKind::STAR ? star.servers : static_cast<int>(platform.server_hosts.size());
+}
+
+std::string to_string(DatasetKind kind) { return spelling_of(kind, DATASET_KINDS); }
+std::string to_string(ModelKind kind) { return spelling_of(kind, MODEL_KINDS); }
+std::string to_string(ConsistencyMode mode) { return spelling_of(mode, CONSISTENCY_MODES); }
+std::string to_string(GradientCombine combine) { return spelling_of(combine, COMBINE_RULES); }
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label) {
+  const JsonLocation root{file_label, ""};
+  const ObjectReader top(doc, root,
+                         {"$schema", "name", "description", "seed", "data", "model", "optimizer",
+                          "cluster", "consistency", "timing", "evaluation", "stop", "output"});
+  // "$schema" points editors at scenarios/schema.json; it does not change the run.
+  top.string_or("$schema", "");
+
+  Scenario s;
+  s.name = top.string("name");
+  if (!valid_name(s.name)) {
+    top.at("name").fail(
+        "a name of letters, digits, '.', '_' and '-', not starting with '.' or '-' (it names "
+        "the default output directory)",
+        describe_found(doc.at("name")));
+  }
+  if (const nlohmann::json* d = top.find("description")) {
+    if (!d->is_string()) top.at("description").fail("a string", describe_found(*d));
+    s.description = d->get<std::string>();
+  }
+  s.seed = top.uint64_or("seed", s.seed);
+  s.data = read_data(top, file_label);
+  s.model = read_model(top);
+  s.optimizer = read_optimizer(top);
+  s.cluster = read_cluster(top, file_label);
+  s.consistency = read_consistency(top);
+  s.timing = read_timing(top);
+  s.evaluation = read_evaluation(top);
+  s.stop = read_stop(top);
+  s.output = read_output(top, s.name);
+  check_consistency_between_sections(s, root);
+  return s;
+}
+
+Scenario parse_scenario_text(const std::string& text, const std::string& file_label) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text, DuplicateKeyCheck(file_label));
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = line_and_column(text, e.byte);
+    throw ScenarioError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()), line,
+                        column);
+  } catch (const nlohmann::json::exception& e) {
+    // E.g. out_of_range.406 for a number literal too large for a double: no position given.
+    throw ScenarioError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()));
+  }
+  return parse_scenario(doc, file_label);
+}
+
+Scenario load_scenario(const std::string& path) {
+  const char* expected = "a readable scenario file";
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw ScenarioError(path, "", expected, "no such file");
+  if (fs::is_directory(status)) throw ScenarioError(path, "", expected, "a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path, "", expected, std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError(path, "", expected, "a read error");
+  return parse_scenario_text(text.str(), path);
+}
+
+nlohmann::json to_json(const Scenario& s) {
+  using nlohmann::json;
+  json data{{"kind", to_string(s.data.kind)}};
+  if (s.data.kind == DatasetKind::FASHION_MNIST) {
+    data["dir"] = s.data.dir;
+    data["train_limit"] = s.data.train_limit;
+    data["test_limit"] = s.data.test_limit;
+  } else {
+    const SyntheticData& syn = s.data.synthetic;
+    data["num_classes"] = syn.num_classes;
+    data["dim"] = syn.dim;
+    data["train_size"] = syn.train_size;
+    data["test_size"] = syn.test_size;
+    data["noise_sigma"] = syn.noise_sigma;
+  }
+
+  json model{{"kind", to_string(s.model.kind)}};
+  if (s.model.kind == ModelKind::MLP) model["hidden"] = s.model.hidden;
+  if (s.model.kind == ModelKind::CNN) model["dropout"] = s.model.dropout;
+
+  json cluster;
+  if (s.cluster.kind == ClusterKind::PLATFORM) {
+    cluster["platform"] = s.cluster.platform.file;
+    cluster["servers"] = {{"hosts", s.cluster.platform.server_hosts}};
+    cluster["workers"] = {{"hosts", s.cluster.platform.worker_hosts}};
+  } else {
+    const StarCluster& star = s.cluster.star;
+    json workers{{"count", star.worker_speeds.size()}};
+    const bool uniform = std::adjacent_find(star.worker_speeds.begin(), star.worker_speeds.end(),
+                                            std::not_equal_to<>()) == star.worker_speeds.end();
+    if (uniform) {
+      workers["speed"] = star.worker_speeds.front();
+    } else {
+      workers["speeds"] = star.worker_speeds;
+    }
+    cluster["workers"] = workers;
+    cluster["servers"] = {{"count", star.servers}, {"speed", star.server_speed}};
+    cluster["network"] = {{"bandwidth", star.bandwidth}, {"latency", star.latency}};
+  }
+
+  json consistency{{"mode", to_string(s.consistency.mode)}};
+  if (s.consistency.mode == ConsistencyMode::SSP) consistency["bound"] = s.consistency.bound;
+  if (s.consistency.mode == ConsistencyMode::SYNC) {
+    consistency["combine"] = to_string(s.consistency.combine);
+  }
+
+  return json{
+      {"name", s.name},
+      {"description", s.description},
+      {"seed", s.seed},
+      {"data", data},
+      {"model", model},
+      {"optimizer",
+       {{"learning_rate", s.optimizer.learning_rate},
+        {"momentum", s.optimizer.momentum},
+        {"weight_decay", s.optimizer.weight_decay},
+        {"batch_size", s.optimizer.batch_size}}},
+      {"cluster", cluster},
+      {"consistency", consistency},
+      {"timing",
+       {{"flops_per_sample", optional_to_json(s.timing.flops_per_sample)},
+        {"param_bytes", optional_to_json(s.timing.param_bytes)}}},
+      {"evaluation",
+       {{"interval", s.evaluation.interval},
+        {"every_updates", s.evaluation.every_updates},
+        {"test_subset", s.evaluation.test_subset},
+        {"final_full_test", s.evaluation.final_full_test}}},
+      {"stop",
+       {{"time", optional_to_json(s.stop.time)},
+        {"updates", s.stop.updates ? json(*s.stop.updates) : json(nullptr)},
+        {"target_accuracy", optional_to_json(s.stop.target_accuracy)}}},
+      {"output",
+       {{"directory", s.output.directory},
+        {"timeseries", s.output.timeseries},
+        {"events", s.output.events}}},
+  };
+}
+
+}  // namespace failsim::sim
