@@ -49,7 +49,8 @@ class Rng {
 
   /// Uniform integer in [0, n) (Lemire's multiply-shift; bias below 2^-32 for n < 2^32).
   std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+    __extension__ using Wide = unsigned __int128;  // GCC/Clang extension, hence __extension__
+    return static_cast<std::uint64_t>((static_cast<Wide>(next()) * n) >> 64);
   }
 
   /// Standard normal by Box-Muller (one of the pair; simple and deterministic).

@@ -1,0 +1,22 @@
+// Each subcommand registers its options on the CLI11 app and returns the function that runs it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace failsim::cli {
+
+/// Exit statuses (docs/cli.md): 0 success, 1 the run failed (e.g. a simulation deadlock),
+/// 2 bad input (scenario, option or data file), 3 an output could not be written.
+enum ExitCode : int { OK = 0, RUN_FAILED = 1, BAD_INPUT = 2, OUTPUT_FAILED = 3 };
+
+/// A registered subcommand and what runs it once its options are parsed.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+/// `failsim train`: plain sequential SGD on a data set, no simulation (a quick math check).
+Command add_train_command(CLI::App& app);
+
+}  // namespace failsim::cli

@@ -1,0 +1,87 @@
+#include "models/sgd.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <stdexcept>
+
+namespace failsim::models {
+
+namespace {
+using VecMap = Eigen::Map<Eigen::VectorXf>;
+using ConstVecMap = Eigen::Map<const Eigen::VectorXf>;
+VecMap map(std::span<float> s) { return VecMap(s.data(), static_cast<Eigen::Index>(s.size())); }
+ConstVecMap map(std::span<const float> s) {
+  return ConstVecMap(s.data(), static_cast<Eigen::Index>(s.size()));
+}
+}  // namespace
+
+Sgd::Sgd(SgdConfig config, std::size_t num_params) : config_(config) {
+  if (config.momentum != 0.0f) velocity_.assign(num_params, 0.0f);
+  if (config.weight_decay != 0.0f) decayed_.assign(num_params, 0.0f);
+}
+
+void Sgd::set_velocity(std::span<const float> v) {
+  if (v.size() != velocity_.size()) throw std::invalid_argument("Sgd::set_velocity: size mismatch");
+  std::copy(v.begin(), v.end(), velocity_.begin());
+  first_step_ = false;
+}
+
+void Sgd::step(std::span<float> params, std::span<const float> grad, float lr) {
+  auto p = map(params);
+  std::span<const float> g = grad;
+  if (config_.weight_decay != 0.0f) {
+    map(std::span<float>(decayed_)) = map(grad) + config_.weight_decay * p;
+    g = decayed_;
+  }
+  if (config_.momentum == 0.0f) {
+    p -= lr * map(g);
+    return;
+  }
+  auto v = map(std::span<float>(velocity_));
+  if (first_step_) {
+    v = map(g);
+    first_step_ = false;
+  } else {
+    v = config_.momentum * v + map(g);
+  }
+  p -= lr * v;
+}
+
+std::string to_string(StaleRule rule) {
+  switch (rule) {
+    case StaleRule::SUM: return "sum";
+    case StaleRule::MEAN: return "mean";
+    case StaleRule::PAPER: return "paper";
+    case StaleRule::INVERSE_STALENESS: return "inverse_staleness";
+    case StaleRule::DROP_STALE: return "drop_stale";
+  }
+  return "?";
+}
+
+ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params, std::span<const PendingGradient> pending,
+                           const StaleRuleConfig& rule, std::span<float> combined) {
+  ApplyOutcome outcome;
+  auto sum = map(combined);
+  sum.setZero();
+  for (const PendingGradient& pg : pending) {
+    float weight = 1.0f;
+    if (rule.rule == StaleRule::DROP_STALE && pg.staleness > rule.drop_bound) {
+      ++outcome.dropped;
+      continue;
+    }
+    if (rule.rule == StaleRule::INVERSE_STALENESS) {
+      weight = 1.0f / static_cast<float>(std::max<std::int64_t>(1, pg.staleness));
+    }
+    sum += weight * map(pg.grad);
+    ++outcome.applied;
+  }
+  if (outcome.applied == 0) return outcome;
+  if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
+  float lr = sgd.config().learning_rate;
+  if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold) lr = rule.paper_low_lr;
+  sgd.step(params, combined, lr);
+  outcome.learning_rate = lr;
+  return outcome;
+}
+
+}  // namespace failsim::models

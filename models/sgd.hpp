@@ -1,0 +1,80 @@
+// Stochastic gradient descent, and the rules for applying several (possibly stale) gradients
+// at once, as a server does after an outage or when a synchronous round completes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/scratch.hpp"
+
+namespace failsim::models {
+
+struct SgdConfig {
+  float learning_rate = 0.01f;  ///< the study's 0.01
+  float momentum = 0.0f;        ///< heavy-ball momentum mu (0: plain SGD, as in the study)
+  float weight_decay = 0.0f;    ///< L2 coefficient lambda added to the gradient
+};
+
+/// SGD with momentum and weight decay, in PyTorch's formulation:
+///   g' = g + lambda p;  v = mu v + g' (v = g' on the first step);  p -= lr v.
+/// The velocity is part of the optimiser state a checkpoint must save.
+class Sgd {
+ public:
+  Sgd(SgdConfig config, std::size_t num_params);
+
+  /// One step with gradient g and learning rate `lr` (the configured one unless a rule scales it).
+  void step(std::span<float> params, std::span<const float> grad, float lr);
+  void step(std::span<float> params, std::span<const float> grad) {
+    step(params, grad, config_.learning_rate);
+  }
+
+  const SgdConfig& config() const { return config_; }
+  std::span<const float> velocity() const { return velocity_; }
+  void set_velocity(std::span<const float> v);
+
+ private:
+  SgdConfig config_;
+  FloatBuffer velocity_;  // empty while momentum is 0: plain SGD keeps no state
+  bool first_step_ = true;
+  FloatBuffer decayed_;  // scratch for g + lambda p
+};
+
+/// How a set of k gradients g_1..g_k (staleness s_i = server version at apply time minus the
+/// version each was computed from) becomes one SGD step p -= lr_eff * sum_i w_i g_i.
+enum class StaleRule {
+  SUM,                ///< w_i = 1, lr_eff = lr (the study: summed gradients)
+  MEAN,               ///< w_i = 1/k, lr_eff = lr
+  PAPER,              ///< w_i = 1, lr_eff = low_lr if k > threshold else lr (study's code: 0.001 above 50)
+  INVERSE_STALENESS,  ///< w_i = 1/max(1, s_i), lr_eff = lr
+  DROP_STALE,         ///< gradients with s_i > bound dropped; the rest summed (w_i = 1)
+};
+
+struct StaleRuleConfig {
+  StaleRule rule = StaleRule::SUM;
+  int paper_threshold = 50;     ///< PAPER: more pending than this switches to low_lr
+  float paper_low_lr = 0.001f;  ///< PAPER: learning rate used above the threshold
+  int drop_bound = 0;           ///< DROP_STALE: largest staleness still applied
+};
+
+std::string to_string(StaleRule rule);
+
+/// One gradient waiting to be applied.
+struct PendingGradient {
+  std::span<const float> grad;
+  std::int64_t staleness = 0;
+};
+
+struct ApplyOutcome {
+  int applied = 0;          ///< gradients that entered the step
+  int dropped = 0;          ///< gradients a rule discarded
+  float learning_rate = 0;  ///< lr_eff of the step (0 when nothing was applied)
+};
+
+/// Combines pending gradients by the rule into one step of `sgd` on `params`. `combined` is
+/// caller-owned scratch of num_params floats (so the server's hot path does not allocate).
+ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params, std::span<const PendingGradient> pending,
+                           const StaleRuleConfig& rule, std::span<float> combined);
+
+}  // namespace failsim::models
