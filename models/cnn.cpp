@@ -1,0 +1,454 @@
+// The CNN's forward and backward passes: im2col + one Eigen GEMM per convolution over the whole
+// chunk of samples, bias + ReLU + max-pool fused into one pass, and every buffer a member that
+// only grows (see cnn.hpp for the architecture and parameter layout).
+#include "models/cnn.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "models/loss.hpp"
+#include "models/rng.hpp"
+
+namespace failsim::models {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMap = Eigen::Map<RowMatrix>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
+using RowVecMap = Eigen::Map<Eigen::RowVectorXf>;
+using ConstRowVecMap = Eigen::Map<const Eigen::RowVectorXf>;
+
+/// Where element (c, s, y, x) of a batch of images lives: base + c*channel + s*sample + y*W + x.
+/// Sample-major inputs (NCHW) and the channel-major scratch (CNHW) differ only in these strides.
+struct Strides {
+  std::ptrdiff_t channel;
+  std::ptrdiff_t sample;
+};
+
+/// im2col for a 3x3 kernel, stride 1, padding 1: row (c*9 + ky*3 + kx) of `cols`, column
+/// (s*H*W + y*W + x) holds in(c, s, y+ky-1, x+kx-1), or 0 outside the image. Row-major, so each
+/// row is the whole batch shifted by (ky-1, kx-1): built by contiguous copies.
+void im2col_3x3(const float* in, Strides st, int channels, int n, int h, int w, float* cols) {
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const std::ptrdiff_t row_len = n * hw;
+  for (int c = 0; c < channels; ++c) {
+    for (int ky = 0; ky < 3; ++ky) {
+      for (int kx = 0; kx < 3; ++kx) {
+        float* row = cols + (static_cast<std::ptrdiff_t>(c) * 9 + ky * 3 + kx) * row_len;
+        const int dy = ky - 1;
+        const int dx = kx - 1;
+        for (int s = 0; s < n; ++s) {
+          const float* img = in + c * st.channel + s * st.sample;
+          float* o = row + s * hw;
+          for (int y = 0; y < h; ++y, o += w) {
+            const int sy = y + dy;
+            if (sy < 0 || sy >= h) {
+              std::fill(o, o + w, 0.0f);
+              continue;
+            }
+            const float* src = img + static_cast<std::ptrdiff_t>(sy) * w;
+            if (dx < 0) {
+              o[0] = 0.0f;
+              std::memcpy(o + 1, src, sizeof(float) * (w - 1));
+            } else if (dx == 0) {
+              std::memcpy(o, src, sizeof(float) * w);
+            } else {
+              std::memcpy(o, src + 1, sizeof(float) * (w - 1));
+              o[w - 1] = 0.0f;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The adjoint of im2col_3x3 for CNHW images: out(c, s, y, x) = sum over the 9 rows (c, ky, kx)
+/// of cols at the column whose shifted pixel is (y, x). Overwrites out.
+void col2im_3x3(const float* cols, int channels, int n, int h, int w, float* out) {
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const std::ptrdiff_t row_len = n * hw;
+  for (int c = 0; c < channels; ++c) {
+    for (int s = 0; s < n; ++s) {
+      // One image at a time, so its 196 outputs stay in L1 while the 9 shifted rows are added.
+      float* img = out + c * row_len + s * hw;
+      std::fill(img, img + hw, 0.0f);
+      for (int ky = 0; ky < 3; ++ky) {
+        for (int kx = 0; kx < 3; ++kx) {
+          const float* src =
+              cols + (static_cast<std::ptrdiff_t>(c) * 9 + ky * 3 + kx) * row_len + s * hw;
+          const int dy = ky - 1;
+          const int dx = kx - 1;
+          const int x0 = std::max(0, -dx);
+          const int x1 = std::min(w, w - dx);
+          for (int y = 0; y < h; ++y) {
+            const int sy = y + dy;
+            if (sy < 0 || sy >= h) continue;
+            float* dst = img + static_cast<std::ptrdiff_t>(sy) * w + dx;
+            const float* row = src + static_cast<std::ptrdiff_t>(y) * w;
+            for (int x = x0; x < x1; ++x) dst[x] += row[x];
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The 2x2 max-pool tournament shared by the forward and backward passes, so both pick the
+/// same window position: the first maximum in row-major window order (a, b / c, d), as PyTorch.
+struct PoolWindow {
+  float max;
+  bool right_top;     // b beat a
+  bool right_bottom;  // d beat c
+  bool bottom;        // max(c, d) beat max(a, b)
+};
+
+inline PoolWindow pool_window(float a, float b, float c, float d) {
+  PoolWindow p;
+  p.right_top = b > a;
+  p.right_bottom = d > c;
+  const float top = p.right_top ? b : a;
+  const float bot = p.right_bottom ? d : c;
+  p.bottom = bot > top;
+  p.max = p.bottom ? bot : top;
+  return p;
+}
+
+/// out(c, s, p) = relu(max over the 2x2 window p of conv(c, s, .) + bias[c]). The bias is added
+/// after the max since max(a + b) = max(a) + b. conv is CNHW [channels x n*h*w]; out has the
+/// strides `ost` (h/2 x w/2 images). Branch-free so that it vectorises: on real data the
+/// winner of a window is unpredictable.
+void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n, int h, int w,
+                       float* out, Strides ost) {
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const int ph = h / 2;
+  const int pw = w / 2;
+  for (int c = 0; c < channels; ++c) {
+    const float b = bias[c];
+    for (int s = 0; s < n; ++s) {
+      const float* img = conv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
+      float* o = out + c * ost.channel + s * ost.sample;
+      for (int py = 0; py < ph; ++py) {
+        const float* __restrict r0 = img + static_cast<std::ptrdiff_t>(2 * py) * w;
+        const float* __restrict r1 = r0 + w;
+        float* __restrict orow = o + static_cast<std::ptrdiff_t>(py) * pw;
+        for (int px = 0; px < pw; ++px) {
+          const PoolWindow p = pool_window(r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]);
+          orow[px] = std::max(p.max + b, 0.0f);
+        }
+      }
+    }
+  }
+}
+
+/// The adjoint of bias_relu_maxpool, from the same conv and bias (the winner is recomputed, not
+/// stored): dconv (CNHW, every element written) receives dout at each window's winner where the
+/// ReLU was on and 0 elsewhere; dbias[c] is set (or, if `accumulate`, incremented) by the sum
+/// of those gradients over channel c.
+void maxpool_backward(const float* conv, const float* bias, const float* dout, Strides ost,
+                      int channels, int n, int h, int w, float* dconv, float* dbias,
+                      bool accumulate) {
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const int ph = h / 2;
+  const int pw = w / 2;
+  for (int c = 0; c < channels; ++c) {
+    const float b = bias[c];
+    float db = 0.0f;
+    for (int s = 0; s < n; ++s) {
+      const float* img = conv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
+      float* dimg = dconv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
+      const float* d = dout + c * ost.channel + s * ost.sample;
+      for (int py = 0; py < ph; ++py) {
+        const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(2 * py) * w;
+        const float* __restrict r0 = img + row;
+        const float* __restrict r1 = r0 + w;
+        float* __restrict d0 = dimg + row;
+        float* __restrict d1 = d0 + w;
+        const float* __restrict drow = d + static_cast<std::ptrdiff_t>(py) * pw;
+        for (int px = 0; px < pw; ++px) {
+          const PoolWindow p = pool_window(r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]);
+          const float g = p.max + b > 0.0f ? drow[px] : 0.0f;
+          db += g;
+          const float top = p.bottom ? 0.0f : g;
+          const float bot = p.bottom ? g : 0.0f;
+          d0[2 * px] = p.right_top ? 0.0f : top;
+          d0[2 * px + 1] = p.right_top ? top : 0.0f;
+          d1[2 * px] = p.right_bottom ? 0.0f : bot;
+          d1[2 * px + 1] = p.right_bottom ? bot : 0.0f;
+        }
+      }
+    }
+    dbias[c] = accumulate ? dbias[c] + db : db;
+  }
+}
+
+/// dst = a * b, or dst += a * b: the GEMMs that produce parameter gradients accumulate over
+/// chunks of a large batch.
+template <class Dst, class A, class B>
+void assign_or_add(Dst&& dst, const A& a, const B& b, bool accumulate) {
+  if (accumulate) {
+    dst.noalias() += a * b;
+  } else {
+    dst.noalias() = a * b;
+  }
+}
+
+}  // namespace
+
+Cnn::Cnn(float dropout, int channels, int height, int width, int classes)
+    : dropout_(dropout), channels_(channels), height_(height), width_(width), classes_(classes) {
+  if (!(dropout >= 0.0f && dropout < 1.0f)) {
+    throw std::invalid_argument("Cnn: dropout must be in [0, 1), got " + std::to_string(dropout));
+  }
+  if (channels < 1 || classes < 2) {
+    throw std::invalid_argument("Cnn: need channels >= 1 and classes >= 2, got channels " +
+                                std::to_string(channels) + ", classes " + std::to_string(classes));
+  }
+  if (height < 4 || width < 4 || height % 4 != 0 || width % 4 != 0) {
+    throw std::invalid_argument("Cnn: height and width must be positive multiples of 4, got " +
+                                std::to_string(height) + "x" + std::to_string(width));
+  }
+  const std::size_t features = static_cast<std::size_t>(CONV2_FILTERS) * (height / 4) * (width / 4);
+  std::size_t at = 0;
+  auto take = [&at](std::size_t size) {
+    const std::size_t start = at;
+    at += size;
+    return start;
+  };
+  layout_.conv1_w = take(static_cast<std::size_t>(CONV1_FILTERS) * channels * 9);
+  layout_.conv1_b = take(CONV1_FILTERS);
+  layout_.conv2_w = take(static_cast<std::size_t>(CONV2_FILTERS) * CONV1_FILTERS * 9);
+  layout_.conv2_b = take(CONV2_FILTERS);
+  layout_.fc1_w = take(HIDDEN * features);
+  layout_.fc1_b = take(HIDDEN);
+  layout_.fc2_w = take(static_cast<std::size_t>(classes) * HIDDEN);
+  layout_.fc2_b = take(static_cast<std::size_t>(classes));
+  layout_.total = at;
+}
+
+std::unique_ptr<Model> make_cnn(int channels, int height, int width, int classes, float dropout) {
+  return std::make_unique<Cnn>(dropout, channels, height, width, classes);
+}
+
+std::unique_ptr<Model> Cnn::clone() const {
+  return std::make_unique<Cnn>(dropout_, channels_, height_, width_, classes_);
+}
+
+void Cnn::init(std::span<float> params, std::uint64_t seed) const {
+  if (params.size() != layout_.total) {
+    throw std::invalid_argument("Cnn::init: params has " + std::to_string(params.size()) +
+                                " values, the model " + std::to_string(layout_.total));
+  }
+  Rng rng(seed);
+  auto fill = [&](std::size_t begin, std::size_t end, int fan_in) {
+    const float bound = 1.0f / std::sqrt(static_cast<float>(fan_in));
+    for (std::size_t i = begin; i < end; ++i) {
+      params[i] = (2.0f * rng.uniform_float() - 1.0f) * bound;
+    }
+  };
+  const int features = CONV2_FILTERS * (height_ / 4) * (width_ / 4);
+  fill(layout_.conv1_w, layout_.conv2_w, channels_ * 9);
+  fill(layout_.conv2_w, layout_.fc1_w, CONV1_FILTERS * 9);
+  fill(layout_.fc1_w, layout_.fc2_w, features);
+  fill(layout_.fc2_w, layout_.total, HIDDEN);
+}
+
+double Cnn::forward_flops_per_sample() const {
+  const double hw = static_cast<double>(height_) * width_;
+  const double conv1 = 2.0 * CONV1_FILTERS * channels_ * 9 * hw;
+  const double conv2 = 2.0 * CONV2_FILTERS * CONV1_FILTERS * 9 * (hw / 4);
+  const double fc1 = 2.0 * (CONV2_FILTERS * hw / 16) * HIDDEN;
+  const double fc2 = 2.0 * HIDDEN * classes_;
+  return conv1 + conv2 + fc1 + fc2;
+}
+
+double Cnn::train_flops_per_sample() const {
+  const double conv1 = 2.0 * CONV1_FILTERS * channels_ * 9 * static_cast<double>(height_) * width_;
+  return 3.0 * forward_flops_per_sample() - conv1;
+}
+
+void Cnn::reserve(int n) {
+  if (n <= capacity_) return;
+  const std::size_t hw = static_cast<std::size_t>(height_) * width_;
+  const std::size_t q = hw / 4;  // pixels of a 1st-pool image
+  const std::size_t features = CONV2_FILTERS * (hw / 16);
+  const std::size_t m = static_cast<std::size_t>(n);
+  cols1_.resize(static_cast<std::size_t>(channels_) * 9 * m * hw);
+  conv1_.resize(CONV1_FILTERS * m * hw);
+  pool1_.resize(CONV1_FILTERS * m * q);
+  cols2_.resize(CONV1_FILTERS * 9 * m * q);
+  conv2_.resize(CONV2_FILTERS * m * q);
+  flat_.resize(m * features);
+  hidden_.resize(m * HIDDEN);
+  logits_.resize(m * static_cast<std::size_t>(classes_));
+  dhidden_.resize(m * HIDDEN);
+  dflat_.resize(m * features);
+  dconv2_.resize(CONV2_FILTERS * m * q);
+  dcols2_.resize(CONV1_FILTERS * 9 * m * q);
+  dpool1_.resize(CONV1_FILTERS * m * q);
+  dconv1_.resize(CONV1_FILTERS * m * hw);
+  capacity_ = n;
+}
+
+void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
+  const int h = height_, w = width_;
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const std::ptrdiff_t q = hw / 4;
+  const std::ptrdiff_t p = hw / 16;
+  const int features = CONV2_FILTERS * static_cast<int>(p);
+  const int k1 = channels_ * 9;
+  const int k2 = CONV1_FILTERS * 9;
+
+  // conv1: [16 x C*9] * [C*9 x n*H*W]. The input is sample-major (NCHW).
+  im2col_3x3(x, Strides{hw, channels_ * hw}, channels_, n, h, w, cols1_.data());
+  RowMap(conv1_.data(), CONV1_FILTERS, n * hw).noalias() =
+      ConstRowMap(params + layout_.conv1_w, CONV1_FILTERS, k1) *
+      ConstRowMap(cols1_.data(), k1, n * hw);
+  bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, n, h, w, pool1_.data(),
+                    Strides{n * q, q});
+
+  // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1.
+  im2col_3x3(pool1_.data(), Strides{n * q, q}, CONV1_FILTERS, n, h / 2, w / 2, cols2_.data());
+  RowMap(conv2_.data(), CONV2_FILTERS, n * q).noalias() =
+      ConstRowMap(params + layout_.conv2_w, CONV2_FILTERS, k2) *
+      ConstRowMap(cols2_.data(), k2, n * q);
+  // Pooling writes straight into the sample-major (c, h, w) flattening that fc1 reads.
+  bias_relu_maxpool(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
+                    flat_.data(), Strides{p, features});
+
+  // fc1 + ReLU + dropout.
+  RowMap hidden(hidden_.data(), n, HIDDEN);
+  hidden.noalias() = ConstRowMap(flat_.data(), n, features) *
+                     ConstRowMap(params + layout_.fc1_w, HIDDEN, features).transpose();
+  hidden.rowwise() += ConstRowVecMap(params + layout_.fc1_b, HIDDEN);
+  float* hd = hidden_.data();
+  const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
+  if (rng != nullptr && dropout_ > 0.0f) {
+    const float scale = 1.0f / (1.0f - dropout_);
+    for (std::ptrdiff_t i = 0; i < units; ++i) {
+      const bool keep = rng->uniform_float() >= dropout_;
+      hd[i] = keep && hd[i] > 0.0f ? hd[i] * scale : 0.0f;
+    }
+  } else {
+    for (std::ptrdiff_t i = 0; i < units; ++i) hd[i] = std::max(hd[i], 0.0f);
+  }
+
+  // fc2.
+  RowMap out(logits_.data(), n, classes_);
+  out.noalias() = hidden * ConstRowMap(params + layout_.fc2_w, classes_, HIDDEN).transpose();
+  out.rowwise() += ConstRowVecMap(params + layout_.fc2_b, classes_);
+}
+
+void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulate) {
+  const int h = height_, w = width_;
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
+  const std::ptrdiff_t q = hw / 4;
+  const std::ptrdiff_t p = hw / 16;
+  const int features = CONV2_FILTERS * static_cast<int>(p);
+  const int k1 = channels_ * 9;
+  const int k2 = CONV1_FILTERS * 9;
+
+  // fc2: dW = dlogits^T hidden, db = column sums, dhidden = dlogits W.
+  const ConstRowMap dlogits(logits_.data(), n, classes_);
+  const ConstRowMap hidden(hidden_.data(), n, HIDDEN);
+  assign_or_add(RowMap(grad + layout_.fc2_w, classes_, HIDDEN), dlogits.transpose(), hidden,
+                accumulate);
+  RowVecMap db2(grad + layout_.fc2_b, classes_);
+  if (accumulate) {
+    db2 += dlogits.colwise().sum();
+  } else {
+    db2 = dlogits.colwise().sum();
+  }
+  RowMap dhidden(dhidden_.data(), n, HIDDEN);
+  dhidden.noalias() = dlogits * ConstRowMap(params + layout_.fc2_w, classes_, HIDDEN);
+
+  // Through dropout and ReLU: the stored output is positive exactly where the unit was kept and
+  // active, and there its derivative is the dropout scale (1 without dropout).
+  const float scale = 1.0f / (1.0f - dropout_);
+  float* dh = dhidden_.data();
+  const float* hd = hidden_.data();
+  const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
+  for (std::ptrdiff_t i = 0; i < units; ++i) dh[i] = hd[i] > 0.0f ? dh[i] * scale : 0.0f;
+
+  // fc1.
+  const ConstRowMap flat(flat_.data(), n, features);
+  assign_or_add(RowMap(grad + layout_.fc1_w, HIDDEN, features), dhidden.transpose(), flat,
+                accumulate);
+  RowVecMap db1(grad + layout_.fc1_b, HIDDEN);
+  if (accumulate) {
+    db1 += dhidden.colwise().sum();
+  } else {
+    db1 = dhidden.colwise().sum();
+  }
+  RowMap(dflat_.data(), n, features).noalias() =
+      dhidden * ConstRowMap(params + layout_.fc1_w, HIDDEN, features);
+
+  // pool2 and conv2.
+  maxpool_backward(conv2_.data(), params + layout_.conv2_b, dflat_.data(), Strides{p, features},
+                   CONV2_FILTERS, n, h / 2, w / 2, dconv2_.data(), grad + layout_.conv2_b,
+                   accumulate);
+  const ConstRowMap dconv2(dconv2_.data(), CONV2_FILTERS, n * q);
+  assign_or_add(RowMap(grad + layout_.conv2_w, CONV2_FILTERS, k2), dconv2,
+                ConstRowMap(cols2_.data(), k2, n * q).transpose(), accumulate);
+  RowMap(dcols2_.data(), k2, n * q).noalias() =
+      ConstRowMap(params + layout_.conv2_w, CONV2_FILTERS, k2).transpose() * dconv2;
+  col2im_3x3(dcols2_.data(), CONV1_FILTERS, n, h / 2, w / 2, dpool1_.data());
+
+  // pool1 and conv1 (no gradient with respect to the image).
+  maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data(), Strides{n * q, q},
+                   CONV1_FILTERS, n, h, w, dconv1_.data(), grad + layout_.conv1_b, accumulate);
+  assign_or_add(RowMap(grad + layout_.conv1_w, CONV1_FILTERS, k1),
+                ConstRowMap(dconv1_.data(), CONV1_FILTERS, n * hw),
+                ConstRowMap(cols1_.data(), k1, n * hw).transpose(), accumulate);
+}
+
+float Cnn::loss_and_gradient(std::span<const float> params, const Batch& batch,
+                             std::span<float> grad, std::uint64_t dropout_seed) {
+  if (params.size() != layout_.total || grad.size() != layout_.total || batch.n < 1) {
+    throw std::invalid_argument("Cnn::loss_and_gradient: need " + std::to_string(layout_.total) +
+                                " params and grads and n >= 1, got " +
+                                std::to_string(params.size()) + ", " + std::to_string(grad.size()) +
+                                ", n " + std::to_string(batch.n));
+  }
+  const int n = batch.n;
+  reserve(std::min(n, MAX_CHUNK));
+  Rng rng(dropout_seed);
+  double total = 0.0;
+  for (int start = 0; start < n; start += MAX_CHUNK) {
+    const int m = std::min(MAX_CHUNK, n - start);
+    forward_chunk(params.data(), batch.x + static_cast<std::ptrdiff_t>(start) * input_dim(), m,
+                  &rng);
+    const float loss =
+        softmax_cross_entropy(logits_.data(), batch.y + start, m, classes_, logits_.data());
+    if (m != n) {
+      // The chunk's mean was taken over m samples; the batch's is over n.
+      const float rescale = static_cast<float>(m) / static_cast<float>(n);
+      for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(m) * classes_; ++i) {
+        logits_[i] *= rescale;
+      }
+    }
+    total += static_cast<double>(loss) * m;
+    backward_chunk(params.data(), m, grad.data(), start > 0);
+  }
+  return static_cast<float>(total / n);
+}
+
+void Cnn::logits(std::span<const float> params, const float* x, int n, float* out) {
+  if (params.size() != layout_.total || n < 0) {
+    throw std::invalid_argument("Cnn::logits: need " + std::to_string(layout_.total) +
+                                " params and n >= 0, got " + std::to_string(params.size()) +
+                                ", n " + std::to_string(n));
+  }
+  reserve(std::min(n, MAX_CHUNK));
+  for (int start = 0; start < n; start += MAX_CHUNK) {
+    const int m = std::min(MAX_CHUNK, n - start);
+    forward_chunk(params.data(), x + static_cast<std::ptrdiff_t>(start) * input_dim(), m, nullptr);
+    std::copy_n(logits_.data(), static_cast<std::ptrdiff_t>(m) * classes_,
+                out + static_cast<std::ptrdiff_t>(start) * classes_);
+  }
+}
+
+}  // namespace failsim::models

@@ -1,0 +1,118 @@
+// The study's convolutional network for Fashion-MNIST, written out by hand on Eigen so one
+// training step at batch 32 costs a few milliseconds on one core (the simulator computes every
+// gradient of every simulated worker for real, so this is the cost that bounds a run).
+//
+//   input C x H x W (default 1 x 28 x 28; H and W divisible by 4)
+//   conv1 3x3, 16 filters, padding 1 -> ReLU -> max-pool 2x2 stride 2 -> 16 x H/2 x W/2
+//   conv2 3x3, 32 filters, padding 1 -> ReLU -> max-pool 2x2 stride 2 -> 32 x H/4 x W/4
+//   flatten (c, h, w) -> fc1 (32*H*W/16 -> 512) -> ReLU -> dropout p -> fc2 (512 -> classes)
+//
+// Parameters are PyTorch's, in PyTorch's order, in one flat float vector: conv1.weight
+// [16,C,3,3], conv1.bias [16], conv2.weight [32,16,3,3], conv2.bias [32], fc1.weight [512,F],
+// fc1.bias [512], fc2.weight [classes,512], fc2.bias [classes], with F = 32*(H/4)*(W/4).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/model.hpp"
+
+namespace failsim::models {
+
+class Rng;
+
+/// Offsets and sizes of each parameter tensor inside the flat vector (PyTorch order).
+struct CnnLayout {
+  std::size_t conv1_w = 0, conv1_b = 0, conv2_w = 0, conv2_b = 0;
+  std::size_t fc1_w = 0, fc1_b = 0, fc2_w = 0, fc2_b = 0;
+  std::size_t total = 0;
+};
+
+class Cnn : public Model {
+ public:
+  static constexpr int CONV1_FILTERS = 16;
+  static constexpr int CONV2_FILTERS = 32;
+  static constexpr int HIDDEN = 512;
+  /// Samples processed per pass: scratch memory is bounded by this, whatever n the caller asks.
+  static constexpr int MAX_CHUNK = 256;
+
+  /// Throws std::invalid_argument unless 0 <= dropout < 1, channels >= 1, classes >= 2 and
+  /// height and width are positive multiples of 4.
+  explicit Cnn(float dropout = 0.25f, int channels = 1, int height = 28, int width = 28,
+               int classes = 10);
+
+  std::unique_ptr<Model> clone() const override;
+  std::string name() const override { return "cnn"; }
+  std::size_t num_params() const override { return layout_.total; }
+  int input_dim() const override { return channels_ * height_ * width_; }
+  int num_classes() const override { return classes_; }
+  float dropout() const { return dropout_; }
+  const CnnLayout& layout() const { return layout_; }
+
+  /// PyTorch's default initialisation (kaiming_uniform with a = sqrt(5) for weights, and the
+  /// matching bias rule): every weight and bias of a layer is uniform in
+  /// [-1/sqrt(fan_in), 1/sqrt(fan_in)], fan_in = in_channels*3*3 (conv) or in_features (fc).
+  /// Drawn in parameter order from Rng(seed).uniform_float() as (2u - 1) / sqrt(fan_in).
+  void init(std::span<float> params, std::uint64_t seed) const override;
+
+  /// Mean cross-entropy and its gradient. Dropout (training only) is inverted dropout: unit j
+  /// of sample i is kept with probability 1-p and then scaled by 1/(1-p); the keep decisions
+  /// are u < p -> drop, with u drawn from Rng(dropout_seed) row by row (sample-major), so the
+  /// mask depends only on (dropout_seed, n).
+  float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
+                          std::uint64_t dropout_seed) override;
+
+  void logits(std::span<const float> params, const float* x, int n, float* out) override;
+
+  /// Multiply-adds counted as 2 FLOPs, for the convolutions and fully connected layers only
+  /// (bias, ReLU, pooling, dropout and softmax are O(activations) and left out):
+  ///   conv1: 2*16*(C*9)*H*W,  conv2: 2*32*(16*9)*(H/2)*(W/2),  fc1: 2*F*512,  fc2: 2*512*K.
+  /// For 1x28x28 and 10 classes: 225,792 + 1,806,336 + 1,605,632 + 10,240 = 3,648,000.
+  double forward_flops_per_sample() const override;
+  /// Forward + backward as this implementation computes it: every layer's weight gradient
+  /// (same multiply-adds as its forward) and the input gradient of every layer but conv1 (the
+  /// image needs none): 3 * forward - conv1 = 10,718,208 for 1x28x28.
+  double train_flops_per_sample() const override;
+
+ private:
+  /// Forward pass of n <= MAX_CHUNK samples into the member buffers; `rng` draws the dropout
+  /// masks (null: inference, no dropout). Leaves the logits in logits_.
+  void forward_chunk(const float* params, const float* x, int n, Rng* rng);
+  /// Backward pass of the last forward_chunk given dL/dlogits in logits_. The parameter
+  /// gradients are written to grad when `accumulate` is false and added to it otherwise.
+  void backward_chunk(const float* params, int n, float* grad, bool accumulate);
+  /// Grows the scratch buffers to hold n samples (never shrinks: steady state never allocates).
+  void reserve(int n);
+
+  float dropout_;
+  int channels_, height_, width_, classes_;
+  CnnLayout layout_;
+
+  // Scratch, per chunk of n samples. "CNHW" means [channels x (n * H * W)] row-major: one row
+  // per channel holding all samples' images one after the other, which is what im2col + GEMM
+  // produces and consumes without transposing.
+  int capacity_ = 0;
+  std::vector<float> cols1_;    // [C*9 x n*H*W] im2col of the input
+  std::vector<float> conv1_;    // [16 x n*H*W] conv1 without bias (CNHW)
+  std::vector<float> pool1_;    // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
+  std::vector<float> cols2_;    // [144 x n*H*W/4] im2col of pool1
+  std::vector<float> conv2_;    // [32 x n*H*W/4] conv2 without bias (CNHW)
+  std::vector<float> flat_;     // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
+  std::vector<float> hidden_;   // [n x 512] dropout(relu(fc1))
+  std::vector<float> logits_;   // [n x classes], then dL/dlogits in the backward pass
+  std::vector<float> dhidden_;  // [n x 512]
+  std::vector<float> dflat_;    // [n x F]
+  std::vector<float> dconv2_;   // [32 x n*H*W/4]
+  std::vector<float> dcols2_;   // [144 x n*H*W/4]
+  std::vector<float> dpool1_;   // [16 x n*H*W/4]
+  std::vector<float> dconv1_;   // [16 x n*H*W]
+};
+
+/// The CNN for inputs of the given shape (what make_model builds for ModelKind::CNN); throws
+/// std::invalid_argument like the constructor when the shape does not suit it.
+std::unique_ptr<Model> make_cnn(int channels, int height, int width, int classes, float dropout);
+
+}  // namespace failsim::models
