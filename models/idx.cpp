@@ -3,6 +3,7 @@
 // of Fashion-MNIST's training images load in a fraction of a second.
 #include "models/idx.hpp"
 
+#include <sys/mman.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -31,8 +32,12 @@ namespace {
 
 constexpr std::size_t HEADER_MAGIC_BYTES = 4;
 constexpr std::uint8_t TYPE_UNSIGNED_BYTE = 0x08;
-// Read and grow in steps this large: few system calls, no huge allocation trusted to a header.
-constexpr std::size_t CHUNK_BYTES = std::size_t{64} << 20;
+// Read in steps this large: few calls into zlib, and a chunk of pixels stays in cache
+// between decompression and normalisation.
+constexpr std::size_t CHUNK_BYTES = std::size_t{1} << 20;
+// Elements (bytes or floats) reserved up front, untouched until data arrive: the largest
+// IDX files we read (47 MB) never reallocate, and no header is trusted beyond this.
+constexpr std::size_t MAX_RESERVE = std::size_t{64} << 20;
 // No IDX data set we handle comes near this; a larger header is corrupt, not data.
 constexpr std::uint64_t MAX_DATA_BYTES = std::uint64_t{1} << 40;
 
@@ -209,31 +214,68 @@ Header read_header(ByteSource& source, const std::string& path) {
   return header;
 }
 
-// Reads exactly `expected` bytes, growing the buffer as data arrive so that a corrupt header
-// claiming terabytes fails as truncated rather than as an allocation failure.
+// Reads up to `expected` bytes (fewer only if the file ends first). The buffer grows by
+// chunks as data arrive, so a corrupt header claiming terabytes fails as truncated rather
+// than as an allocation failure, and memory is reserved but not touched ahead of the data.
 std::vector<std::uint8_t> read_data(ByteSource& source, std::size_t expected) {
   std::vector<std::uint8_t> data;
-  data.reserve(std::min(expected, CHUNK_BYTES));
+  data.reserve(std::min(expected, MAX_RESERVE));
   std::size_t got = 0;
   while (got < expected) {
-    const std::size_t next = std::min(expected, std::max(CHUNK_BYTES, 2 * got));
-    data.resize(next);
-    const std::size_t r = source.read(data.data() + got, next - got);
+    const std::size_t want = std::min(expected - got, CHUNK_BYTES);
+    data.resize(got + want);
+    const std::size_t r = source.read(data.data() + got, want);
     got += r;
-    if (got < next) break;
+    if (r < want) break;
   }
   data.resize(got);
   return data;
 }
 
-std::size_t count_remaining(ByteSource& source) {
+void check_complete(const std::string& path, const std::vector<std::uint32_t>& dims,
+                    const Header& header, bool whole, std::size_t expected, std::size_t got) {
+  if (got < expected) {
+    throw DataError(DataErrorKind::TRUNCATED, path,
+                    fmt::format("truncated IDX data: dimensions {} need {} bytes after the "
+                                "{}-byte header{}, found {}",
+                                dims_text(dims), expected, header.bytes,
+                                whole ? "" : " (for the items requested)", got));
+  }
+}
+
+// Called after the last data byte: anything more means the dims and the file disagree.
+// Reading on also makes zlib check the gzip trailer (CRC-32 and length).
+void check_no_trailing(ByteSource& source, const std::string& path,
+                       const std::vector<std::uint32_t>& dims, std::size_t expected) {
   std::vector<std::uint8_t> buffer(std::size_t{1} << 16);
-  std::size_t total = 0;
+  std::size_t extra = 0;
   for (;;) {
     const std::size_t r = source.read(buffer.data(), buffer.size());
-    total += r;
-    if (r < buffer.size()) return total;
+    extra += r;
+    if (r < buffer.size()) break;
   }
+  if (extra > 0) {
+    throw DataError(DataErrorKind::TRAILING_DATA, path,
+                    fmt::format("unexpected data after the array: expected the file to end "
+                                "after {} data bytes (dimensions {}), found {} more bytes",
+                                expected, dims_text(dims), extra));
+  }
+}
+
+// Asks Linux to back [p, p + bytes) with transparent huge pages. Filling ~190 MB of fresh
+// 4 KiB pages costs ~46000 page faults, which dominate the load time on virtual machines
+// (0.8 s against 0.03 s on the test VM); PyTorch's CPU allocator does the same for large
+// tensors. Only the 2 MiB-aligned interior can use huge pages; a refusal changes nothing.
+void advise_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t HUGE_PAGE = std::uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(HUGE_PAGE - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 [[noreturn]] void throw_write_error(const std::string& path, const char* what) {
@@ -261,29 +303,15 @@ std::vector<std::uint32_t> read_idx_dims(const std::string& path) {
 
 IdxArray read_idx(const std::string& path, std::int64_t max_items) {
   ByteSource source(path);
-  Header header = read_header(source, path);
+  const Header header = read_header(source, path);
   IdxArray array;
-  array.dims = std::move(header.dims);
+  array.dims = header.dims;
   const bool whole = max_items < 0 || static_cast<std::uint64_t>(max_items) >= array.dims[0];
   if (!whole) array.dims[0] = static_cast<std::uint32_t>(max_items);
   const std::size_t expected = array.items() * array.item_size();
   array.data = read_data(source, expected);
-  if (array.data.size() < expected) {
-    throw DataError(DataErrorKind::TRUNCATED, path,
-                    fmt::format("truncated IDX data: dimensions {} need {} bytes after the "
-                                "{}-byte header{}, found {}",
-                                dims_text(array.dims), expected, header.bytes,
-                                whole ? "" : " (for the items requested)", array.data.size()));
-  }
-  if (max_items < 0) {
-    const std::size_t extra = count_remaining(source);
-    if (extra > 0) {
-      throw DataError(DataErrorKind::TRAILING_DATA, path,
-                      fmt::format("unexpected data after the array: expected the file to end "
-                                  "after {} data bytes (dimensions {}), found {} more bytes",
-                                  expected, dims_text(array.dims), extra));
-    }
-  }
+  check_complete(path, array.dims, header, whole, expected, array.data.size());
+  if (max_items < 0) check_no_trailing(source, path, array.dims, expected);
   return array;
 }
 
@@ -342,7 +370,9 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
                                 "(dimensions {})",
                                 labels.dims.size(), dims_text(labels.dims)));
   }
-  const std::vector<std::uint32_t> image_dims = read_idx_dims(images_path);
+  ByteSource images(images_path);
+  const Header header = read_header(images, images_path);
+  const std::vector<std::uint32_t>& image_dims = header.dims;
   if (image_dims.size() < 2 || image_dims.size() > 4) {
     throw DataError(DataErrorKind::BAD_SHAPE, images_path,
                     fmt::format("bad images file: expected 2 to 4 dimensions (n, dim), "
@@ -372,12 +402,13 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
                                 "pixels, found dimensions {}",
                                 INT_MAX, INT_MAX, dims_text(image_dims)));
   }
-  const IdxArray images = read_idx(images_path, limit < 0 ? -1 : limit);
+  const bool whole = limit < 0 || static_cast<std::uint32_t>(limit) >= image_dims[0];
+  std::vector<std::uint32_t> dims = image_dims;
+  if (!whole) dims[0] = static_cast<std::uint32_t>(limit);
 
   Dataset data;
   data.name = name;
   data.num_classes = num_classes;
-  const auto& dims = images.dims;
   switch (dims.size()) {
     case 2:
       data.width = static_cast<int>(dims[1]);
@@ -392,10 +423,25 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
       data.width = static_cast<int>(dims[3]);
       break;
   }
-  data.x.resize(images.data.size());
-  normalise_pixels(images.data, data.x, mean, std_dev);
-  data.y.assign(labels.data.begin(),
-                labels.data.begin() + static_cast<std::ptrdiff_t>(images.items()));
+  // Decompress and normalise chunk by chunk straight into the floats: the raw bytes of the
+  // whole set (47 MB for Fashion-MNIST) are never held, and each chunk is still in cache
+  // when it is normalised.
+  const std::size_t expected = std::size_t{dims[0]} * sample_size;
+  data.x.reserve(std::min(expected, MAX_RESERVE));
+  advise_huge_pages(data.x.data(), data.x.capacity() * sizeof(float));
+  std::vector<std::uint8_t> chunk(std::min(expected, CHUNK_BYTES));
+  std::size_t got = 0;
+  while (got < expected) {
+    const std::size_t want = std::min(expected - got, CHUNK_BYTES);
+    const std::size_t r = images.read(chunk.data(), want);
+    data.x.resize(got + r);
+    normalise_pixels(std::span(chunk.data(), r), std::span(data.x.data() + got, r), mean, std_dev);
+    got += r;
+    if (r < want) break;
+  }
+  check_complete(images_path, dims, header, whole, expected, got);
+  if (limit < 0) check_no_trailing(images, images_path, dims, expected);
+  data.y.assign(labels.data.begin(), labels.data.begin() + static_cast<std::ptrdiff_t>(dims[0]));
   return data;
 }
 

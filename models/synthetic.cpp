@@ -56,9 +56,11 @@ std::vector<double> blob_means(const BlobSpec& spec) {
     double norm = 0;
     for (std::size_t j = 0; j < dim; ++j) norm += v[j] * v[j];
     norm = std::sqrt(norm);
-    const double radius = spec.separation / std::numbers::sqrt2;
-    for (std::size_t j = 0; j < dim; ++j) v[j] *= radius / norm;
+    for (std::size_t j = 0; j < dim; ++j) v[j] /= norm;
   }
+  // Scale only now: the projections above need unit vectors.
+  const double radius = spec.separation / std::numbers::sqrt2;
+  for (double& v : q) v *= radius;
   return q;
 }
 
