@@ -70,7 +70,8 @@ void write_idx(const std::string& path, const IdxArray& array, bool gzip);
 /// Loads an image/label IDX pair as a Dataset. Images have shape (n, height, width),
 /// (n, channels, height, width) or (n, dim); labels shape (n). Pixels are normalised as
 /// (p/255 - mean) / std_dev; every label must be below num_classes. With limit >= 0 only the
-/// first `limit` samples are kept (all labels are still checked).
+/// first `limit` images are read (all labels are still checked, the image file's tail is
+/// not). Images are decompressed and normalised chunk by chunk, never held as bytes.
 Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
                       const std::string& name, float mean = 0.5f, float std_dev = 0.5f,
                       int limit = -1, int num_classes = 10);
