@@ -55,11 +55,12 @@ bool valid_name(const std::string& name) {
 DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
   const ObjectReader r =
       top.object("data", {"kind", "dir", "train_limit", "test_limit", "num_classes", "dim",
-                          "train_size", "test_size", "noise_sigma"});
+                          "train_size", "test_size", "separation", "noise_sigma"});
   DataConfig d;
   d.kind = r.choice("kind", DATASET_KINDS);
   if (d.kind == DatasetKind::FASHION_MNIST) {
-    for (const char* key : {"num_classes", "dim", "train_size", "test_size", "noise_sigma"}) {
+    for (const char* key :
+         {"num_classes", "dim", "train_size", "test_size", "separation", "noise_sigma"}) {
       r.forbid(key, "it applies only to kind \"synthetic\"");
     }
     const std::string written = r.string_or("dir", DEFAULT_FASHION_MNIST_DIR);
@@ -80,10 +81,18 @@ DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
     r.forbid("train_limit", "kind \"synthetic\" sets its size with train_size");
     r.forbid("test_limit", "kind \"synthetic\" sets its size with test_size");
     SyntheticData& s = d.synthetic;
-    s.num_classes = to_int(r.integer_or("num_classes", s.num_classes, 2, INT_LIMIT));
     s.dim = to_int(r.integer_or("dim", s.dim, 1, INT_LIMIT));
+    s.num_classes = to_int(r.integer_or("num_classes", s.num_classes, 2, INT_LIMIT));
+    if (s.num_classes > s.dim) {
+      r.at("num_classes")
+          .fail(fmt::format("an integer in [2, dim = {}] (the class means are orthonormal "
+                            "directions, so there are at most dim classes)",
+                            s.dim),
+                std::to_string(s.num_classes));
+    }
     s.train_size = to_int(r.integer_or("train_size", s.train_size, 1, INT_LIMIT));
     s.test_size = to_int(r.integer_or("test_size", s.test_size, 1, INT_LIMIT));
+    s.separation = r.number_or("separation", s.separation, Interval::non_negative());
     s.noise_sigma = r.number_or("noise_sigma", s.noise_sigma, Interval::positive());
   }
   return d;
@@ -455,6 +464,7 @@ nlohmann::json to_json(const Scenario& s) {
     data["dim"] = syn.dim;
     data["train_size"] = syn.train_size;
     data["test_size"] = syn.test_size;
+    data["separation"] = syn.separation;
     data["noise_sigma"] = syn.noise_sigma;
   }
 

@@ -28,15 +28,16 @@ namespace failsim::sim {
 
 enum class DatasetKind { FASHION_MNIST, SYNTHETIC };
 
-/// Parameters of the synthetic data set (Gaussian blobs: one centre per class, samples drawn
-/// around it with standard deviation noise_sigma). Train and test sets are drawn from the
-/// scenario seed.
+/// Parameters of the synthetic data set: Gaussian blobs (models/synthetic.hpp), one mean per
+/// class, every two means `separation` apart, isotropic noise of standard deviation
+/// noise_sigma, so the best achievable accuracy is known. Drawn from the scenario seed.
 struct SyntheticData {
-  int num_classes = 10;
+  int num_classes = 10;  ///< in [2, dim]
   int dim = 32;
   int train_size = 10000;
   int test_size = 2000;
-  double noise_sigma = 1.0;
+  double separation = 3.0;   ///< >= 0
+  double noise_sigma = 1.0;  ///< > 0
 
   bool operator==(const SyntheticData&) const = default;
 };

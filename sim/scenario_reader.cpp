@@ -42,8 +42,12 @@ const nlohmann::json& empty_object() {
   return empty;
 }
 
+/// ">= 1" when `max` is only a storage limit (int or int64), else "in [min, max]"; the exact
+/// range is still shown when a value exceeds such a limit.
 std::string integer_range(std::int64_t min, std::int64_t max) {
-  if (max == std::numeric_limits<std::int64_t>::max()) return fmt::format(">= {}", min);
+  if (max == std::numeric_limits<std::int64_t>::max() || max == std::numeric_limits<int>::max()) {
+    return fmt::format(">= {}", min);
+  }
   return fmt::format("in [{}, {}]", min, max);
 }
 
@@ -89,13 +93,17 @@ std::int64_t read_integer(const nlohmann::json& v, const JsonLocation& where, st
                           std::int64_t max) {
   const std::string expected = "an integer " + integer_range(min, max);
   if (v.is_number_unsigned()) {
+    // Above INT64_MAX it cannot be in range (max is an int64); below, compare as signed.
     const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(max)) where.fail(expected, describe_found(v));
-    return static_cast<std::int64_t>(u);
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      where.fail(fmt::format("an integer in [{}, {}]", min, max), describe_found(v));
+    }
+  } else if (!v.is_number_integer()) {
+    where.fail(expected, describe_found(v));
   }
-  if (!v.is_number_integer()) where.fail(expected, describe_found(v));
   const auto i = v.get<std::int64_t>();
-  if (i < min || i > max) where.fail(expected, describe_found(v));
+  if (i < min) where.fail(expected, describe_found(v));
+  if (i > max) where.fail(fmt::format("an integer in [{}, {}]", min, max), describe_found(v));
   return i;
 }
 
@@ -155,7 +163,7 @@ void ObjectReader::check_known(std::string_view key) const {
 const nlohmann::json* ObjectReader::find(std::string_view key) const {
   check_known(key);
   auto it = value_->find(key);
-  if (it == value_->end() || it->is_null()) return nullptr;
+  if (it == value_->end()) return nullptr;
   return &*it;
 }
 
@@ -178,13 +186,14 @@ double ObjectReader::number(std::string_view key, const Interval& range) const {
 }
 
 double ObjectReader::number_or(std::string_view key, double fallback, const Interval& range) const {
-  return optional_number(key, range).value_or(fallback);
+  const nlohmann::json* v = find(key);
+  return v == nullptr ? fallback : read_number(*v, at(key), range);
 }
 
 std::optional<double> ObjectReader::optional_number(std::string_view key,
                                                     const Interval& range) const {
   const nlohmann::json* v = find(key);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr || v->is_null()) return std::nullopt;
   return read_number(*v, at(key), range);
 }
 
@@ -194,13 +203,14 @@ std::int64_t ObjectReader::integer(std::string_view key, std::int64_t min, std::
 
 std::int64_t ObjectReader::integer_or(std::string_view key, std::int64_t fallback, std::int64_t min,
                                       std::int64_t max) const {
-  return optional_integer(key, min, max).value_or(fallback);
+  const nlohmann::json* v = find(key);
+  return v == nullptr ? fallback : read_integer(*v, at(key), min, max);
 }
 
 std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key, std::int64_t min,
                                                            std::int64_t max) const {
   const nlohmann::json* v = find(key);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr || v->is_null()) return std::nullopt;
   return read_integer(*v, at(key), min, max);
 }
 
@@ -210,13 +220,14 @@ double ObjectReader::quantity(std::string_view key, Quantity kind, Sign sign) co
 
 double ObjectReader::quantity_or(std::string_view key, double fallback, Quantity kind,
                                  Sign sign) const {
-  return optional_quantity(key, kind, sign).value_or(fallback);
+  const nlohmann::json* v = find(key);
+  return v == nullptr ? fallback : quantity_from_json(*v, kind, sign, at(key));
 }
 
 std::optional<double> ObjectReader::optional_quantity(std::string_view key, Quantity kind,
                                                       Sign sign) const {
   const nlohmann::json* v = find(key);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr || v->is_null()) return std::nullopt;
   return quantity_from_json(*v, kind, sign, at(key));
 }
 

@@ -80,8 +80,9 @@ std::string spelling_of(E value, const Choices<E>& choices) {
   return "?";
 }
 
-/// A JSON object whose keys are all among `known`. Absent and null members are the same
-/// thing (so a resolved scenario can write null for "not set"). Asking for a key that was not
+/// A JSON object whose keys are all among `known`. null is a value like any other (so `"seed":
+/// null` is a type error), except for the optional_* getters, which read it as "not set" (so a
+/// resolved scenario can write null for an unset optional field). Asking for a key that was not
 /// declared known is a programming error (std::logic_error).
 class ObjectReader {
  public:
@@ -90,7 +91,7 @@ class ObjectReader {
 
   const JsonLocation& location() const { return where_; }
   JsonLocation at(std::string_view key) const { return where_.child(key); }
-  /// The member, or nullptr when absent or null.
+  /// The member, or nullptr when absent.
   const nlohmann::json* find(std::string_view key) const;
   bool has(std::string_view key) const { return find(key) != nullptr; }
   /// The member; when absent: "expected <expected> (required), found nothing".

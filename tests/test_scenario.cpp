@@ -1,0 +1,864 @@
+// The scenario format: the shipped examples parse to what they say, defaults and paths resolve,
+// to_json() round-trips, a catalogue of bad scenarios each gets its exact message, and the
+// parser, scenarios/schema.json and docs/scenario-format.md are checked against each other so
+// none of them can drift silently.
+#include <stdlib.h>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace failsim::sim;
+
+namespace {
+
+const fs::path SOURCE_DIR = FAILSIM_SOURCE_DIR;
+const fs::path EXAMPLES_DIR = SOURCE_DIR / "scenarios" / "examples";
+const fs::path SCHEMA_FILE = SOURCE_DIR / "scenarios" / "schema.json";
+const fs::path DOCS_FILE = SOURCE_DIR / "docs" / "scenario-format.md";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json read_json(const fs::path& path) { return json::parse(read_text(path)); }
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<fs::path> example_files() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(EXAMPLES_DIR)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// A fresh directory per test, removed with everything in it when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "failsim-scenario-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// The ScenarioError thrown by `f`; fails the test when `f` throws none.
+template <class F>
+ScenarioError error_of(F f) {
+  try {
+    f();
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  FAIL("no ScenarioError thrown");
+  throw std::logic_error("unreachable");
+}
+
+std::string absolute_normal(const fs::path& p) {
+  return fs::absolute(p).lexically_normal().string();
+}
+
+/// The smallest valid scenario; the catalogue below breaks it one way at a time.
+const char* const MINIMAL = R"({
+  "name": "base",
+  "data": { "kind": "synthetic", "train_size": 1000, "test_size": 200 },
+  "model": { "kind": "softmax" },
+  "cluster": {
+    "workers": { "count": 2, "speed": "1Gf" },
+    "servers": { "speed": "2Gf" }
+  },
+  "consistency": { "mode": "async" },
+  "stop": { "time": "10s" }
+})";
+
+}  // namespace
+
+TEST_CASE("every example scenario parses, and is named after its file", "[scenario]") {
+  const std::vector<fs::path> files = example_files();
+  std::set<std::string> names;
+  for (const fs::path& f : files) {
+    INFO(f.string());
+    const Scenario s = load_scenario(f.string());
+    CHECK(s.name == f.stem().string());
+    names.insert(s.name);
+  }
+  for (const char* required :
+       {"quickstart", "cnn-4-async", "sync-mlp", "ssp-softmax", "platform-lab"}) {
+    CHECK(names.count(required) == 1);
+  }
+}
+
+TEST_CASE("the CNN example is the study's setup with four async workers", "[scenario]") {
+  const Scenario s = load_scenario((EXAMPLES_DIR / "cnn-4-async.json").string());
+  CHECK(s.data.kind == DatasetKind::FASHION_MNIST);
+  CHECK(s.data.dir == "/usr/share/datasets/fashion-mnist");
+  CHECK(s.data.train_limit == 0);
+  CHECK(s.model.kind == ModelKind::CNN);
+  CHECK(s.model.dropout == 0.25);
+  CHECK(s.optimizer == OptimizerConfig{0.01, 0.0, 0.0, 32});
+  CHECK(s.cluster.kind == ClusterKind::STAR);
+  CHECK(s.cluster.num_workers() == 4);
+  CHECK(s.cluster.num_servers() == 1);
+  CHECK(s.cluster.star.worker_speeds == std::vector<double>(4, 10e9));
+  CHECK(s.cluster.star.server_speed == 10e9);
+  CHECK(s.cluster.star.bandwidth == 1.25e9);
+  CHECK(s.cluster.star.latency == Approx(50e-6).epsilon(1e-12));
+  CHECK(s.consistency.mode == ConsistencyMode::ASYNC);
+  CHECK(s.evaluation == EvaluationConfig{5.0, 0, 2000, true});
+  CHECK(s.stop.time == 100.0);
+  CHECK(!s.stop.updates);
+  CHECK(!s.stop.target_accuracy);
+  CHECK(!s.timing.flops_per_sample);
+  CHECK(!s.timing.param_bytes);
+}
+
+TEST_CASE("the other examples resolve units, lists and modes", "[scenario]") {
+  SECTION("sync-mlp: heterogeneous speeds, mean of gradients, two stop criteria") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "sync-mlp.json").string());
+    CHECK(s.model.hidden == std::vector<int>{128, 64});
+    CHECK(s.cluster.star.worker_speeds == std::vector<double>{4e9, 4e9, 4e9, 1e9});
+    CHECK(s.cluster.star.bandwidth == 1.25e8);
+    CHECK(s.cluster.star.latency == Approx(100e-6).epsilon(1e-12));
+    CHECK(s.consistency == ConsistencyConfig{ConsistencyMode::SYNC, 0, GradientCombine::MEAN});
+    CHECK(s.data.train_limit == 20000);
+    CHECK(s.evaluation == EvaluationConfig{0.0, 50, 2000, true});
+    CHECK(s.stop == StopConfig{std::nullopt, 1500, 0.85});
+    CHECK(s.optimizer.momentum == 0.9);
+  }
+  SECTION("ssp-softmax: bound and timing overrides") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "ssp-softmax.json").string());
+    CHECK(s.consistency.mode == ConsistencyMode::SSP);
+    CHECK(s.consistency.bound == 3);
+    CHECK(s.timing.flops_per_sample == 3e8);
+    CHECK(s.timing.param_bytes == 1e8);
+    CHECK(s.data.synthetic == SyntheticData{10, 64, 20000, 2000, 2.5, 1.0});
+    CHECK(s.cluster.star.bandwidth == 25e9 / 8);
+    CHECK(s.stop == StopConfig{60.0, 20000, std::nullopt});
+  }
+  SECTION("platform-lab: a SimGrid platform file beside the scenario and its hosts") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "platform-lab.json").string());
+    CHECK(s.cluster.kind == ClusterKind::PLATFORM);
+    CHECK(s.cluster.platform.file == absolute_normal(EXAMPLES_DIR / "lab-platform.xml"));
+    CHECK(s.cluster.platform.server_hosts == std::vector<std::string>{"ps"});
+    CHECK(s.cluster.platform.worker_hosts ==
+          std::vector<std::string>{"fast-1", "fast-2", "slow-1"});
+    CHECK(s.cluster.num_workers() == 3);
+    CHECK(s.cluster.num_servers() == 1);
+  }
+}
+
+TEST_CASE("every optional field takes its documented default", "[scenario]") {
+  const Scenario s = parse_scenario_text(MINIMAL, "dir/minimal.json");
+  CHECK(s.name == "base");
+  CHECK(s.description.empty());
+  CHECK(s.seed == 1);
+  CHECK(s.data.synthetic == SyntheticData{10, 32, 1000, 200, 3.0, 1.0});
+  CHECK(s.optimizer == OptimizerConfig{0.01, 0.0, 0.0, 32});
+  CHECK(s.cluster.star.worker_speeds == std::vector<double>{1e9, 1e9});
+  CHECK(s.cluster.star.servers == 1);
+  CHECK(s.cluster.star.server_speed == 2e9);
+  CHECK(s.cluster.star.bandwidth == 1.25e9);
+  CHECK(s.cluster.star.latency == 50e-6);
+  CHECK(s.consistency == ConsistencyConfig{ConsistencyMode::ASYNC, 0, GradientCombine::SUM});
+  CHECK(s.timing == TimingConfig{});
+  CHECK(s.evaluation == EvaluationConfig{1.0, 0, 0, true});
+  CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt});
+  CHECK(s.output == OutputConfig{"results/base", true, true});
+
+  SECTION("sync combines by sum, as the study did") {
+    json doc = json::parse(MINIMAL);
+    doc["consistency"]["mode"] = "sync";
+    CHECK(parse_scenario(doc, "m.json").consistency.combine == GradientCombine::SUM);
+  }
+  SECTION("fashion-mnist reads the Debian package's directory") {
+    json doc = json::parse(MINIMAL);
+    doc["data"] = {{"kind", "fashion-mnist"}};
+    const Scenario f = parse_scenario(doc, "m.json");
+    CHECK(f.data.dir == "/usr/share/datasets/fashion-mnist");
+    CHECK(f.data.train_limit == 0);
+    CHECK(f.data.test_limit == 0);
+  }
+  SECTION("a cnn drops out 25% by default") {
+    json doc = json::parse(MINIMAL);
+    doc["data"] = {{"kind", "fashion-mnist"}};
+    doc["model"] = {{"kind", "cnn"}};
+    CHECK(parse_scenario(doc, "m.json").model.dropout == 0.25);
+  }
+}
+
+TEST_CASE("to_json writes every field, resolved, and parses back to an equal scenario",
+          "[scenario]") {
+  for (const fs::path& f : example_files()) {
+    INFO(f.string());
+    const Scenario s = load_scenario(f.string());
+    const json resolved = to_json(s);
+    CHECK(parse_scenario(resolved, f.string()) == s);
+    // Through text, and from elsewhere: resolved paths are absolute, so the label's directory
+    // no longer matters.
+    const Scenario again = parse_scenario_text(resolved.dump(2), "/elsewhere/resolved.json");
+    CHECK(again == s);
+    CHECK(to_json(again) == resolved);
+  }
+
+  const json minimal = to_json(parse_scenario_text(MINIMAL, "minimal.json"));
+  CHECK(minimal["seed"] == 1);
+  CHECK(minimal["description"] == "");
+  CHECK(minimal["optimizer"] == json::parse(R"({"learning_rate": 0.01, "momentum": 0.0,
+                                                "weight_decay": 0.0, "batch_size": 32})"));
+  CHECK(minimal["cluster"] == json::parse(R"({
+      "workers": {"count": 2, "speed": 1e9},
+      "servers": {"count": 1, "speed": 2e9},
+      "network": {"bandwidth": 1.25e9, "latency": 5e-5}})"));
+  CHECK(minimal["data"] == json::parse(R"({"kind": "synthetic", "num_classes": 10, "dim": 32,
+      "train_size": 1000, "test_size": 200, "separation": 3.0, "noise_sigma": 1.0})"));
+  CHECK(minimal["timing"] == json::parse(R"({"flops_per_sample": null, "param_bytes": null})"));
+  CHECK(minimal["evaluation"] == json::parse(R"({"interval": 1.0, "every_updates": 0,
+      "test_subset": 0, "final_full_test": true})"));
+  CHECK(minimal["stop"] ==
+        json::parse(R"({"time": 10.0, "updates": null, "target_accuracy": null})"));
+  CHECK(minimal["output"] ==
+        json::parse(R"({"directory": "results/base", "timeseries": true, "events": true})"));
+}
+
+TEST_CASE("paths in a scenario resolve against the scenario file's directory", "[scenario]") {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "data" / "fm");
+  fs::create_directories(tmp.path() / "platforms");
+  fs::copy_file(EXAMPLES_DIR / "lab-platform.xml", tmp.path() / "platforms" / "lab.xml");
+  write_text(tmp.path() / "sub" / "run.json", R"({
+    "name": "paths",
+    "data": { "kind": "fashion-mnist", "dir": "../data/fm" },
+    "model": { "kind": "softmax" },
+    "cluster": {
+      "platform": "../platforms/lab.xml",
+      "servers": { "hosts": ["ps"] },
+      "workers": { "hosts": ["fast-1", "fast-1"] }
+    },
+    "consistency": { "mode": "async" },
+    "stop": { "updates": 10 }
+  })");
+  for (const fs::path& label :
+       {tmp.path() / "sub" / "run.json", fs::relative(tmp.path() / "sub" / "run.json")}) {
+    INFO(label.string());
+    const Scenario s = load_scenario(label.string());
+    CHECK(s.data.dir == absolute_normal(tmp.path() / "data" / "fm"));
+    CHECK(s.cluster.platform.file == absolute_normal(tmp.path() / "platforms" / "lab.xml"));
+    CHECK(s.cluster.platform.worker_hosts == std::vector<std::string>{"fast-1", "fast-1"});
+  }
+}
+
+TEST_CASE("files that cannot be read or are not JSON are errors with a position", "[scenario]") {
+  TempDir tmp;
+  const std::string missing = (tmp.path() / "missing.json").string();
+  CHECK(std::string(error_of([&] { load_scenario(missing); }).what()) ==
+        missing + ": expected a readable scenario file, found no such file");
+  CHECK(std::string(error_of([&] { load_scenario(tmp.path().string()); }).what()) ==
+        tmp.path().string() + ": expected a readable scenario file, found a directory");
+
+  const fs::path broken = tmp.path() / "broken.json";
+  write_text(broken, "{\n  \"name\": \"x\",\n  \"seed\": 1,\n}\n");
+  const ScenarioError e = error_of([&] { load_scenario(broken.string()); });
+  CHECK(e.file() == broken.string());
+  CHECK(e.line() == 4);
+  CHECK(e.column() == 1);
+  CHECK(e.json_path().empty());
+  CHECK(std::string(e.what()) ==
+        broken.string() +
+            ":4:1: expected valid JSON, found syntax error while parsing object key - unexpected "
+            "'}'; expected string literal");
+}
+
+namespace {
+
+/// One bad scenario: MINIMAL with `input` merged in as a JSON merge patch (RFC 7386: null
+/// deletes a key), or, when `whole_text`, `input` is the entire file. "@EXAMPLES@" in the
+/// input stands for the examples directory.
+struct BadScenario {
+  const char* what;
+  const char* input;
+  const char* json_path;
+  std::vector<std::string> message_parts;
+  bool whole_text = false;
+};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+const std::vector<BadScenario>& catalogue() {
+  static const std::vector<BadScenario> cases{
+      // Keys.
+      {"misspelt top-level key",
+       R"({"sead": 3})",
+       "/sead",
+       {"bad.json: /sead: expected a known key ($schema, name, description, seed, data, model, "
+        "optimizer, cluster, consistency, timing, evaluation, stop, output), found unknown key "
+        "'sead' (did you mean 'seed'?)"}},
+      {"misspelt nested key",
+       R"({"optimizer": {"lerning_rate": 0.1}})",
+       "/optimizer/lerning_rate",
+       {"expected a known key (learning_rate, momentum, weight_decay, batch_size), found unknown "
+        "key 'lerning_rate' (did you mean 'learning_rate'?)"}},
+      {"section that does not exist (yet)",
+       R"({"failures": []})",
+       "/failures",
+       {"found unknown key 'failures'"}},
+      {"key needing JSON Pointer escapes",
+       R"({"cluster": {"network": {"band/width": 1}}})",
+       "/cluster/network/band~1width",
+       {"found unknown key 'band/width'"}},
+      {"duplicate key",
+       R"({"name": "a", "seed": 1, "seed": 2})",
+       "/seed",
+       {"bad.json: /seed: expected each key at most once in an object, found 'seed' a second "
+        "time"},
+       true},
+      // JSON itself.
+      {"trailing comma",
+       "{\n  \"name\": \"x\",\n}",
+       "",
+       {"bad.json:3:1: expected valid JSON, found syntax error while parsing object key"},
+       true},
+      {"empty file",
+       "",
+       "",
+       {"bad.json:1:1: expected valid JSON, found syntax error while parsing value - unexpected "
+        "end of input"},
+       true},
+      {"number too large for a double",
+       R"({"seed": 1e999})",
+       "",
+       {"bad.json: expected valid JSON, found number overflow parsing '1e999'"},
+       true},
+      {"document is not an object",
+       "[1, 2, 3]",
+       "",
+       {"bad.json: expected an object with keys ($schema, name,", "found [1,2,3]"},
+       true},
+      // Top-level fields.
+      {"missing name",
+       R"({"name": null})",
+       "/name",
+       {"bad.json: /name: expected a non-empty string (required), found nothing"}},
+      {"name with a slash",
+       R"({"name": "runs/a"})",
+       "/name",
+       {"expected a name of letters, digits, '.', '_' and '-'", "found \"runs/a\""}},
+      {"negative seed",
+       R"({"seed": -1})",
+       "/seed",
+       {"expected an integer in [0, 18446744073709551615], found -1"}},
+      {"fractional seed", R"({"seed": 1.5})", "/seed", {"found 1.5"}},
+      {"null seed",
+       R"({"name": "a", "seed": null})",
+       "/seed",
+       {"bad.json: /seed: expected an integer in [0, 18446744073709551615], found null"},
+       true},
+      {"description not a string",
+       R"({"description": 42})",
+       "/description",
+       {"expected a string, found 42"}},
+      // Data.
+      {"missing data section",
+       R"({"data": null})",
+       "/data",
+       {"/data: expected an object with keys (kind, dir, train_limit, test_limit, num_classes, "
+        "dim, train_size, test_size, separation, noise_sigma) (required), found nothing"}},
+      {"unknown data set",
+       R"({"data": {"kind": "mnist"}})",
+       "/data/kind",
+       {"expected one of \"fashion-mnist\", \"synthetic\", found \"mnist\""}},
+      {"dir given to synthetic data",
+       R"({"data": {"dir": "/tmp"}})",
+       "/data/dir",
+       {"expected no 'dir' here (it applies only to kind \"fashion-mnist\"), found \"/tmp\""}},
+      {"synthetic parameter given to fashion-mnist",
+       R"({"data": {"kind": "fashion-mnist", "train_size": null, "test_size": null, "dim": 10}})",
+       "/data/dim",
+       {"expected no 'dim' here (it applies only to kind \"synthetic\"), found 10"}},
+      {"fashion-mnist directory that does not exist",
+       R"({"data": {"kind": "fashion-mnist", "train_size": null, "test_size": null,
+                    "dir": "no-such-dir"}})",
+       "/data/dir",
+       {"expected an existing directory holding the Fashion-MNIST IDX files, found "
+        "\"no-such-dir\" (resolved to /",
+        "/no-such-dir, not a directory)"}},
+      {"more classes than dimensions",
+       R"({"data": {"dim": 4}})",
+       "/data/num_classes",
+       {"expected an integer in [2, dim = 4]", "found 10"}},
+      {"zero noise",
+       R"({"data": {"noise_sigma": 0}})",
+       "/data/noise_sigma",
+       {"expected a number > 0, found 0"}},
+      {"fewer training samples than workers",
+       R"({"data": {"train_size": 1}})",
+       "/data/train_size",
+       {"expected at least one training sample per worker (2 workers), found 1"}},
+      {"train_limit on synthetic data",
+       R"({"data": {"train_limit": 10}})",
+       "/data/train_limit",
+       {"expected no 'train_limit' here (kind \"synthetic\" sets its size with train_size)"}},
+      // Model.
+      {"misspelt model kind",
+       R"({"model": {"kind": "sofmax"}})",
+       "/model/kind",
+       {"expected one of \"softmax\", \"mlp\", \"cnn\", found \"sofmax\" (did you mean "
+        "\"softmax\"?)"}},
+      {"mlp without hidden layers",
+       R"({"model": {"kind": "mlp"}})",
+       "/model/hidden",
+       {"expected a list of at least 1 layer widths (integers >= 1) (required), found nothing"}},
+      {"mlp with an empty layer",
+       R"({"model": {"kind": "mlp", "hidden": [64, 0]}})",
+       "/model/hidden/1",
+       {"/model/hidden/1: expected an integer >= 1, found 0"}},
+      {"hidden layers on softmax",
+       R"({"model": {"hidden": [10]}})",
+       "/model/hidden",
+       {"expected no 'hidden' here (it applies only to kind \"mlp\"), found [10]"}},
+      {"cnn on synthetic data",
+       R"({"model": {"kind": "cnn"}})",
+       "/model/kind",
+       {"expected \"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images",
+        "found \"cnn\""}},
+      {"dropout of one",
+       R"({"data": {"kind": "fashion-mnist", "train_size": null, "test_size": null},
+           "model": {"kind": "cnn", "dropout": 1}})",
+       "/model/dropout",
+       {"expected a number in [0, 1), found 1"}},
+      // Optimizer.
+      {"negative learning rate",
+       R"({"optimizer": {"learning_rate": -0.1}})",
+       "/optimizer/learning_rate",
+       {"bad.json: /optimizer/learning_rate: expected a number > 0, found -0.1"}},
+      {"learning rate as a string",
+       R"({"optimizer": {"learning_rate": "0.1"}})",
+       "/optimizer/learning_rate",
+       {"expected a number > 0, found \"0.1\""}},
+      {"momentum of one",
+       R"({"optimizer": {"momentum": 1}})",
+       "/optimizer/momentum",
+       {"expected a number in [0, 1), found 1"}},
+      {"empty batches",
+       R"({"optimizer": {"batch_size": 0}})",
+       "/optimizer/batch_size",
+       {"expected an integer >= 1, found 0"}},
+      {"fractional batch",
+       R"({"optimizer": {"batch_size": 32.5}})",
+       "/optimizer/batch_size",
+       {"expected an integer >= 1, found 32.5"}},
+      {"integer too large to store",
+       R"({"optimizer": {"batch_size": 3000000000}})",
+       "/optimizer/batch_size",
+       {"expected an integer in [1, 2147483647], found 3000000000"}},
+      {"section of the wrong type",
+       R"({"optimizer": [1, 2]})",
+       "/optimizer",
+       {"expected an object with keys (learning_rate, momentum, weight_decay, batch_size), "
+        "found [1,2]"}},
+      // Cluster.
+      {"no workers",
+       R"({"cluster": {"workers": {"count": 0}}})",
+       "/cluster/workers/count",
+       {"expected an integer >= 1, found 0"}},
+      {"worker speed in a bandwidth unit",
+       R"({"cluster": {"workers": {"speed": "10Gbps"}}})",
+       "/cluster/workers/speed",
+       {"expected a compute speed > 0: a number of flop/s",
+        "found \"10Gbps\" ('Gbps' is a unit of a bandwidth, not of a compute speed)"}},
+      {"negative worker speed",
+       R"({"cluster": {"workers": {"speed": "-1Gf"}}})",
+       "/cluster/workers/speed",
+       {"found \"-1Gf\" (negative)"}},
+      {"speed list shorter than count",
+       R"({"cluster": {"workers": {"speed": null, "speeds": ["1Gf"]}}})",
+       "/cluster/workers/speeds",
+       {"expected 2 speeds, one per worker as 'count' says, found 1 speeds"}},
+      {"both speed and speeds",
+       R"({"cluster": {"workers": {"speeds": ["1Gf", "2Gf"]}}})",
+       "/cluster/workers/speeds",
+       {"expected either 'speed' (all workers) or 'speeds' (one per worker), found both "
+        "'speed' and 'speeds'"}},
+      {"bad element in the speed list",
+       R"({"cluster": {"workers": {"speed": null, "speeds": ["1Gf", "fast"]}}})",
+       "/cluster/workers/speeds/1",
+       {"found \"fast\" (no number before the unit)"}},
+      {"server without a speed",
+       R"({"cluster": {"servers": {"speed": null}}})",
+       "/cluster/servers/speed",
+       {"/cluster/servers/speed: expected a compute speed > 0", "(required), found nothing"}},
+      {"bandwidth in a time unit",
+       R"({"cluster": {"network": {"bandwidth": "50us"}}})",
+       "/cluster/network/bandwidth",
+       {"found \"50us\" ('us' is a unit of a duration, not of a bandwidth)"}},
+      {"latency in ambiguous minutes",
+       R"({"cluster": {"network": {"latency": "5m"}}})",
+       "/cluster/network/latency",
+       {"ambiguous unit 'm': write 'min' for minutes or 'ms'"}},
+      {"hosts without a platform file",
+       R"({"cluster": {"workers": {"hosts": ["a"]}}})",
+       "/cluster/workers/hosts",
+       {"expected no 'hosts' here ('hosts' needs a platform file in cluster.platform), found "
+        "[\"a\"]"}},
+      {"platform file that does not exist",
+       R"({"cluster": {"platform": "nope.xml", "workers": {"hosts": ["a"]},
+                       "servers": {"hosts": ["b"]}}})",
+       "/cluster/platform",
+       {"expected a SimGrid XML platform file (relative to the scenario file), found "
+        "\"nope.xml\" (resolved to /",
+        "/nope.xml, no such file)"}},
+      {"worker count beside a platform file",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml", "workers": {"hosts": ["ps"]},
+                       "servers": {"speed": null, "hosts": ["ps"]}}})",
+       "/cluster/workers/count",
+       {"expected no 'count' here (with a platform file, list the hosts in 'hosts'), found 2"}},
+      {"network beside a platform file",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["ps"]},
+                       "servers": {"speed": null, "hosts": ["ps"]},
+                       "network": {"latency": "1ms"}}})",
+       "/cluster/network",
+       {"expected no 'network' here (a platform file describes its own links)"}},
+      {"empty host list",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": []},
+                       "servers": {"speed": null, "hosts": ["ps"]}}})",
+       "/cluster/workers/hosts",
+       {"expected a list of at least 1 host names of the platform file, found []"}},
+      // Consistency.
+      {"unknown consistency mode",
+       R"({"consistency": {"mode": "bsp"}})",
+       "/consistency/mode",
+       {"expected one of \"sync\", \"ssp\", \"async\", found \"bsp\" (did you mean \"ssp\"?)"}},
+      {"ssp without its bound",
+       R"({"consistency": {"mode": "ssp"}})",
+       "/consistency/bound",
+       {"expected an integer >= 0 (required), found nothing"}},
+      {"negative ssp bound",
+       R"({"consistency": {"mode": "ssp", "bound": -1}})",
+       "/consistency/bound",
+       {"expected an integer >= 0, found -1"}},
+      {"bound outside ssp",
+       R"({"consistency": {"bound": 2}})",
+       "/consistency/bound",
+       {"expected no 'bound' here (it applies only to mode \"ssp\"), found 2"}},
+      {"combine outside sync",
+       R"({"consistency": {"combine": "mean"}})",
+       "/consistency/combine",
+       {"expected no 'combine' here (it applies only to mode \"sync\"), found \"mean\""}},
+      {"unknown combine rule",
+       R"({"consistency": {"mode": "sync", "combine": "average"}})",
+       "/consistency/combine",
+       {"expected one of \"sum\", \"mean\", found \"average\""}},
+      // Timing.
+      {"message size in a bandwidth unit",
+       R"({"timing": {"param_bytes": "10Gbps"}})",
+       "/timing/param_bytes",
+       {"expected a data size > 0", "('Gbps' is a unit of a bandwidth, not of a data size)"}},
+      {"zero flops per sample",
+       R"({"timing": {"flops_per_sample": 0}})",
+       "/timing/flops_per_sample",
+       {"expected an amount of computation > 0", "found 0"}},
+      // Evaluation.
+      {"negative evaluation interval",
+       R"({"evaluation": {"interval": -1}})",
+       "/evaluation/interval",
+       {"expected a duration >= 0", "found -1"}},
+      {"test subset larger than the test set",
+       R"({"evaluation": {"test_subset": 500}})",
+       "/evaluation/test_subset",
+       {"expected at most the 200 test samples of the data set (0 = all), found 500"}},
+      {"yes for a boolean",
+       R"({"evaluation": {"final_full_test": "yes"}})",
+       "/evaluation/final_full_test",
+       {"expected true or false, found \"yes\""}},
+      // Stop.
+      {"no stop criterion",
+       R"({"stop": {"time": null}})",
+       "/stop",
+       {"bad.json: /stop: expected at least one of 'time', 'updates', 'target_accuracy', found "
+        "none"}},
+      {"stop section missing",
+       R"({"stop": null})",
+       "/stop",
+       {"expected an object with keys (time, updates, target_accuracy) (required), found "
+        "nothing"}},
+      {"zero stop time", R"({"stop": {"time": "0s"}})", "/stop/time", {"found \"0s\" (zero)"}},
+      {"zero updates",
+       R"({"stop": {"updates": 0}})",
+       "/stop/updates",
+       {"expected an integer >= 1, found 0"}},
+      {"accuracy above one",
+       R"({"stop": {"target_accuracy": 1.5}})",
+       "/stop/target_accuracy",
+       {"expected a number in (0, 1], found 1.5"}},
+      {"target accuracy nobody measures",
+       R"({"evaluation": {"interval": 0}, "stop": {"target_accuracy": 0.9}})",
+       "/stop/target_accuracy",
+       {"expected a target only with an evaluation schedule (evaluation.interval or "
+        "evaluation.every_updates > 0) to detect it, found 0.9"}},
+      // Output.
+      {"empty output directory",
+       R"({"output": {"directory": ""}})",
+       "/output/directory",
+       {"expected a non-empty string, found \"\""}},
+      {"output flag as a number",
+       R"({"output": {"events": 1}})",
+       "/output/events",
+       {"expected true or false, found 1"}},
+  };
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("the catalogue of bad scenarios: each gets one clear message", "[scenario]") {
+  const json base = json::parse(MINIMAL);
+  std::set<std::string> inputs;
+  for (const BadScenario& c : catalogue()) {
+    INFO(c.what);
+    const std::string input = replace_all(c.input, "@EXAMPLES@", EXAMPLES_DIR.string());
+    CHECK(inputs.insert(input).second);  // every case is a different scenario
+    const ScenarioError e = error_of([&] {
+      if (c.whole_text) {
+        parse_scenario_text(input, "bad.json");
+      } else {
+        json doc = base;
+        doc.merge_patch(json::parse(input));
+        parse_scenario(doc, "bad.json");
+      }
+    });
+    CHECK(e.file() == "bad.json");
+    CHECK(e.json_path() == c.json_path);
+    for (const std::string& part : c.message_parts) CHECK_THAT(e.what(), Catch::Contains(part));
+  }
+  CHECK(catalogue().size() >= 30);
+}
+
+namespace {
+
+/// An object of an example and the schema node describing it.
+struct ObjectNode {
+  std::string pointer;
+  const json* schema;
+  const json* value;
+};
+
+const json& resolve_ref(const json& schema_root, const json& node) {
+  if (!node.contains("$ref")) return node;
+  const std::string ref = node["$ref"].get<std::string>();
+  REQUIRE(ref.rfind("#/", 0) == 0);
+  return schema_root.at(json::json_pointer(ref.substr(1)));
+}
+
+/// Walks `value` and the schema together; every key of every object must be a property of its
+/// schema node. Collects the objects (with their schema nodes) visited.
+void walk(const json& schema_root, const json& schema_node, const json& value,
+          const std::string& pointer, std::vector<ObjectNode>& out) {
+  const json& s = resolve_ref(schema_root, schema_node);
+  if (value.is_object() && s.contains("properties")) {
+    out.push_back({pointer, &s, &value});
+    for (const auto& item : value.items()) {
+      INFO(pointer + "/" + item.key());
+      REQUIRE(s["properties"].contains(item.key()));
+      walk(schema_root, s["properties"][item.key()], item.value(), pointer + "/" + item.key(), out);
+    }
+  } else if (value.is_array() && s.contains("items")) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      walk(schema_root, s["items"], value[i], pointer + "/" + std::to_string(i), out);
+    }
+  }
+}
+
+/// Every schema node describing an object (reached through properties and items).
+void schema_objects(const json& schema_root, const json& node, std::set<const json*>& out) {
+  const json& s = resolve_ref(schema_root, node);
+  if (s.contains("properties")) {
+    out.insert(&s);
+    for (const auto& item : s["properties"].items()) schema_objects(schema_root, item.value(), out);
+  }
+  if (s.contains("items")) schema_objects(schema_root, s["items"], out);
+}
+
+std::set<std::string> property_names(const json& schema_node) {
+  std::set<std::string> names;
+  for (const auto& item : schema_node["properties"].items()) names.insert(item.key());
+  return names;
+}
+
+/// The words of a comma-separated list, unquoted: `a, b` and `"a", "b"` give {a, b}.
+std::set<std::string> split_list(const std::string& list) {
+  std::set<std::string> words;
+  std::stringstream in(list);
+  for (std::string word; std::getline(in, word, ',');) {
+    word.erase(std::remove(word.begin(), word.end(), '"'), word.end());
+    word.erase(0, word.find_first_not_of(' '));
+    words.insert(word);
+  }
+  return words;
+}
+
+/// The keys listed by an unknown-key error: `a known key (a, b, c)`.
+std::set<std::string> known_keys(const std::string& expected) {
+  const std::size_t from = expected.find('(');
+  const std::size_t to = expected.rfind(')');
+  if (from == std::string::npos || to == std::string::npos || to <= from) return {};
+  return split_list(expected.substr(from + 1, to - from - 1));
+}
+
+/// The spellings listed by a wrong-choice error: `one of "a", "b"`.
+std::set<std::string> choices(const std::string& expected) {
+  const std::string prefix = "one of ";
+  if (expected.rfind(prefix, 0) != 0) return {};
+  return split_list(expected.substr(prefix.size()));
+}
+
+}  // namespace
+
+TEST_CASE("the schema knows every key of every example, and the examples cover the schema",
+          "[scenario][schema]") {
+  const json schema = read_json(SCHEMA_FILE);
+  std::set<const json*> covered;
+  for (const fs::path& f : example_files()) {
+    INFO(f.string());
+    std::vector<ObjectNode> nodes;
+    walk(schema, schema, read_json(f), "", nodes);
+    for (const ObjectNode& n : nodes) covered.insert(n.schema);
+  }
+  std::set<const json*> all;
+  schema_objects(schema, schema, all);
+  CHECK(all.size() >= 13);
+  CHECK(covered == all);
+}
+
+TEST_CASE("the parser knows exactly the schema's keys at every object", "[scenario][schema]") {
+  // A key the parser does not know is an error that lists the keys it knows: compare them with
+  // the schema's properties at every object of every example.
+  const json schema = read_json(SCHEMA_FILE);
+  for (const fs::path& f : example_files()) {
+    const json example = read_json(f);
+    std::vector<ObjectNode> nodes;
+    walk(schema, schema, example, "", nodes);
+    for (const ObjectNode& n : nodes) {
+      INFO(f.string() + " at '" + n.pointer + "'");
+      json doc = example;
+      doc[json::json_pointer(n.pointer)]["zz_not_a_key"] = 1;
+      const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+      CHECK(e.json_path() == n.pointer + "/zz_not_a_key");
+      CHECK(known_keys(e.expected()) == property_names(*n.schema));
+    }
+  }
+}
+
+TEST_CASE("the schema's required keys are required by the parser", "[scenario][schema]") {
+  const json schema = read_json(SCHEMA_FILE);
+  int checked = 0;
+  for (const fs::path& f : example_files()) {
+    const json example = read_json(f);
+    std::vector<ObjectNode> nodes;
+    walk(schema, schema, example, "", nodes);
+    for (const ObjectNode& n : nodes) {
+      if (!n.schema->contains("required")) continue;
+      for (const json& key : (*n.schema)["required"]) {
+        const std::string k = key.get<std::string>();
+        INFO(f.string() + " without '" + n.pointer + "/" + k + "'");
+        json doc = example;
+        REQUIRE(doc[json::json_pointer(n.pointer)].erase(k) == 1);
+        const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+        CHECK(e.json_path() == n.pointer + "/" + k);
+        CHECK_THAT(e.what(), Catch::EndsWith("(required), found nothing"));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][schema]") {
+  const json schema = read_json(SCHEMA_FILE);
+  std::set<std::string> checked;
+  for (const fs::path& f : example_files()) {
+    const json example = read_json(f);
+    std::vector<ObjectNode> nodes;
+    walk(schema, schema, example, "", nodes);
+    for (const ObjectNode& n : nodes) {
+      for (const auto& item : n.value->items()) {
+        const json& property = resolve_ref(schema, (*n.schema)["properties"][item.key()]);
+        if (!property.contains("enum")) continue;
+        const std::string pointer = n.pointer + "/" + item.key();
+        INFO(f.string() + " at '" + pointer + "'");
+        std::set<std::string> spellings;
+        for (const json& v : property["enum"]) {
+          spellings.insert(v.get<std::string>());
+          json doc = example;
+          doc[json::json_pointer(pointer)] = v;
+          // A schema spelling may still fail a check between sections, never as a spelling.
+          try {
+            parse_scenario(doc, f.string());
+          } catch (const ScenarioError& e) {
+            CHECK_FALSE((e.json_path() == pointer && e.expected().rfind("one of", 0) == 0));
+          }
+        }
+        json doc = example;
+        doc[json::json_pointer(pointer)] = "zz-not-a-choice";
+        const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+        CHECK(e.json_path() == pointer);
+        CHECK(choices(e.expected()) == spellings);
+        checked.insert(pointer);
+      }
+    }
+  }
+  CHECK(checked == std::set<std::string>{"/data/kind", "/model/kind", "/consistency/mode",
+                                         "/consistency/combine"});
+}
+
+TEST_CASE("the docs page shows a real example and names every field", "[scenario][docs]") {
+  const std::string docs = read_text(DOCS_FILE);
+  // The page is built around this file: the text must be the file's, verbatim.
+  CHECK_THAT(docs, Catch::Contains(read_text(EXAMPLES_DIR / "cnn-4-async.json")));
+  const json schema = read_json(SCHEMA_FILE);
+  std::set<const json*> objects;
+  schema_objects(schema, schema, objects);
+  for (const json* node : objects) {
+    for (const std::string& name : property_names(*node)) {
+      INFO(name);
+      CHECK_THAT(docs, Catch::Contains("`" + name + "`"));
+    }
+  }
+}

@@ -1,0 +1,201 @@
+// The quantity parser on its own: every unit family and prefix against hand-computed values,
+// SimGrid's conventions (checked against SimGrid 3.32 itself: its XML loader turns
+// bandwidth="10Gbps" into 1.25e9 B/s, as scenarios/examples/lab-platform.xml does), and every
+// way a quantity can be wrong, each with its message.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/scenario_error.hpp"
+#include "sim/units.hpp"
+
+using failsim::sim::JsonLocation;
+using failsim::sim::parse_quantity;
+using failsim::sim::Quantity;
+using failsim::sim::quantity_from_json;
+using failsim::sim::ScenarioError;
+using failsim::sim::Sign;
+
+namespace {
+
+const JsonLocation WHERE{"units.json", "/cluster/network/latency"};
+
+struct Good {
+  const char* text;
+  Quantity kind;
+  double value;
+};
+
+struct Bad {
+  const char* text;
+  Quantity kind;
+  Sign sign;
+  const char* found;  ///< the whole "found" part of the message
+};
+
+/// The ScenarioError thrown by `f`; fails the test when `f` throws none.
+template <class F>
+ScenarioError error_of(F f) {
+  try {
+    f();
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  FAIL("no ScenarioError thrown");
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("quantities in every unit family parse to SimGrid's base units", "[units]") {
+  const std::vector<Good> cases{
+      // Time: seconds.
+      {"50us", Quantity::TIME, 50e-6},
+      {"50\u00b5s", Quantity::TIME, 50e-6},
+      {"2ms", Quantity::TIME, 2e-3},
+      {"1.5s", Quantity::TIME, 1.5},
+      {"10min", Quantity::TIME, 600.0},
+      {"1h", Quantity::TIME, 3600.0},
+      {"1d", Quantity::TIME, 86400.0},
+      {"2w", Quantity::TIME, 1209600.0},
+      {"3ns", Quantity::TIME, 3e-9},
+      {"7ps", Quantity::TIME, 7e-12},
+      {".5s", Quantity::TIME, 0.5},
+      {"1e3ms", Quantity::TIME, 1.0},
+      {"2.5E-1s", Quantity::TIME, 0.25},
+      {" 20 ms ", Quantity::TIME, 0.02},
+      // Data size: bytes; b is a bit; k M G T P E are powers of 1000, Ki Mi ... of 1024.
+      {"3B", Quantity::DATA_SIZE, 3.0},
+      {"8b", Quantity::DATA_SIZE, 1.0},
+      {"100kB", Quantity::DATA_SIZE, 1e5},
+      {"2GB", Quantity::DATA_SIZE, 2e9},
+      {"1TB", Quantity::DATA_SIZE, 1e12},
+      {"1KiB", Quantity::DATA_SIZE, 1024.0},
+      {"512MiB", Quantity::DATA_SIZE, 536870912.0},
+      {"1GiB", Quantity::DATA_SIZE, 1073741824.0},
+      {"1Mb", Quantity::DATA_SIZE, 125000.0},
+      {"2Kib", Quantity::DATA_SIZE, 256.0},
+      {"1EB", Quantity::DATA_SIZE, 1e18},
+      // Bandwidth: bytes per second.
+      {"10Gbps", Quantity::BANDWIDTH, 1.25e9},
+      {"1GBps", Quantity::BANDWIDTH, 1e9},
+      {"100Mbps", Quantity::BANDWIDTH, 1.25e7},
+      {"8bps", Quantity::BANDWIDTH, 1.0},
+      {"1KiBps", Quantity::BANDWIDTH, 1024.0},
+      {"10 Gbps", Quantity::BANDWIDTH, 1.25e9},
+      // Compute speed: flop/s (decimal prefixes only, as in SimGrid).
+      {"1Gf", Quantity::SPEED, 1e9},
+      {"12.5Mf", Quantity::SPEED, 1.25e7},
+      {"2Tf", Quantity::SPEED, 2e12},
+      {"5f", Quantity::SPEED, 5.0},
+      {"3kflops", Quantity::SPEED, 3000.0},
+      // Amounts of computation: flops.
+      {"350Mf", Quantity::FLOP_AMOUNT, 3.5e8},
+      {"1Gflop", Quantity::FLOP_AMOUNT, 1e9},
+      {"2kflops", Quantity::FLOP_AMOUNT, 2000.0},
+  };
+  for (const Good& c : cases) {
+    INFO(c.text);
+    CHECK(parse_quantity(c.text, c.kind, Sign::POSITIVE, WHERE) == Approx(c.value).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("plain JSON numbers are taken in the base unit", "[units]") {
+  CHECK(quantity_from_json(nlohmann::json(0.5), Quantity::TIME, Sign::POSITIVE, WHERE) == 0.5);
+  CHECK(quantity_from_json(nlohmann::json(3), Quantity::DATA_SIZE, Sign::POSITIVE, WHERE) == 3.0);
+  CHECK(quantity_from_json(nlohmann::json(1250000000U), Quantity::BANDWIDTH, Sign::POSITIVE,
+                           WHERE) == 1.25e9);
+  CHECK(quantity_from_json(nlohmann::json("2ms"), Quantity::TIME, Sign::POSITIVE, WHERE) == 2e-3);
+}
+
+TEST_CASE("zero is accepted only where the field allows it", "[units]") {
+  CHECK(parse_quantity("0s", Quantity::TIME, Sign::NON_NEGATIVE, WHERE) == 0.0);
+  CHECK(quantity_from_json(nlohmann::json(0), Quantity::TIME, Sign::NON_NEGATIVE, WHERE) == 0.0);
+  CHECK(error_of([] { parse_quantity("0s", Quantity::TIME, Sign::POSITIVE, WHERE); }).found() ==
+        "\"0s\" (zero)");
+  CHECK(error_of([] {
+          quantity_from_json(nlohmann::json(0), Quantity::TIME, Sign::POSITIVE, WHERE);
+        }).found() == "0");
+}
+
+TEST_CASE("every malformed quantity string gets its own explanation", "[units]") {
+  const std::vector<Bad> cases{
+      {"", Quantity::TIME, Sign::POSITIVE, "\"\" (empty)"},
+      {"   ", Quantity::TIME, Sign::POSITIVE, "\"   \" (empty)"},
+      {"-2ms", Quantity::TIME, Sign::NON_NEGATIVE, "\"-2ms\" (negative)"},
+      {"ms", Quantity::TIME, Sign::POSITIVE, "\"ms\" (no number before the unit)"},
+      {"+5s", Quantity::TIME, Sign::POSITIVE, "\"+5s\" (no number before the unit)"},
+      {"nan s", Quantity::TIME, Sign::POSITIVE, "\"nan s\" (no number before the unit)"},
+      {"inf", Quantity::TIME, Sign::POSITIVE, "\"inf\" (no number before the unit)"},
+      {"2", Quantity::TIME, Sign::POSITIVE,
+       "\"2\" (no unit; write a plain JSON number for a duration in its base unit)"},
+      {"10Gbps", Quantity::TIME, Sign::POSITIVE,
+       "\"10Gbps\" ('Gbps' is a unit of a bandwidth, not of a duration)"},
+      {"2GB", Quantity::BANDWIDTH, Sign::POSITIVE,
+       "\"2GB\" ('GB' is a unit of a data size, not of a bandwidth)"},
+      {"1Gf", Quantity::TIME, Sign::POSITIVE,
+       "\"1Gf\" ('Gf' is a unit of a compute speed, not of a duration)"},
+      {"50us", Quantity::SPEED, Sign::POSITIVE,
+       "\"50us\" ('us' is a unit of a duration, not of a compute speed)"},
+      {"5m", Quantity::TIME, Sign::POSITIVE,
+       "\"5m\" (ambiguous unit 'm': write 'min' for minutes or 'ms' for milliseconds)"},
+      {"2KB", Quantity::DATA_SIZE, Sign::POSITIVE,
+       "\"2KB\" (unknown unit 'KB': write 'kB' (x1000) or 'KiB' (x1024))"},
+      {"3Kf", Quantity::SPEED, Sign::POSITIVE, "\"3Kf\" (unknown unit 'Kf': write 'kf')"},
+      {"1Gif", Quantity::SPEED, Sign::POSITIVE, "\"1Gif\" (unknown unit 'Gif')"},
+      {"3 parsecs", Quantity::TIME, Sign::POSITIVE, "\"3 parsecs\" (unknown unit 'parsecs')"},
+      {"1.2.3s", Quantity::TIME, Sign::POSITIVE, "\"1.2.3s\" (unknown unit '.3s')"},
+      {"0x10s", Quantity::TIME, Sign::POSITIVE, "\"0x10s\" (unknown unit 'x10s')"},
+      {"1e999s", Quantity::TIME, Sign::POSITIVE, "\"1e999s\" (number out of range)"},
+      {"1e300EB", Quantity::DATA_SIZE, Sign::POSITIVE, "\"1e300EB\" (number out of range)"},
+      {"0Gbps", Quantity::BANDWIDTH, Sign::POSITIVE, "\"0Gbps\" (zero)"},
+      {"10GBPS", Quantity::BANDWIDTH, Sign::POSITIVE, "\"10GBPS\" (unknown unit 'GBPS')"},
+  };
+  for (const Bad& c : cases) {
+    INFO(c.text);
+    const ScenarioError e = error_of([&] { parse_quantity(c.text, c.kind, c.sign, WHERE); });
+    CHECK(e.found() == c.found);
+    CHECK(e.file() == "units.json");
+    CHECK(e.json_path() == "/cluster/network/latency");
+  }
+}
+
+TEST_CASE("non-string, non-number and negative JSON values are rejected", "[units]") {
+  const std::vector<std::pair<nlohmann::json, std::string>> cases{
+      {nlohmann::json(-1.5), "-1.5"},
+      {nlohmann::json(-3), "-3"},
+      {nlohmann::json(true), "true"},
+      {nlohmann::json(nullptr), "null"},
+      {nlohmann::json::array({1, 2}), "[1,2]"},
+      {nlohmann::json::object({{"value", 1}}), "{\"value\":1}"},
+  };
+  for (const auto& [value, found] : cases) {
+    INFO(value.dump());
+    const ScenarioError e =
+        error_of([&] { quantity_from_json(value, Quantity::BANDWIDTH, Sign::POSITIVE, WHERE); });
+    CHECK(e.found() == found);
+  }
+}
+
+TEST_CASE("a quantity error names file, path, the kind expected and the text found", "[units]") {
+  const ScenarioError e =
+      error_of([] { parse_quantity("10Gbps", Quantity::TIME, Sign::NON_NEGATIVE, WHERE); });
+  CHECK(e.expected() ==
+        "a duration >= 0: a number of seconds, or a string with a unit such as \"50us\", "
+        "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)");
+  CHECK(std::string(e.what()) ==
+        "units.json: /cluster/network/latency: expected " + e.expected() +
+            ", found \"10Gbps\" ('Gbps' is a unit of a bandwidth, not of a duration)");
+  CHECK_THAT(failsim::sim::expected_quantity(Quantity::BANDWIDTH, Sign::POSITIVE),
+             Catch::StartsWith("a bandwidth > 0: a number of bytes per second"));
+  CHECK_THAT(failsim::sim::expected_quantity(Quantity::FLOP_AMOUNT, Sign::POSITIVE),
+             Catch::StartsWith("an amount of computation > 0: a number of flops"));
+}
+
+TEST_CASE("JSON Pointers escape '~' and '/' as RFC 6901 says", "[units]") {
+  const JsonLocation root{"f.json", ""};
+  CHECK(root.child("cluster").child("a/b~c").child(std::size_t{2}).pointer == "/cluster/a~1b~0c/2");
+}
