@@ -13,7 +13,14 @@
 namespace failsim::sim {
 namespace {
 
-using UnitTable = std::map<std::string, double, std::less<>>;
+/// value = number * mul / div. Sub-unit scales divide (by 1e3, 1e6, 8, ...) rather than
+/// multiply by an inexact reciprocal, so "100us" is the double nearest 1e-4, as written.
+struct Scale {
+  double mul = 1.0;
+  double div = 1.0;
+};
+
+using UnitTable = std::map<std::string, Scale, std::less<>>;
 
 struct Prefix {
   const char* symbol;
@@ -30,11 +37,11 @@ constexpr std::array<Prefix, 6> BINARY_PREFIXES{{{"Ki", 0x1p10},
                                                  {"Ei", 0x1p60}}};
 
 /// `unit` alone and with every prefix of the chosen families.
-void add_prefixed(UnitTable& table, const std::string& unit, double factor, bool binary_too) {
-  table.emplace(unit, factor);
-  for (const Prefix& p : DECIMAL_PREFIXES) table.emplace(p.symbol + unit, factor * p.factor);
+void add_prefixed(UnitTable& table, const std::string& unit, double div, bool binary_too) {
+  table.emplace(unit, Scale{1.0, div});
+  for (const Prefix& p : DECIMAL_PREFIXES) table.emplace(p.symbol + unit, Scale{p.factor, div});
   if (binary_too) {
-    for (const Prefix& p : BINARY_PREFIXES) table.emplace(p.symbol + unit, factor * p.factor);
+    for (const Prefix& p : BINARY_PREFIXES) table.emplace(p.symbol + unit, Scale{p.factor, div});
   }
 }
 
@@ -42,16 +49,18 @@ UnitTable make_table(Quantity kind) {
   UnitTable t;
   switch (kind) {
     case Quantity::TIME:
-      t = {{"ps", 1e-12}, {"ns", 1e-9},  {"us", 1e-6},  {"\u00b5s", 1e-6}, {"ms", 1e-3},
-           {"s", 1.0},    {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0},    {"w", 604800.0}};
+      t = {{"ps", {1.0, 1e12}},     {"ns", {1.0, 1e9}},   {"us", {1.0, 1e6}},
+           {"\u00b5s", {1.0, 1e6}}, {"ms", {1.0, 1e3}},   {"s", {}},
+           {"min", {60.0, 1.0}},    {"h", {3600.0, 1.0}}, {"d", {86400.0, 1.0}},
+           {"w", {604800.0, 1.0}}};
       break;
     case Quantity::DATA_SIZE:
       add_prefixed(t, "B", 1.0, true);
-      add_prefixed(t, "b", 0.125, true);
+      add_prefixed(t, "b", 8.0, true);
       break;
     case Quantity::BANDWIDTH:
       add_prefixed(t, "Bps", 1.0, true);
-      add_prefixed(t, "bps", 0.125, true);
+      add_prefixed(t, "bps", 8.0, true);
       break;
     case Quantity::SPEED:
       add_prefixed(t, "f", 1.0, false);
@@ -217,7 +226,7 @@ double parse_quantity(std::string_view text, Quantity kind, Sign sign, const Jso
   auto [end, ec] = std::from_chars(s.data(), s.data() + n, number);
   if (ec != std::errc() || end != s.data() + n)
     fail_quantity(text, kind, sign, where, "number out of range");
-  const double value = number * it->second;
+  const double value = number * it->second.mul / it->second.div;
   if (!std::isfinite(value)) fail_quantity(text, kind, sign, where, "number out of range");
   if (sign == Sign::POSITIVE && value == 0.0) fail_quantity(text, kind, sign, where, "zero");
   return value;
