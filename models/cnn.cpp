@@ -144,43 +144,76 @@ void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n
   }
 }
 
-/// The adjoint of bias_relu_maxpool, from the same conv and bias (the winner is recomputed, not
-/// stored): dconv (CNHW, every element written) receives dout at each window's winner where the
-/// ReLU was on and 0 elsewhere; dbias[c] is set (or, if `accumulate`, incremented) by the sum
-/// of those gradients over channel c.
+/// The adjoint of bias_relu_maxpool, from the same conv and bias (the winners are recomputed,
+/// not stored): dconv (CNHW, every element written) receives dout at each window's winner where
+/// the ReLU was on and 0 elsewhere; dbias[c] is set (or, if `accumulate`, incremented) by the
+/// sum of those gradients over channel c. `tmp` holds 3 * n*h*w/2 floats.
+///
+/// Written as three flat passes rather than one loop over windows because the one loop, with
+/// its stride-2 stores into two rows, does not vectorise and cost a third of a training step:
+/// (1) per row pair, the vertical winner of each column; (2) per window, the horizontal winner
+/// of the two column winners and the gradient routed to that column; (3) per row pair, the
+/// column's gradient routed to its vertical winner. The tournament keeps the first maximum in
+/// row-major window order (a b / c d), as PyTorch: a column's bottom wins only if strictly
+/// greater, the right column only if strictly greater or if equal with its top (b) against a
+/// left bottom (c), since b precedes c.
 void maxpool_backward(const float* conv, const float* bias, const float* dout, Strides ost,
                       int channels, int n, int h, int w, float* dconv, float* dbias,
-                      bool accumulate) {
+                      bool accumulate, float* tmp) {
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const int ph = h / 2;
   const int pw = w / 2;
+  const std::ptrdiff_t pairs = static_cast<std::ptrdiff_t>(n) * ph;  // row pairs per channel
+  const std::ptrdiff_t half = pairs * w;
+  const std::ptrdiff_t windows = static_cast<std::ptrdiff_t>(ph) * pw;  // per image
+  float* __restrict vmax = tmp;
+  float* __restrict vbot = tmp + half;
+  float* __restrict gcol = tmp + 2 * half;
   for (int c = 0; c < channels; ++c) {
-    const float b = bias[c];
-    float db = 0.0f;
-    for (int s = 0; s < n; ++s) {
-      const float* img = conv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
-      float* dimg = dconv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
-      const float* d = dout + c * ost.channel + s * ost.sample;
-      for (int py = 0; py < ph; ++py) {
-        const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(2 * py) * w;
-        const float* __restrict r0 = img + row;
-        const float* __restrict r1 = r0 + w;
-        float* __restrict d0 = dimg + row;
-        float* __restrict d1 = d0 + w;
-        const float* __restrict drow = d + static_cast<std::ptrdiff_t>(py) * pw;
-        for (int px = 0; px < pw; ++px) {
-          const PoolWindow p = pool_window(r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]);
-          const float g = p.max + b > 0.0f ? drow[px] : 0.0f;
-          db += g;
-          const float top = p.bottom ? 0.0f : g;
-          const float bot = p.bottom ? g : 0.0f;
-          d0[2 * px] = p.right_top ? 0.0f : top;
-          d0[2 * px + 1] = p.right_top ? top : 0.0f;
-          d1[2 * px] = p.right_bottom ? 0.0f : bot;
-          d1[2 * px + 1] = p.right_bottom ? bot : 0.0f;
-        }
+    const float* img = conv + static_cast<std::ptrdiff_t>(c) * n * hw;
+    for (std::ptrdiff_t rp = 0; rp < pairs; ++rp) {
+      const float* __restrict r0 = img + rp * 2 * w;
+      const float* __restrict r1 = r0 + w;
+      float* __restrict vm = vmax + rp * w;
+      float* __restrict vb = vbot + rp * w;
+      for (int x = 0; x < w; ++x) {
+        const bool bot = r1[x] > r0[x];
+        vm[x] = bot ? r1[x] : r0[x];
+        vb[x] = bot ? 1.0f : 0.0f;
       }
     }
+    const float b = bias[c];
+    for (int s = 0; s < n; ++s) {
+      const float* __restrict d = dout + c * ost.channel + s * ost.sample;
+      const float* __restrict vm = vmax + s * 2 * windows;
+      const float* __restrict vb = vbot + s * 2 * windows;
+      float* __restrict gc = gcol + s * 2 * windows;
+      for (std::ptrdiff_t k = 0; k < windows; ++k) {
+        const float left = vm[2 * k];
+        const float right = vm[2 * k + 1];
+        // Bitwise, not short-circuit, operators: no branches, so the loop vectorises.
+        const bool take_right =
+            (right > left) | ((right == left) & (vb[2 * k + 1] == 0.0f) & (vb[2 * k] != 0.0f));
+        const float m = take_right ? right : left;
+        const float g = m + b > 0.0f ? d[k] : 0.0f;
+        gc[2 * k] = take_right ? 0.0f : g;
+        gc[2 * k + 1] = take_right ? g : 0.0f;
+      }
+    }
+    float* dimg = dconv + static_cast<std::ptrdiff_t>(c) * n * hw;
+    for (std::ptrdiff_t rp = 0; rp < pairs; ++rp) {
+      float* __restrict d0 = dimg + rp * 2 * w;
+      float* __restrict d1 = d0 + w;
+      const float* __restrict vb = vbot + rp * w;
+      const float* __restrict gc = gcol + rp * w;
+      for (int x = 0; x < w; ++x) {
+        d0[x] = vb[x] != 0.0f ? 0.0f : gc[x];
+        d1[x] = vb[x] != 0.0f ? gc[x] : 0.0f;
+      }
+    }
+    // Summed apart: a float reduction inside the loops above would keep them scalar (the
+    // compiler may not reassociate), while Eigen's sum is vectorised.
+    const float db = Eigen::Map<const Eigen::VectorXf>(gcol, half).sum();
     dbias[c] = accumulate ? dbias[c] + db : db;
   }
 }
@@ -290,6 +323,7 @@ void Cnn::reserve(int n) {
   dcols2_.resize(CONV1_FILTERS * 9 * m * q);
   dpool1_.resize(CONV1_FILTERS * m * q);
   dconv1_.resize(CONV1_FILTERS * m * hw);
+  pool_tmp_.resize(3 * m * hw / 2);  // maxpool_backward's, for the larger (first) pool
   capacity_ = n;
 }
 
@@ -389,7 +423,7 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
   // pool2 and conv2.
   maxpool_backward(conv2_.data(), params + layout_.conv2_b, dflat_.data(), Strides{p, features},
                    CONV2_FILTERS, n, h / 2, w / 2, dconv2_.data(), grad + layout_.conv2_b,
-                   accumulate);
+                   accumulate, pool_tmp_.data());
   const ConstRowMap dconv2(dconv2_.data(), CONV2_FILTERS, n * q);
   assign_or_add(RowMap(grad + layout_.conv2_w, CONV2_FILTERS, k2), dconv2,
                 ConstRowMap(cols2_.data(), k2, n * q).transpose(), accumulate);
@@ -399,7 +433,8 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
 
   // pool1 and conv1 (no gradient with respect to the image).
   maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data(), Strides{n * q, q},
-                   CONV1_FILTERS, n, h, w, dconv1_.data(), grad + layout_.conv1_b, accumulate);
+                   CONV1_FILTERS, n, h, w, dconv1_.data(), grad + layout_.conv1_b, accumulate,
+                   pool_tmp_.data());
   assign_or_add(RowMap(grad + layout_.conv1_w, CONV1_FILTERS, k1),
                 ConstRowMap(dconv1_.data(), CONV1_FILTERS, n * hw),
                 ConstRowMap(cols1_.data(), k1, n * hw).transpose(), accumulate);
