@@ -16,6 +16,12 @@ struct Command {
   std::function<int()> run;
 };
 
+/// `failsim run`: simulate a scenario, write its result directory.
+Command add_run_command(CLI::App& app);
+
+/// `failsim validate`: check scenario files.
+Command add_validate_command(CLI::App& app);
+
 /// `failsim train`: plain sequential SGD on a data set, no simulation (a quick math check).
 Command add_train_command(CLI::App& app);
 

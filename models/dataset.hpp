@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "models/scratch.hpp"
+
 namespace failsim::models {
 
 /// Which part of a data set: the training set or the held-out test set.
@@ -20,7 +22,7 @@ struct Dataset {
   int height = 1;
   int width = 1;
   int num_classes = 0;
-  std::vector<float> x;
+  FloatBuffer x;  // aligned: see models/scratch.hpp
   std::vector<std::int32_t> y;
 
   int dim() const { return channels * height * width; }
@@ -52,7 +54,7 @@ class BatchBuffer {
  private:
   int capacity_;
   int dim_;
-  std::vector<float> x_;
+  FloatBuffer x_;
   std::vector<std::int32_t> y_;
 };
 

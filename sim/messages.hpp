@@ -1,0 +1,46 @@
+// What crosses the simulated network between workers and the parameter server. Payloads are
+// heap objects owned by the receiver (SimGrid passes pointers; the simulated size is separate).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <variant>
+
+#include "models/scratch.hpp"
+#include "sim/snapshot.hpp"
+
+namespace simgrid::s4u {
+class Mailbox;
+}
+
+namespace failsim::sim {
+
+/// Simulated size of a control message (a pull request): headers, ids and counters.
+inline constexpr double CONTROL_BYTES = 64;
+
+/// A worker asks for parameters. The server answers once its version is at least min_version
+/// (sync: the round the worker is about to compute) and, under SSP, once the slowest worker
+/// is within the bound of `clock` (the number of gradients this worker has pushed).
+struct PullRequest {
+  int worker = 0;
+  std::int64_t min_version = 0;
+  std::int64_t clock = 0;
+  simgrid::s4u::Mailbox* reply_to = nullptr;
+};
+
+/// A gradient computed at parameters `base_version` on a batch of worker `worker`.
+struct GradientPush {
+  int worker = 0;
+  std::int64_t base_version = 0;
+  float loss = 0.0f;  ///< the batch's training loss at base_version
+  std::unique_ptr<models::FloatBuffer> grad;
+};
+
+using ServerMessage = std::variant<PullRequest, GradientPush>;
+
+/// The server's answer to a pull: a shared immutable snapshot (sent as param_bytes).
+struct ParamsReply {
+  SnapshotPtr snapshot;
+};
+
+}  // namespace failsim::sim

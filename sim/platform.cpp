@@ -1,0 +1,66 @@
+#include "sim/platform.hpp"
+
+#include <fmt/core.h>
+
+#include <simgrid/s4u.hpp>
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+sg4::Host* add_star_host(sg4::NetZone* zone, const std::string& name, double speed, const StarCluster& star) {
+  sg4::Host* host = zone->create_host(name, speed);
+  sg4::Link* link = zone->create_split_duplex_link(name + "-link", star.bandwidth)->set_latency(star.latency);
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                  {{link, sg4::LinkInRoute::Direction::UP}}, true);
+  return host;
+}
+
+sg4::Host* observer_host(sg4::NetZone* parent) {
+  // Its own zone, without links: the observer only reads state and sleeps.
+  sg4::NetZone* zone = sg4::create_empty_zone("failsim-observer-zone")->set_parent(parent);
+  sg4::Host* host = zone->create_host("failsim-observer", 1.0);
+  zone->seal();
+  return host;
+}
+}  // namespace
+
+Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster, const std::string& file_label) {
+  Roles roles;
+  if (cluster.kind == ClusterKind::STAR) {
+    const StarCluster& star = cluster.star;
+    sg4::NetZone* root = sg4::create_full_zone("failsim");
+    sg4::NetZone* zone = sg4::create_star_zone("cluster")->set_parent(root);
+    for (int i = 0; i < star.servers; ++i) {
+      roles.servers.push_back(add_star_host(zone, fmt::format("server-{}", i), star.server_speed, star));
+    }
+    for (std::size_t i = 0; i < star.worker_speeds.size(); ++i) {
+      roles.workers.push_back(add_star_host(zone, fmt::format("worker-{}", i), star.worker_speeds[i], star));
+    }
+    zone->seal();
+    roles.observer = observer_host(root);
+    root->seal();
+    return roles;
+  }
+  engine.load_platform(cluster.platform.file);
+  auto lookup = [&](const std::string& name, const std::string& pointer) {
+    sg4::Host* host = engine.host_by_name_or_null(name);
+    if (host == nullptr) {
+      throw ScenarioError(file_label, pointer,
+                          fmt::format("the name of a host of {}", cluster.platform.file),
+                          fmt::format("\"{}\"", name));
+    }
+    return host;
+  };
+  for (std::size_t i = 0; i < cluster.platform.server_hosts.size(); ++i) {
+    roles.servers.push_back(lookup(cluster.platform.server_hosts[i], fmt::format("/cluster/servers/hosts/{}", i)));
+  }
+  for (std::size_t i = 0; i < cluster.platform.worker_hosts.size(); ++i) {
+    roles.workers.push_back(lookup(cluster.platform.worker_hosts[i], fmt::format("/cluster/workers/hosts/{}", i)));
+  }
+  roles.observer = observer_host(engine.get_netzone_root());
+  return roles;
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,23 @@
+#include "sim/recorder.hpp"
+
+namespace failsim::sim {
+
+void Recorder::event(double time, std::string type, std::string subject, nlohmann::json details) {
+  events_.push_back({time, std::move(type), std::move(subject), std::move(details)});
+}
+
+void Recorder::evaluation(EvalRecord record) {
+  if (loss_count_ > 0) record.train_loss = loss_sum_ / static_cast<double>(loss_count_);
+  loss_sum_ = 0.0;
+  loss_count_ = 0;
+  evaluations_.push_back(record);
+}
+
+void Recorder::gradient_applied(std::int64_t staleness, float loss) {
+  ++gradients_applied_;
+  ++staleness_[staleness];
+  loss_sum_ += loss;
+  ++loss_count_;
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,65 @@
+// Everything a run measures, recorded as the simulation goes: evaluations (the time series),
+// events, staleness of every applied gradient, gradient counts, busy time per host.
+// Engine-free: callers pass the simulated time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace failsim::sim {
+
+struct EvalRecord {
+  double time = 0.0;        ///< simulated seconds
+  std::int64_t version = 0;  ///< parameter version evaluated
+  double test_accuracy = 0.0;
+  double test_loss = 0.0;
+  /// Mean training loss of the gradients applied since the previous evaluation (none: nullopt).
+  std::optional<double> train_loss;
+  int test_samples = 0;
+};
+
+struct EventRecord {
+  double time = 0.0;
+  std::string type;     ///< e.g. "start", "stop", "target_reached"
+  std::string subject;  ///< actor or host concerned, "" for the run
+  nlohmann::json details = nlohmann::json::object();
+};
+
+class Recorder {
+ public:
+  void event(double time, std::string type, std::string subject, nlohmann::json details = nlohmann::json::object());
+  void evaluation(EvalRecord record);
+  void gradient_computed() { ++gradients_computed_; }
+  /// One gradient entered an update with this staleness and training loss.
+  void gradient_applied(std::int64_t staleness, float loss);
+  void update_applied() { ++updates_; }
+  /// Adds busy (computing) simulated seconds to a host's account.
+  void busy(const std::string& host, double seconds) { busy_[host] += seconds; }
+
+  const std::vector<EvalRecord>& evaluations() const { return evaluations_; }
+  const std::vector<EventRecord>& events() const { return events_; }
+  std::int64_t gradients_computed() const { return gradients_computed_; }
+  std::int64_t gradients_applied() const { return gradients_applied_; }
+  std::int64_t updates() const { return updates_; }
+  /// staleness -> number of applied gradients with it.
+  const std::map<std::int64_t, std::int64_t>& staleness() const { return staleness_; }
+  const std::map<std::string, double>& busy_seconds() const { return busy_; }
+
+ private:
+  std::vector<EvalRecord> evaluations_;
+  std::vector<EventRecord> events_;
+  std::int64_t gradients_computed_ = 0;
+  std::int64_t gradients_applied_ = 0;
+  std::int64_t updates_ = 0;
+  std::map<std::int64_t, std::int64_t> staleness_;
+  std::map<std::string, double> busy_;
+  double loss_sum_ = 0.0;  // training losses since the last evaluation
+  std::int64_t loss_count_ = 0;
+};
+
+}  // namespace failsim::sim

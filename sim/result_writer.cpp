@@ -1,0 +1,152 @@
+#include "sim/result_writer.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace failsim::sim {
+
+namespace {
+// Shortest text that reads back as the same double: deterministic and lossless.
+std::string number(double v) { return fmt::format("{}", v); }
+
+nlohmann::json eval_json(const EvalRecord& e) {
+  return {{"time", e.time},
+          {"version", e.version},
+          {"test_accuracy", e.test_accuracy},
+          {"test_loss", e.test_loss},
+          {"test_samples", e.test_samples}};
+}
+
+nlohmann::json summary_json(const RunResult& r) {
+  const Recorder& rec = r.recorder;
+  nlohmann::json s;
+  s["status"] = to_string(r.status);
+  s["stop_reason"] = r.stop_reason;
+  s["end_time"] = r.end_time;
+
+  const auto& evals = rec.evaluations();
+  const EvalRecord* last = r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
+  s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
+  const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
+    return a.test_accuracy < b.test_accuracy;
+  });
+  s["best"] = best == evals.end() ? nlohmann::json(nullptr) : eval_json(*best);
+
+  // First scheduled evaluation at or above each accuracy level (null: never reached).
+  nlohmann::json reached = nlohmann::json::object();
+  std::vector<double> levels{0.5, 0.6, 0.7, 0.8, 0.9};
+  if (r.scenario.stop.target_accuracy) levels.push_back(*r.scenario.stop.target_accuracy);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (double level : levels) {
+    const auto it = std::find_if(evals.begin(), evals.end(), [&](const auto& e) { return e.test_accuracy >= level; });
+    reached[fmt::format("{}", level)] = it == evals.end() ? nlohmann::json(nullptr) : nlohmann::json(it->time);
+  }
+  s["time_to_accuracy"] = reached;
+
+  s["updates"] = rec.updates();
+  s["gradients_computed"] = rec.gradients_computed();
+  s["gradients_applied"] = rec.gradients_applied();
+  s["gradients_unapplied_at_end"] = rec.gradients_computed() - rec.gradients_applied();
+
+  std::int64_t count = 0, max = 0;
+  double sum = 0;
+  nlohmann::json histogram = nlohmann::json::object();
+  for (const auto& [staleness, n] : rec.staleness()) {
+    count += n;
+    sum += static_cast<double>(staleness * n);
+    max = std::max(max, staleness);
+    histogram[std::to_string(staleness)] = n;
+  }
+  s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0}, {"max", max}, {"histogram", histogram}};
+
+  nlohmann::json hosts = nlohmann::json::array();
+  auto add_hosts = [&](const std::vector<std::string>& names, const char* role) {
+    for (const std::string& name : names) {
+      const auto it = rec.busy_seconds().find(name);
+      const double busy = it == rec.busy_seconds().end() ? 0.0 : it->second;
+      hosts.push_back({{"host", name},
+                       {"role", role},
+                       {"busy_seconds", busy},
+                       {"idle_seconds", r.end_time - busy},
+                       {"utilisation", r.end_time > 0 ? busy / r.end_time : 0.0}});
+    }
+  };
+  add_hosts(r.server_hosts, "server");
+  add_hosts(r.worker_hosts, "worker");
+  s["hosts"] = hosts;
+  s["model"] = {{"params", r.num_params}, {"param_bytes", r.param_bytes}, {"gradient_flops", r.gradient_flops}};
+  return s;
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path temp = path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      throw std::runtime_error(fmt::format("{}: cannot write: {}", temp.string(), std::strerror(errno)));
+    }
+  }
+  std::filesystem::rename(temp, path);
+}
+}  // namespace
+
+nlohmann::json result_json(const RunResult& r) {
+  nlohmann::json j;
+  j["format"] = "failsim-result";
+  j["format_version"] = 1;
+  j["scenario"] = to_json(r.scenario);
+  j["summary"] = summary_json(r);
+  nlohmann::json events = nlohmann::json::array();
+  for (const EventRecord& e : r.recorder.events()) {
+    events.push_back({{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
+  }
+  j["events"] = events;
+  j["wall_clock"] = {{"math_seconds", r.math_seconds}, {"total_seconds", r.wall_seconds}};
+  return j;
+}
+
+std::string timeseries_csv(const RunResult& r) {
+  std::string out = "time,version,test_accuracy,test_loss,train_loss,test_samples\n";
+  for (const EvalRecord& e : r.recorder.evaluations()) {
+    out += fmt::format("{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
+                       number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples);
+  }
+  return out;
+}
+
+std::string events_csv(const RunResult& r) {
+  std::string out = "time,type,subject,details\n";
+  for (const EventRecord& e : r.recorder.events()) {
+    // details is compact JSON; quoted as a CSV field with inner quotes doubled.
+    std::string details = e.details.dump();
+    std::string quoted;
+    for (char c : details) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    out += fmt::format("{},{},{},\"{}\"\n", number(e.time), e.type, e.subject, quoted);
+  }
+  return out;
+}
+
+void write_result_directory(const RunResult& result, const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw std::runtime_error(fmt::format("{}: cannot create directory: {}", directory, error.message()));
+  if (result.scenario.output.timeseries) write_atomically(dir / "timeseries.csv", timeseries_csv(result));
+  if (result.scenario.output.events) write_atomically(dir / "events.csv", events_csv(result));
+  // result.json last: its presence marks a complete result directory.
+  write_atomically(dir / "result.json", result_json(result).dump(2) + "\n");
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,101 @@
+#include "sim/run.hpp"
+
+#include <fmt/core.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <chrono>
+
+#include "sim/observer.hpp"
+#include "sim/parameter_server.hpp"
+#include "sim/platform.hpp"
+#include "sim/run_context.hpp"
+#include "sim/worker.hpp"
+
+XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(run, failsim, "setting up and running one simulation");
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+std::string to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::COMPLETED: return "completed";
+    case RunStatus::DIVERGED: return "diverged";
+    case RunStatus::DEADLOCK: return "deadlock";
+  }
+  return "?";
+}
+
+void RunContext::request_stop(const std::string& reason) {
+  if (stopping()) return;
+  stop_reason = reason;
+  recorder.event(sg4::Engine::get_clock(), "stop", "", {{"reason", reason}});
+  sg4::Actor::kill_all();
+}
+
+RunResult run(const Scenario& scenario, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  // SimGrid consumes its own --cfg= and --log= arguments from an argv.
+  std::vector<std::string> args{"failsim"};
+  args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  xbt_log_control_set("root.thresh:critical");  // quiet unless --log= asks otherwise
+  sg4::Engine engine(&argc, argv.data());
+
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+
+  TrainingMath math(scenario, options.file_label);
+  RunResult result;
+  result.scenario = scenario;
+  RunContext context{.scenario = scenario,
+                     .math = math,
+                     .recorder = result.recorder,
+                     .time = TimeModel::from(scenario, math.model()),
+                     .gradient_buffers = BufferPool(math.model().num_params()),
+                     .on_evaluation = options.on_evaluation};
+  result.num_params = math.model().num_params();
+  result.param_bytes = context.time.param_bytes;
+  result.gradient_flops = context.time.gradient_flops;
+
+  const Roles roles = build_platform(engine, scenario.cluster, options.file_label);
+  context.server_mailbox = sg4::Mailbox::by_name("server");
+  ParameterServer server(context, math.initial_snapshot(), static_cast<int>(roles.workers.size()));
+  context.server = &server;
+  result.recorder.event(0.0, "start", "",
+                        {{"workers", roles.workers.size()}, {"params", result.num_params}});
+
+  sg4::Actor::create("server", roles.servers.front(), [&server] { server(); });
+  std::vector<Worker> workers;
+  workers.reserve(roles.workers.size());
+  for (std::size_t i = 0; i < roles.workers.size(); ++i) {
+    workers.emplace_back(context, static_cast<int>(i));
+    Worker* worker = &workers.back();
+    sg4::Actor::create(fmt::format("worker-{}", i), roles.workers[i], [worker] { (*worker)(); });
+  }
+  Observer observer(context);
+  sg4::Actor::create("observer", roles.observer, [&observer] { observer(); });
+
+  engine.run();
+
+  result.end_time = sg4::Engine::get_clock();
+  if (deadlock) {
+    result.status = RunStatus::DEADLOCK;
+    result.stop_reason = "deadlock";
+  } else {
+    result.stop_reason = context.stop_reason;
+    if (context.stop_reason == "diverged") result.status = RunStatus::DIVERGED;
+  }
+  if (scenario.evaluation.final_full_test) result.final_evaluation = Observer::measure(context, 0);
+  for (auto* h : roles.workers) result.worker_hosts.push_back(h->get_name());
+  for (auto* h : roles.servers) result.server_hosts.push_back(h->get_name());
+  result.math_seconds = math.math_seconds();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace failsim::sim

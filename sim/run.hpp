@@ -1,0 +1,47 @@
+// run(Scenario) -> RunResult: one simulated training run. One per process (SimGrid allows one
+// engine per process; see docs/testing.md).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/recorder.hpp"
+#include "sim/scenario.hpp"
+
+namespace failsim::sim {
+
+struct RunOptions {
+  std::string file_label = "scenario";    ///< names the scenario file in error messages
+  std::vector<std::string> simgrid_args;  ///< e.g. "--cfg=network/model:CM02", "--log=..."
+  std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
+};
+
+enum class RunStatus {
+  COMPLETED,  ///< a stop condition was met
+  DIVERGED,   ///< the test loss stopped being finite (a numerical outcome, not an error)
+  DEADLOCK,   ///< SimGrid found every actor blocked: a failed run
+};
+
+std::string to_string(RunStatus status);
+
+struct RunResult {
+  Scenario scenario;
+  RunStatus status = RunStatus::COMPLETED;
+  std::string stop_reason;  ///< "time", "updates", "target_accuracy", "diverged", "deadlock"
+  double end_time = 0.0;    ///< simulated seconds
+  Recorder recorder;
+  std::optional<EvalRecord> final_evaluation;  ///< the full test set at the end, if asked for
+  std::vector<std::string> worker_hosts, server_hosts;
+  std::size_t num_params = 0;
+  double param_bytes = 0.0, gradient_flops = 0.0;
+  double math_seconds = 0.0;  ///< wall clock in gradients and evaluations
+  double wall_seconds = 0.0;  ///< wall clock of the whole run, set-up included
+};
+
+/// Simulates the scenario. Throws ScenarioError for input found bad only now (e.g. a host name
+/// not in the platform file) and models::DataError for unreadable data.
+RunResult run(const Scenario& scenario, const RunOptions& options = {});
+
+}  // namespace failsim::sim
