@@ -135,6 +135,10 @@ std::vector<std::string> read_hosts(const ObjectReader& r) {
       [](const nlohmann::json& v, const JsonLocation& where) { return read_string(v, where); });
 }
 
+// One parameter server for now: several servers only make sense with a strategy that uses them
+// (chain replicas, shards), and a count nothing uses would silently mean nothing.
+constexpr std::int64_t MAX_SERVERS = 1;
+
 ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label) {
   const ObjectReader r = top.object("cluster", {"platform", "workers", "servers", "network"});
   const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
@@ -156,6 +160,11 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
     p.worker_hosts = read_hosts(workers);
     p.server_hosts = read_hosts(servers);
+    if (p.server_hosts.size() > MAX_SERVERS) {
+      servers.at("hosts").fail(fmt::format("at most {} server host (one parameter server; replicas come with the "
+                                           "replication strategy)", MAX_SERVERS),
+                               fmt::format("{} hosts", p.server_hosts.size()));
+    }
     return c;
   }
 
@@ -182,7 +191,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
     s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
   }
-  s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
+  s.servers = to_int(servers.integer_or("count", s.servers, 1, MAX_SERVERS));
   s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
   const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
   s.bandwidth = network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
