@@ -1,0 +1,101 @@
+// Cost of the models' hot paths on one thread: a training step (loss and gradient) of the CNN,
+// the MLP and softmax regression at batch 32, and CNN inference over 10,000 samples (the test
+// set) in chunks of 256. Random data: the cost does not depend on the values. Counters:
+// GFLOP/s from the models' own FLOP counts (train_flops_per_sample). Times are
+// CPU time of the benchmark thread, so other processes on the machine inflate them less.
+//
+//   bench_models --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "models/cnn.hpp"
+#include "models/mlp.hpp"
+#include "models/rng.hpp"
+#include "models/softmax_regression.hpp"
+
+namespace {
+
+using namespace failsim::models;
+
+constexpr int IMAGE_DIM = 28 * 28;
+constexpr int CLASSES = 10;
+
+struct RandomData {
+  std::vector<float> x;
+  std::vector<std::int32_t> y;
+  RandomData(int n, int dim) : x(static_cast<std::size_t>(n) * dim), y(n) {
+    Rng rng(2024);
+    for (float& v : x) v = 2.0f * rng.uniform_float() - 1.0f;
+    for (std::int32_t& v : y) v = static_cast<std::int32_t>(rng.below(CLASSES));
+  }
+};
+
+/// One loss_and_gradient per iteration, on the same batch, with a new dropout seed each time.
+void train_step(benchmark::State& state, Model& model) {
+  const int batch = static_cast<int>(state.range(0));
+  const RandomData data(batch, model.input_dim());
+  std::vector<float> params(model.num_params()), grad(model.num_params());
+  model.init(params, 1);
+  const Batch view{data.x.data(), data.y.data(), batch};
+  std::uint64_t seed = 0;
+  model.loss_and_gradient(params, view, grad, seed);  // grows the scratch buffers
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model.loss_and_gradient(params, view, grad, ++seed));
+    benchmark::ClobberMemory();
+  }
+  const double steps = static_cast<double>(state.iterations());
+  // kIsRate divides by the CPU time of the loop, so "GFLOP" reads as GFLOP/s. The time per
+  // step is the CPU column (milliseconds for the CNN).
+  state.counters["GFLOP"] = benchmark::Counter(model.train_flops_per_sample() * batch * steps / 1e9,
+                                               benchmark::Counter::kIsRate);
+  state.counters["MFLOP_per_step"] = model.train_flops_per_sample() * batch / 1e6;
+}
+
+void BM_cnn_train_step(benchmark::State& state) {
+  Cnn model;
+  train_step(state, model);
+}
+
+void BM_mlp_train_step(benchmark::State& state) {
+  Mlp model(IMAGE_DIM, {128, 64}, CLASSES);
+  train_step(state, model);
+}
+
+void BM_softmax_train_step(benchmark::State& state) {
+  SoftmaxRegression model(IMAGE_DIM, CLASSES);
+  train_step(state, model);
+}
+
+/// Logits of 10,000 samples per iteration, 256 at a time (as the evaluator does).
+void BM_cnn_logits_10k(benchmark::State& state) {
+  constexpr int N = 10'000;
+  constexpr int CHUNK = 256;
+  Cnn model;
+  const RandomData data(N, model.input_dim());
+  std::vector<float> params(model.num_params()), out(static_cast<std::size_t>(N) * CLASSES);
+  model.init(params, 1);
+  model.logits(params, data.x.data(), CHUNK, out.data());  // grows the scratch buffers
+  for (auto _ : state) {
+    for (int start = 0; start < N; start += CHUNK) {
+      const int n = std::min(CHUNK, N - start);
+      model.logits(params, data.x.data() + static_cast<std::ptrdiff_t>(start) * IMAGE_DIM, n,
+                   out.data() + static_cast<std::ptrdiff_t>(start) * CLASSES);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP"] = benchmark::Counter(
+      model.forward_flops_per_sample() * N * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+BENCHMARK(BM_cnn_train_step)->Arg(32)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_cnn_train_step)->Arg(128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cnn_logits_10k)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_mlp_train_step)->Arg(32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_softmax_train_step)->Arg(32)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
