@@ -44,13 +44,19 @@ SnapshotPtr ParameterServer::snapshot() {
 bool ParameterServer::can_serve(const PullRequest& request) const {
   if (version_ < request.min_version) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
-  const std::int64_t slowest = *std::min_element(clocks_.begin(), clocks_.end());
-  return request.clock <= slowest + context_.scenario.consistency.bound;
+  return request.clock - slowest_clock() <= context_.scenario.consistency.bound;
+}
+
+std::int64_t ParameterServer::slowest_clock() const {
+  return *std::min_element(clocks_.begin(), clocks_.end());
 }
 
 void ParameterServer::reply(const PullRequest& request) {
   // Detached: the server goes on serving while the parameters travel; the receiver owns the
   // payload, and the clean-up function frees it if the transfer never completes.
+  if (context_.scenario.consistency.mode == ConsistencyMode::SSP) {
+    context_.recorder.clock_lead(request.clock - slowest_clock());
+  }
   auto* payload = new ParamsReply{snapshot()};
   request.reply_to->put_init(payload, static_cast<std::uint64_t>(context_.time.param_bytes))
       ->detach([](void* p) { delete static_cast<ParamsReply*>(p); });

@@ -32,6 +32,7 @@ class ParameterServer {
 
  private:
   bool can_serve(const PullRequest& request) const;
+  std::int64_t slowest_clock() const;
   void reply(const PullRequest& request);
   void serve_deferred();
   void on_gradient(GradientPush push);

@@ -3,6 +3,7 @@
 // Engine-free: callers pass the simulated time.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -38,6 +39,8 @@ class Recorder {
   /// One gradient entered an update with this staleness and training loss.
   void gradient_applied(std::int64_t staleness, float loss);
   void update_applied() { ++updates_; }
+  /// SSP: a worker was allowed to start a gradient `lead` clocks ahead of the slowest worker.
+  void clock_lead(std::int64_t lead) { max_clock_lead_ = std::max(max_clock_lead_.value_or(lead), lead); }
   /// Adds busy (computing) simulated seconds to a host's account.
   void busy(const std::string& host, double seconds) { busy_[host] += seconds; }
 
@@ -49,6 +52,7 @@ class Recorder {
   /// staleness -> number of applied gradients with it.
   const std::map<std::int64_t, std::int64_t>& staleness() const { return staleness_; }
   const std::map<std::string, double>& busy_seconds() const { return busy_; }
+  std::optional<std::int64_t> max_clock_lead() const { return max_clock_lead_; }
 
  private:
   std::vector<EvalRecord> evaluations_;
@@ -58,6 +62,7 @@ class Recorder {
   std::int64_t updates_ = 0;
   std::map<std::int64_t, std::int64_t> staleness_;
   std::map<std::string, double> busy_;
+  std::optional<std::int64_t> max_clock_lead_;
   double loss_sum_ = 0.0;  // training losses since the last evaluation
   std::int64_t loss_count_ = 0;
 };

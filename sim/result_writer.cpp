@@ -65,6 +65,8 @@ nlohmann::json summary_json(const RunResult& r) {
     max = std::max(max, staleness);
     histogram[std::to_string(staleness)] = n;
   }
+  const auto lead = rec.max_clock_lead();
+  s["max_clock_lead"] = lead ? nlohmann::json(*lead) : nlohmann::json(nullptr);
   s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0}, {"max", max}, {"histogram", histogram}};
 
   nlohmann::json hosts = nlohmann::json::array();

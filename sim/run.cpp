@@ -90,6 +90,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
     result.stop_reason = context.stop_reason;
     if (context.stop_reason == "diverged") result.status = RunStatus::DIVERGED;
   }
+  result.final_snapshot = server.snapshot();
   if (scenario.evaluation.final_full_test) result.final_evaluation = Observer::measure(context, 0);
   for (auto* h : roles.workers) result.worker_hosts.push_back(h->get_name());
   for (auto* h : roles.servers) result.server_hosts.push_back(h->get_name());

@@ -9,6 +9,7 @@
 
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
+#include "sim/snapshot.hpp"
 
 namespace failsim::sim {
 
@@ -33,6 +34,7 @@ struct RunResult {
   double end_time = 0.0;    ///< simulated seconds
   Recorder recorder;
   std::optional<EvalRecord> final_evaluation;  ///< the full test set at the end, if asked for
+  SnapshotPtr final_snapshot;                   ///< the server's parameters at the end
   std::vector<std::string> worker_hosts, server_hosts;
   std::size_t num_params = 0;
   double param_bytes = 0.0, gradient_flops = 0.0;

@@ -1,0 +1,91 @@
+#include "sim_harness.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/result_writer.hpp"
+#include "sim/run.hpp"
+#include "sim/scenario.hpp"
+
+namespace failsim::testing {
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "failsim-test-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+namespace {
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+[[noreturn]] void child(const std::string& scenario_text, const std::vector<std::string>& simgrid_args,
+                        const std::string& dir) {
+  try {
+    const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "test-scenario.json");
+    sim::RunOptions options;
+    options.file_label = "test-scenario.json";
+    options.simgrid_args = simgrid_args;
+    const sim::RunResult result = sim::run(scenario, options);
+    sim::write_result_directory(result, dir + "/result");
+    const auto& params = result.final_snapshot->params;
+    write_file(dir + "/params.bin",
+               std::string(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(float)));
+    std::_Exit(0);
+  } catch (const std::exception& e) {
+    write_file(dir + "/error.txt", e.what());
+  }
+  std::_Exit(1);
+}
+}  // namespace
+
+IsolatedRun run_isolated(const std::string& scenario_text, const std::vector<std::string>& simgrid_args) {
+  TempDir dir;
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) child(scenario_text, simgrid_args, dir.path());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string error_file = dir.path() + "/error.txt";
+    throw std::runtime_error("simulation failed: " + (std::filesystem::exists(error_file)
+                                                          ? read_file(error_file)
+                                                          : "child exited abnormally"));
+  }
+  IsolatedRun run;
+  run.result_text = read_file(dir.path() + "/result/result.json");
+  run.result = nlohmann::json::parse(run.result_text);
+  run.timeseries = read_file(dir.path() + "/result/timeseries.csv");
+  run.events = read_file(dir.path() + "/result/events.csv");
+  const std::string params = read_file(dir.path() + "/params.bin");
+  run.final_params.resize(params.size() / sizeof(float));
+  std::memcpy(run.final_params.data(), params.data(), params.size());
+  return run;
+}
+
+}  // namespace failsim::testing

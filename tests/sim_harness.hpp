@@ -1,0 +1,42 @@
+// Runs simulations for tests, each in a forked child process: SimGrid allows one engine per
+// process and does not reset its clock between engines, so a test that runs several
+// simulations (e.g. to compare them) forks one child per run. The parent never creates an
+// engine. The child writes the result directory and the final parameters into a temporary
+// directory that the parent reads and removes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace failsim::testing {
+
+struct IsolatedRun {
+  nlohmann::json result;      ///< result.json
+  std::string result_text;    ///< result.json as written
+  std::string timeseries;     ///< timeseries.csv as written
+  std::string events;         ///< events.csv as written
+  std::vector<float> final_params;
+};
+
+/// Parses `scenario_text` (a JSON scenario) and runs it in a child process with the given
+/// SimGrid arguments. Throws std::runtime_error with the child's message if the run fails.
+IsolatedRun run_isolated(const std::string& scenario_text, const std::vector<std::string>& simgrid_args = {});
+
+/// A temporary directory removed (with its content) when the object goes out of scope.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_file(const std::string& path);
+
+}  // namespace failsim::testing

@@ -1,0 +1,175 @@
+// Simulation tests: small scenarios whose outcome can be worked out by hand. Each simulation
+// runs in its own child process (sim_harness.hpp).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "models/sgd.hpp"
+#include "sim/scenario.hpp"
+#include "sim/training_math.hpp"
+#include "sim_harness.hpp"
+
+using failsim::testing::run_isolated;
+using nlohmann::json;
+
+namespace {
+// CM02 without cross traffic: a transfer of b bytes over a route takes exactly
+// (sum of latencies) + b / (smallest bandwidth), so times can be computed by hand.
+const std::vector<std::string> EXACT_NETWORK{"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+
+json base_scenario() {
+  return json::parse(R"({
+    "name": "test",
+    "seed": 3,
+    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
+    "model": {"kind": "softmax"},
+    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
+    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf"},
+                "network": {"bandwidth": "10Gbps", "latency": "10us"}},
+    "consistency": {"mode": "async"},
+    "evaluation": {"interval": "1s"},
+    "stop": {"updates": 20}
+  })");
+}
+
+double summary_number(const failsim::testing::IsolatedRun& run, const char* key) {
+  return run.result["summary"][key].get<double>();
+}
+}  // namespace
+
+TEST_CASE("one sync worker: N updates take what compute and transfers give by hand", "[simulation]") {
+  json s = base_scenario();
+  s["consistency"] = {{"mode", "sync"}};
+  s["cluster"]["workers"]["speed"] = 1e9;                             // flop/s
+  s["cluster"]["servers"]["speed"] = 1e7;                             // flop/s
+  s["cluster"]["network"] = {{"bandwidth", 1e8}, {"latency", 1e-3}};  // bytes/s, s per link
+  s["timing"] = {{"flops_per_sample", 1e6}, {"param_bytes", 1e6}};
+  s["stop"] = {{"updates", 5}};
+  const auto run = run_isolated(s.dump(), EXACT_NETWORK);
+
+  // Each route crosses two links (worker's and server's): latency 2 ms.
+  const double pull = 2e-3 + 64 / 1e8;     // a pull request (64 bytes)
+  const double transfer = 2e-3 + 1e6 / 1e8;  // parameters or a gradient: 12 ms
+  const double compute = 1e6 * 10 / 1e9;     // 10 samples: 10 ms
+  const double apply = 2.0 * (1e6 / 4) / 1e7;  // 2 flops per parameter on the server: 50 ms
+  // The next pull travels while the server applies (50 ms > 2 ms), so it costs nothing extra.
+  const double expected = pull + 5 * (transfer + compute + transfer + apply);
+  CHECK(summary_number(run, "end_time") == Approx(expected).epsilon(1e-9));
+  CHECK(run.result["summary"]["updates"] == 5);
+  CHECK(run.result["summary"]["stop_reason"] == "updates");
+  const auto& worker = run.result["summary"]["hosts"][1];
+  CHECK(worker["host"] == "worker-0");
+  CHECK(worker["busy_seconds"].get<double>() == Approx(5 * compute));
+}
+
+namespace {
+// The same updates applied by hand in models/, with the simulator's own data streams.
+std::vector<float> by_hand(const json& s, int updates) {
+  const failsim::sim::Scenario scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
+  failsim::sim::TrainingMath math(scenario, "hand.json");
+  auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
+  failsim::models::SgdConfig config;
+  config.learning_rate = static_cast<float>(scenario.optimizer.learning_rate);
+  config.momentum = static_cast<float>(scenario.optimizer.momentum);
+  config.weight_decay = static_cast<float>(scenario.optimizer.weight_decay);
+  failsim::models::Sgd sgd(config, snapshot->params.size());
+  auto stream = math.batch_stream(0);
+  failsim::models::FloatBuffer grad(snapshot->params.size());
+  for (int k = 0; k < updates; ++k) {
+    math.gradient(*snapshot, stream.next(), math.dropout_seed(0, k), grad);
+    sgd.step(snapshot->params, grad);
+    ++snapshot->version;
+  }
+  return {snapshot->params.begin(), snapshot->params.end()};
+}
+}  // namespace
+
+TEST_CASE("the simulator does not change the math: final parameters equal updates by hand", "[simulation]") {
+  const char* mode = GENERATE("sync", "async");
+  json s = base_scenario();
+  s["model"] = {{"kind", "mlp"}, {"hidden", {16}}};
+  s["optimizer"] = {{"learning_rate", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-4}, {"batch_size", 16}};
+  s["consistency"] = {{"mode", mode}};
+  s["stop"] = {{"updates", 40}};  // more than one pass over the shard: reshuffling included
+  s["data"]["train_size"] = 300;
+  const auto run = run_isolated(s.dump());
+  REQUIRE(run.result["summary"]["updates"] == 40);
+  const auto expected = by_hand(s, 40);
+  REQUIRE(run.final_params.size() == expected.size());
+  CHECK(run.final_params == expected);
+}
+
+TEST_CASE("async staleness follows the worker speeds", "[simulation]") {
+  // Compute-bound: the fast worker (3 Gf) finishes three gradients per gradient of the slow
+  // one (1 Gf). So each slow gradient is 3 updates stale, and of every three fast gradients
+  // one is 1 stale (the slow one landed during it) and two are fresh.
+  json s = base_scenario();
+  s["cluster"]["workers"] = {{"count", 2}, {"speeds", {"1Gf", "3Gf"}}};
+  s["cluster"]["network"] = {{"bandwidth", "100Gbps"}, {"latency", 0}};
+  s["timing"] = {{"flops_per_sample", 1e6}, {"param_bytes", 8}};
+  s["stop"] = {{"updates", 400}};
+  const auto run = run_isolated(s.dump());
+  const auto& staleness = run.result["summary"]["staleness"];
+  const auto& histogram = staleness["histogram"];
+  const double applied = summary_number(run, "gradients_applied");
+  CHECK(staleness["max"] == 3);
+  CHECK(histogram["3"].get<double>() / applied == Approx(0.25).margin(0.01));
+  CHECK(histogram["0"].get<double>() / applied == Approx(0.5).margin(0.01));
+  CHECK(histogram["1"].get<double>() / applied == Approx(0.25).margin(0.01));
+  CHECK(staleness["mean"].get<double>() == Approx(1.0).margin(0.02));
+}
+
+TEST_CASE("SSP never lets a worker run more than its bound ahead", "[simulation]") {
+  json s = base_scenario();
+  s["cluster"]["workers"] = {{"count", 3}, {"speeds", {"1Gf", "10Gf", "10Gf"}}};
+  s["cluster"]["network"] = {{"bandwidth", "100Gbps"}, {"latency", 0}};
+  s["timing"] = {{"flops_per_sample", 1e6}, {"param_bytes", 8}};
+  s["stop"] = {{"updates", 300}};
+  s["consistency"] = {{"mode", "ssp"}, {"bound", 2}};
+  const auto bounded = run_isolated(s.dump());
+  CHECK(bounded.result["summary"]["max_clock_lead"] == 2);  // reached, never exceeded
+  // The fast workers wait for the slow one: their gradients are at most (2 + 1) x 2 stale.
+  CHECK(bounded.result["summary"]["staleness"]["max"].get<int>() <= 6);
+
+  s["consistency"] = {{"mode", "async"}};
+  const auto free = run_isolated(s.dump());
+  CHECK(free.result["summary"]["max_clock_lead"].is_null());
+  CHECK(free.result["summary"]["staleness"]["max"].get<int>() >= 15);  // ~20 fast updates per slow one
+}
+
+TEST_CASE("sync waits for the slowest worker", "[simulation]") {
+  json s = base_scenario();
+  s["consistency"] = {{"mode", "sync"}};
+  s["cluster"]["workers"] = {{"count", 2}, {"speeds", {"1Gf", "4Gf"}}};
+  s["cluster"]["network"] = {{"bandwidth", "100Gbps"}, {"latency", 0}};
+  s["timing"] = {{"flops_per_sample", 1e6}, {"param_bytes", 8}};
+  s["stop"] = {{"updates", 50}};
+  const auto run = run_isolated(s.dump());
+  // One round = the slow worker's 10 ms gradient (plus negligible transfers and update).
+  CHECK(summary_number(run, "end_time") == Approx(50 * 0.01).epsilon(1e-3));
+  CHECK(run.result["summary"]["gradients_applied"] == 100);
+  CHECK(run.result["summary"]["staleness"]["max"] == 0);
+  const auto& hosts = run.result["summary"]["hosts"];
+  CHECK(hosts[1]["utilisation"].get<double>() == Approx(1.0).epsilon(1e-3));
+  CHECK(hosts[2]["utilisation"].get<double>() == Approx(0.25).epsilon(1e-3));
+}
+
+TEST_CASE("same scenario and seed give byte-identical results", "[simulation][determinism]") {
+  json s = base_scenario();
+  s["model"] = {{"kind", "mlp"}, {"hidden", {8}}};
+  s["cluster"]["workers"] = {{"count", 3}, {"speeds", {"1Gf", "2Gf", "3Gf"}}};
+  s["evaluation"] = {{"interval", "5ms"}};
+  s["stop"] = {{"time", "0.2s"}};
+  auto a = run_isolated(s.dump());
+  auto b = run_isolated(s.dump());
+  CHECK(a.timeseries == b.timeseries);
+  CHECK(a.events == b.events);
+  CHECK(a.final_params == b.final_params);
+  a.result.erase("wall_clock");
+  b.result.erase("wall_clock");
+  CHECK(a.result.dump() == b.result.dump());
+
+  s["seed"] = 4;
+  const auto c = run_isolated(s.dump());
+  CHECK(c.final_params != a.final_params);
+}
