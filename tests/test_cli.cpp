@@ -1,0 +1,106 @@
+// End-to-end: the real failsim binary on real files, checking exit codes and outputs.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim_harness.hpp"
+
+using failsim::testing::read_file;
+using failsim::testing::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+// Runs `failsim ARGS` from the source directory (scenario paths are relative to it).
+Outcome run_cli(const std::string& args, const TempDir& dir) {
+  const std::string out = dir.path() + "/stdout.txt", err = dir.path() + "/stderr.txt";
+  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+}  // namespace
+
+TEST_CASE("failsim validate accepts every example scenario", "[cli]") {
+  TempDir dir;
+  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/examples")) {
+    if (entry.path().extension() != ".json") continue;
+    const auto r = run_cli("validate '" + entry.path().string() + "'", dir);
+    INFO(entry.path() << ": " << r.err);
+    CHECK(r.status == 0);
+  }
+}
+
+TEST_CASE("failsim validate names file, path, expectation and found value; exit 2", "[cli]") {
+  TempDir dir;
+  const std::string bad = dir.path() + "/bad.json";
+  std::string text = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
+  text.replace(text.find("\"learning_rate\""), 15, "\"lerning_rate\"");
+  write(bad, text);
+  const auto r = run_cli("validate '" + bad + "'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad.json: /optimizer/lerning_rate") &&
+                        Catch::Contains("did you mean 'learning_rate'"));
+}
+
+TEST_CASE("failsim run writes a complete, deterministic result directory", "[cli]") {
+  TempDir dir;
+  const auto a = run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/a'", dir);
+  const auto b = run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/b'", dir);
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  CHECK(a.out.empty());  // -q
+  for (const char* file : {"timeseries.csv", "events.csv"}) {
+    CHECK(read_file(dir.path() + "/a/" + file) == read_file(dir.path() + "/b/" + file));
+  }
+  auto ja = nlohmann::json::parse(read_file(dir.path() + "/a/result.json"));
+  auto jb = nlohmann::json::parse(read_file(dir.path() + "/b/result.json"));
+  CHECK(ja["summary"]["status"] == "completed");
+  CHECK(ja["summary"]["final"]["test_accuracy"].get<double>() > 0.5);
+  CHECK(ja["scenario"]["optimizer"]["momentum"] == 0.0);  // defaults resolved
+  ja.erase("wall_clock");
+  jb.erase("wall_clock");
+  CHECK(ja.dump() == jb.dump());
+  // No temporary file is left behind.
+  int files = 0;
+  for ([[maybe_unused]] const auto& f : fs::directory_iterator(dir.path() + "/a")) ++files;
+  CHECK(files == 3);
+}
+
+TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
+  TempDir dir;
+  const std::string bad = dir.path() + "/bad.json";
+  write(bad, R"({"name": "x", "data": {"kind": "synthetic"}, "model": {"kind": "softmax"},
+                 "cluster": {"workers": {"count": 2, "speed": "10Gbps"}, "servers": {"speed": "1Gf"}},
+                 "consistency": {"mode": "async"}, "stop": {"time": "1s"}})");
+  const auto r = run_cli("run '" + bad + "' -o '" + dir.path() + "/out'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("/cluster/workers/speed") && Catch::Contains("10Gbps"));
+  CHECK_FALSE(fs::exists(dir.path() + "/out"));
+
+  const auto missing = run_cli("run '" + dir.path() + "/nope.json' -o '" + dir.path() + "/out'", dir);
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope.json"));
+  CHECK_FALSE(fs::exists(dir.path() + "/out"));
+}
+
+TEST_CASE("failsim --version and --help", "[cli]") {
+  TempDir dir;
+  CHECK(run_cli("--version", dir).out.find("failsim ") == 0);
+  for (const char* sub : {"run", "validate", "train"}) {
+    const auto r = run_cli(std::string(sub) + " --help", dir);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("Usage"));
+  }
+  CHECK(run_cli("frobnicate", dir).status == 2);
+}
