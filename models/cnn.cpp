@@ -97,6 +97,22 @@ void col2im_3x3(const float* cols, int channels, int n, int h, int w, float* out
   }
 }
 
+/// The sum of x[0, len) in an order fixed by len alone: 16 interleaved partial sums (which
+/// vectorise without reassociating anything), combined in order. Eigen's vectorised sum depends
+/// on the alignment of x, so two model instances would not give the same bits.
+float stable_sum(const float* x, std::ptrdiff_t len) {
+  constexpr int LANES = 16;
+  float acc[LANES] = {};
+  std::ptrdiff_t i = 0;
+  for (; i + LANES <= len; i += LANES) {
+    for (int l = 0; l < LANES; ++l) acc[l] += x[i + l];
+  }
+  for (int l = 0; i < len; ++i, ++l) acc[l] += x[i];
+  float total = 0.0f;
+  for (float a : acc) total += a;
+  return total;
+}
+
 /// The 2x2 max-pool tournament shared by the forward and backward passes, so both pick the
 /// same window position: the first maximum in row-major window order (a, b / c, d), as PyTorch.
 struct PoolWindow {
@@ -212,20 +228,74 @@ void maxpool_backward(const float* conv, const float* bias, const float* dout, S
       }
     }
     // Summed apart: a float reduction inside the loops above would keep them scalar (the
-    // compiler may not reassociate), while Eigen's sum is vectorised.
-    const float db = Eigen::Map<const Eigen::VectorXf>(gcol, half).sum();
+    // compiler may not reassociate).
+    const float db = stable_sum(gcol, half);
     dbias[c] = accumulate ? dbias[c] + db : db;
   }
 }
 
-/// dst = a * b, or dst += a * b: the GEMMs that produce parameter gradients accumulate over
-/// chunks of a large batch.
-template <class Dst, class A, class B>
-void assign_or_add(Dst&& dst, const A& a, const B& b, bool accumulate) {
+// Matrix products call Eigen's GEMM kernel directly rather than through `C.noalias() = A * B`,
+// because the expression API allocates its packing buffers on the heap at every product once
+// they exceed EIGEN_STACK_ALLOCATION_LIMIT (128 KB), which ours do. Here they live in the
+// model's scratch, so the steady state never allocates. The kernel is internal API, whose
+// signature is Eigen 3.4's.
+static_assert(EIGEN_VERSION_AT_LEAST(3, 4, 0) && !EIGEN_VERSION_AT_LEAST(3, 5, 0),
+              "cnn.cpp calls Eigen 3.4's internal general_matrix_matrix_product");
+
+using Eigen::ColMajor;
+using Eigen::Index;
+using Eigen::RowMajor;
+
+/// Eigen's block sizes for one product, with the packing buffers taken from `a` and `b`
+/// (grown if needed, aligned for the widest SIMD loads).
+class GemmBlocking : public Eigen::internal::level3_blocking<float, float> {
+ public:
+  GemmBlocking(Index rows, Index cols, Index depth, std::vector<float>& a, std::vector<float>& b) {
+    // A row-major result is computed by Eigen as the column-major C^T = B^T A^T, hence the swap
+    // (as in Eigen's own gemm_blocking_space).
+    this->m_mc = cols;
+    this->m_nc = rows;
+    this->m_kc = depth;
+    Eigen::internal::computeProductBlockingSizes<float, float, 1>(this->m_kc, this->m_mc,
+                                                                  this->m_nc, Index{1});
+    this->m_blockA = aligned(a, this->m_mc * this->m_kc);
+    this->m_blockB = aligned(b, this->m_kc * this->m_nc);
+  }
+
+ private:
+  static float* aligned(std::vector<float>& buffer, Index size) {
+    constexpr std::size_t ALIGN = 64;  // bytes
+    const std::size_t need = static_cast<std::size_t>(size) + ALIGN / sizeof(float);
+    if (buffer.size() < need) buffer.resize(need);
+    const auto address = reinterpret_cast<std::uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((address + ALIGN - 1) & ~(ALIGN - 1));
+  }
+};
+
+/// C = op(A) op(B), or C += op(A) op(B) when `accumulate`, for a row-major C [m x n] with row
+/// stride ldc. A is [m x k] stored in LhsOrder with stride lda (element (i, p) at a[i*lda + p]
+/// if RowMajor, a[p*lda + i] if ColMajor), B is [k x n] likewise: the transpose of a row-major
+/// matrix is the same memory read as ColMajor, so no operand is ever copied transposed.
+template <int LhsOrder, int RhsOrder>
+void gemm(Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb, float* c,
+          Index ldc, bool accumulate, std::vector<float>& pack_a, std::vector<float>& pack_b) {
+  if (!accumulate) {
+    for (Index i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+  }
+  GemmBlocking blocking(m, n, k, pack_a, pack_b);
+  Eigen::internal::general_matrix_matrix_product<Index, float, LhsOrder, false, float, RhsOrder,
+                                                 false, RowMajor, 1>::run(m, n, k, a, lda, b, ldb,
+                                                                          c, 1, ldc, 1.0f, blocking,
+                                                                          nullptr);
+}
+
+/// db (+)= the column sums of the row-major [n x cols] matrix d.
+void add_column_sums(const float* d, int n, int cols, float* db, bool accumulate) {
+  RowVecMap sums(db, cols);
   if (accumulate) {
-    dst.noalias() += a * b;
+    sums += ConstRowMap(d, n, cols).colwise().sum();
   } else {
-    dst.noalias() = a * b;
+    sums = ConstRowMap(d, n, cols).colwise().sum();
   }
 }
 
@@ -338,26 +408,23 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
 
   // conv1: [16 x C*9] * [C*9 x n*H*W]. The input is sample-major (NCHW).
   im2col_3x3(x, Strides{hw, channels_ * hw}, channels_, n, h, w, cols1_.data());
-  RowMap(conv1_.data(), CONV1_FILTERS, n * hw).noalias() =
-      ConstRowMap(params + layout_.conv1_w, CONV1_FILTERS, k1) *
-      ConstRowMap(cols1_.data(), k1, n * hw);
+  gemm<RowMajor, RowMajor>(CONV1_FILTERS, n * hw, k1, params + layout_.conv1_w, k1, cols1_.data(),
+                           n * hw, conv1_.data(), n * hw, false, pack_a_, pack_b_);
   bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, n, h, w, pool1_.data(),
                     Strides{n * q, q});
 
   // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1.
   im2col_3x3(pool1_.data(), Strides{n * q, q}, CONV1_FILTERS, n, h / 2, w / 2, cols2_.data());
-  RowMap(conv2_.data(), CONV2_FILTERS, n * q).noalias() =
-      ConstRowMap(params + layout_.conv2_w, CONV2_FILTERS, k2) *
-      ConstRowMap(cols2_.data(), k2, n * q);
+  gemm<RowMajor, RowMajor>(CONV2_FILTERS, n * q, k2, params + layout_.conv2_w, k2, cols2_.data(),
+                           n * q, conv2_.data(), n * q, false, pack_a_, pack_b_);
   // Pooling writes straight into the sample-major (c, h, w) flattening that fc1 reads.
   bias_relu_maxpool(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
                     flat_.data(), Strides{p, features});
 
   // fc1 + ReLU + dropout.
-  RowMap hidden(hidden_.data(), n, HIDDEN);
-  hidden.noalias() = ConstRowMap(flat_.data(), n, features) *
-                     ConstRowMap(params + layout_.fc1_w, HIDDEN, features).transpose();
-  hidden.rowwise() += ConstRowVecMap(params + layout_.fc1_b, HIDDEN);
+  gemm<RowMajor, ColMajor>(n, HIDDEN, features, flat_.data(), features, params + layout_.fc1_w,
+                           features, hidden_.data(), HIDDEN, false, pack_a_, pack_b_);
+  RowMap(hidden_.data(), n, HIDDEN).rowwise() += ConstRowVecMap(params + layout_.fc1_b, HIDDEN);
   float* hd = hidden_.data();
   const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
   if (rng != nullptr && dropout_ > 0.0f) {
@@ -371,9 +438,9 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   }
 
   // fc2.
-  RowMap out(logits_.data(), n, classes_);
-  out.noalias() = hidden * ConstRowMap(params + layout_.fc2_w, classes_, HIDDEN).transpose();
-  out.rowwise() += ConstRowVecMap(params + layout_.fc2_b, classes_);
+  gemm<RowMajor, ColMajor>(n, classes_, HIDDEN, hidden_.data(), HIDDEN, params + layout_.fc2_w,
+                           HIDDEN, logits_.data(), classes_, false, pack_a_, pack_b_);
+  RowMap(logits_.data(), n, classes_).rowwise() += ConstRowVecMap(params + layout_.fc2_b, classes_);
 }
 
 void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulate) {
@@ -386,18 +453,12 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
   const int k2 = CONV1_FILTERS * 9;
 
   // fc2: dW = dlogits^T hidden, db = column sums, dhidden = dlogits W.
-  const ConstRowMap dlogits(logits_.data(), n, classes_);
-  const ConstRowMap hidden(hidden_.data(), n, HIDDEN);
-  assign_or_add(RowMap(grad + layout_.fc2_w, classes_, HIDDEN), dlogits.transpose(), hidden,
-                accumulate);
-  RowVecMap db2(grad + layout_.fc2_b, classes_);
-  if (accumulate) {
-    db2 += dlogits.colwise().sum();
-  } else {
-    db2 = dlogits.colwise().sum();
-  }
-  RowMap dhidden(dhidden_.data(), n, HIDDEN);
-  dhidden.noalias() = dlogits * ConstRowMap(params + layout_.fc2_w, classes_, HIDDEN);
+  const float* dlogits = logits_.data();
+  gemm<ColMajor, RowMajor>(classes_, HIDDEN, n, dlogits, classes_, hidden_.data(), HIDDEN,
+                           grad + layout_.fc2_w, HIDDEN, accumulate, pack_a_, pack_b_);
+  add_column_sums(dlogits, n, classes_, grad + layout_.fc2_b, accumulate);
+  gemm<RowMajor, RowMajor>(n, HIDDEN, classes_, dlogits, classes_, params + layout_.fc2_w, HIDDEN,
+                           dhidden_.data(), HIDDEN, false, pack_a_, pack_b_);
 
   // Through dropout and ReLU: the stored output is positive exactly where the unit was kept and
   // active, and there its derivative is the dropout scale (1 without dropout).
@@ -407,37 +468,29 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
   const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
   for (std::ptrdiff_t i = 0; i < units; ++i) dh[i] = hd[i] > 0.0f ? dh[i] * scale : 0.0f;
 
-  // fc1.
-  const ConstRowMap flat(flat_.data(), n, features);
-  assign_or_add(RowMap(grad + layout_.fc1_w, HIDDEN, features), dhidden.transpose(), flat,
-                accumulate);
-  RowVecMap db1(grad + layout_.fc1_b, HIDDEN);
-  if (accumulate) {
-    db1 += dhidden.colwise().sum();
-  } else {
-    db1 = dhidden.colwise().sum();
-  }
-  RowMap(dflat_.data(), n, features).noalias() =
-      dhidden * ConstRowMap(params + layout_.fc1_w, HIDDEN, features);
+  // fc1: dW = dhidden^T flat, db, dflat = dhidden W.
+  gemm<ColMajor, RowMajor>(HIDDEN, features, n, dh, HIDDEN, flat_.data(), features,
+                           grad + layout_.fc1_w, features, accumulate, pack_a_, pack_b_);
+  add_column_sums(dh, n, HIDDEN, grad + layout_.fc1_b, accumulate);
+  gemm<RowMajor, RowMajor>(n, features, HIDDEN, dh, HIDDEN, params + layout_.fc1_w, features,
+                           dflat_.data(), features, false, pack_a_, pack_b_);
 
-  // pool2 and conv2.
+  // pool2 and conv2: dW = dconv2 cols2^T, dcols2 = W^T dconv2, then back to pool1's layout.
   maxpool_backward(conv2_.data(), params + layout_.conv2_b, dflat_.data(), Strides{p, features},
                    CONV2_FILTERS, n, h / 2, w / 2, dconv2_.data(), grad + layout_.conv2_b,
                    accumulate, pool_tmp_.data());
-  const ConstRowMap dconv2(dconv2_.data(), CONV2_FILTERS, n * q);
-  assign_or_add(RowMap(grad + layout_.conv2_w, CONV2_FILTERS, k2), dconv2,
-                ConstRowMap(cols2_.data(), k2, n * q).transpose(), accumulate);
-  RowMap(dcols2_.data(), k2, n * q).noalias() =
-      ConstRowMap(params + layout_.conv2_w, CONV2_FILTERS, k2).transpose() * dconv2;
+  gemm<RowMajor, ColMajor>(CONV2_FILTERS, k2, n * q, dconv2_.data(), n * q, cols2_.data(), n * q,
+                           grad + layout_.conv2_w, k2, accumulate, pack_a_, pack_b_);
+  gemm<ColMajor, RowMajor>(k2, n * q, CONV2_FILTERS, params + layout_.conv2_w, k2, dconv2_.data(),
+                           n * q, dcols2_.data(), n * q, false, pack_a_, pack_b_);
   col2im_3x3(dcols2_.data(), CONV1_FILTERS, n, h / 2, w / 2, dpool1_.data());
 
   // pool1 and conv1 (no gradient with respect to the image).
   maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data(), Strides{n * q, q},
                    CONV1_FILTERS, n, h, w, dconv1_.data(), grad + layout_.conv1_b, accumulate,
                    pool_tmp_.data());
-  assign_or_add(RowMap(grad + layout_.conv1_w, CONV1_FILTERS, k1),
-                ConstRowMap(dconv1_.data(), CONV1_FILTERS, n * hw),
-                ConstRowMap(cols1_.data(), k1, n * hw).transpose(), accumulate);
+  gemm<RowMajor, ColMajor>(CONV1_FILTERS, k1, n * hw, dconv1_.data(), n * hw, cols1_.data(), n * hw,
+                           grad + layout_.conv1_w, k1, accumulate, pack_a_, pack_b_);
 }
 
 float Cnn::loss_and_gradient(std::span<const float> params, const Batch& batch,

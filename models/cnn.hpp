@@ -95,21 +95,22 @@ class Cnn : public Model {
   // per channel holding all samples' images one after the other, which is what im2col + GEMM
   // produces and consumes without transposing.
   int capacity_ = 0;
-  std::vector<float> cols1_;     // [C*9 x n*H*W] im2col of the input
-  std::vector<float> conv1_;     // [16 x n*H*W] conv1 without bias (CNHW)
-  std::vector<float> pool1_;     // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
-  std::vector<float> cols2_;     // [144 x n*H*W/4] im2col of pool1
-  std::vector<float> conv2_;     // [32 x n*H*W/4] conv2 without bias (CNHW)
-  std::vector<float> flat_;      // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
-  std::vector<float> hidden_;    // [n x 512] dropout(relu(fc1))
-  std::vector<float> logits_;    // [n x classes], then dL/dlogits in the backward pass
-  std::vector<float> dhidden_;   // [n x 512]
-  std::vector<float> dflat_;     // [n x F]
-  std::vector<float> dconv2_;    // [32 x n*H*W/4]
-  std::vector<float> dcols2_;    // [144 x n*H*W/4]
-  std::vector<float> dpool1_;    // [16 x n*H*W/4]
-  std::vector<float> dconv1_;    // [16 x n*H*W]
-  std::vector<float> pool_tmp_;  // [3 x n*H*W/2] working space of the pooling backward pass
+  std::vector<float> cols1_;            // [C*9 x n*H*W] im2col of the input
+  std::vector<float> conv1_;            // [16 x n*H*W] conv1 without bias (CNHW)
+  std::vector<float> pool1_;            // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
+  std::vector<float> cols2_;            // [144 x n*H*W/4] im2col of pool1
+  std::vector<float> conv2_;            // [32 x n*H*W/4] conv2 without bias (CNHW)
+  std::vector<float> flat_;             // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
+  std::vector<float> hidden_;           // [n x 512] dropout(relu(fc1))
+  std::vector<float> logits_;           // [n x classes], then dL/dlogits in the backward pass
+  std::vector<float> dhidden_;          // [n x 512]
+  std::vector<float> dflat_;            // [n x F]
+  std::vector<float> dconv2_;           // [32 x n*H*W/4]
+  std::vector<float> dcols2_;           // [144 x n*H*W/4]
+  std::vector<float> dpool1_;           // [16 x n*H*W/4]
+  std::vector<float> dconv1_;           // [16 x n*H*W]
+  std::vector<float> pool_tmp_;         // [3 x n*H*W/2] working space of the pooling backward pass
+  std::vector<float> pack_a_, pack_b_;  // Eigen's GEMM packing buffers (see cnn.cpp)
 };
 
 /// The CNN for inputs of the given shape (what make_model builds for ModelKind::CNN); throws

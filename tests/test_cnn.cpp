@@ -14,6 +14,22 @@
 
 using namespace failsim::models;
 
+// Counting allocations: this executable's malloc wraps glibc's and counts the calls made by the
+// current thread while `g_count_mallocs` is set. Every allocation goes through it: operator new,
+// std::vector, and Eigen's aligned_malloc alike. Only where glibc and no sanitizer are present.
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define FAILSIM_COUNT_MALLOC 1
+namespace {
+thread_local bool g_count_mallocs = false;
+thread_local long g_mallocs = 0;
+}  // namespace
+extern "C" void* __libc_malloc(std::size_t size);
+extern "C" void* malloc(std::size_t size) {
+  if (g_count_mallocs) ++g_mallocs;
+  return __libc_malloc(size);
+}
+#endif
+
 namespace {
 
 struct RandomBatch {
@@ -457,4 +473,31 @@ TEST_CASE("CNN gradient over several chunks is the mean of per-sample gradients"
     max_abs = std::max(max_abs, std::abs(mean[k]));
   }
   CHECK(max_err < 1e-5 * max_abs + 1e-7);
+}
+
+TEST_CASE("CNN steady state does not allocate", "[cnn]") {
+#ifdef FAILSIM_COUNT_MALLOC
+  Cnn cnn;
+  const RandomBatch batch(32, cnn.input_dim(), 10, 71);
+  const auto params = initial(cnn, 72);
+  std::vector<float> grad(params.size()), out(32 * 10);
+  // The first calls grow the scratch buffers; later ones, with up to as many samples, must not.
+  cnn.loss_and_gradient(params, batch.view(), grad, 1);
+  cnn.logits(params, batch.x.data(), 32, out.data());
+  g_mallocs = 0;
+  g_count_mallocs = true;
+  cnn.loss_and_gradient(params, batch.view(), grad, 2);
+  cnn.loss_and_gradient(params, Batch{batch.x.data(), batch.y.data(), 7}, grad, 3);
+  cnn.logits(params, batch.x.data(), 32, out.data());
+  cnn.logits(params, batch.x.data(), 5, out.data());
+  g_count_mallocs = false;
+  CHECK(g_mallocs == 0);
+  // The counter itself works: a vector of the batch's size allocates.
+  g_count_mallocs = true;
+  std::vector<float> fresh(batch.x.begin(), batch.x.end());
+  g_count_mallocs = false;
+  CHECK(g_mallocs > 0);
+#else
+  WARN("allocation counting needs glibc without sanitizers; not checked");
+#endif
 }
