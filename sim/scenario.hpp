@@ -106,10 +106,22 @@ struct PlatformCluster {
   bool operator==(const PlatformCluster&) const = default;
 };
 
+/// The storage host: checkpoint storage (its disk) and the stateless strategy's external store
+/// (its memory). Star: a host "storage" with a link like every other host. Platform file: the
+/// host named `host`. Its disk is modelled by read and write bandwidths.
+struct StorageConfig {
+  std::string host;          ///< PLATFORM only: a host of the platform file
+  double disk_read = 500e6;  ///< bytes/s
+  double disk_write = 200e6; ///< bytes/s
+
+  bool operator==(const StorageConfig&) const = default;
+};
+
 struct ClusterConfig {
   ClusterKind kind = ClusterKind::STAR;
   StarCluster star;          ///< meaningful when kind == STAR
   PlatformCluster platform;  ///< meaningful when kind == PLATFORM
+  StorageConfig storage;
 
   int num_workers() const;
   int num_servers() const;
@@ -161,6 +173,102 @@ struct StopConfig {
   bool operator==(const StopConfig&) const = default;
 };
 
+/// What a failure hits. SERVER is whichever server process is the primary at that moment
+/// (the chain's head); REPLICA is a chain position (0 = head ... N-1 = tail) at that moment;
+/// WORKER a worker by index; STORAGE the checkpoint storage / external store host.
+enum class FailureTarget { SERVER, REPLICA, WORKER, STORAGE };
+
+/// One scheduled failure: the target's process dies at `at_time` (or right after the server
+/// applies update `at_update`; exactly one of the two is set) and its host stays down for
+/// `down_for` seconds (0: a process crash, the host stays usable; nullopt: for good).
+struct FailureEvent {
+  FailureTarget target = FailureTarget::SERVER;
+  int index = 0;  ///< WORKER: worker index; REPLICA: chain position; otherwise 0
+  std::optional<double> at_time;
+  std::optional<std::int64_t> at_update;
+  std::optional<double> down_for = 0.0;
+
+  bool operator==(const FailureEvent&) const = default;
+};
+
+enum class DistributionKind { FIXED, EXPONENTIAL, WEIBULL };
+
+/// A distribution of durations in seconds. FIXED: always `value`. EXPONENTIAL: mean `value`.
+/// WEIBULL: shape k = `shape`, scale lambda = `value` (mean lambda * Gamma(1 + 1/k)).
+struct Distribution {
+  DistributionKind kind = DistributionKind::FIXED;
+  double value = 0.0;  ///< seconds, > 0 (FIXED may be 0)
+  double shape = 1.0;  ///< WEIBULL only, > 0
+
+  bool operator==(const Distribution&) const = default;
+};
+
+/// Random failures of every process of a role: each has independent lifetimes drawn from
+/// `lifetime` (time from start or repair to the next failure) and downtimes from `repair`,
+/// all from the scenario seed.
+struct StochasticFailures {
+  FailureTarget target = FailureTarget::WORKER;  ///< SERVER (every server host), WORKER or STORAGE
+  Distribution lifetime;
+  Distribution repair;
+
+  bool operator==(const StochasticFailures&) const = default;
+};
+
+struct FailureConfig {
+  /// A failure is noticed this long after it happens (heartbeat / coordination-service session
+  /// timeout). > 0.
+  double detection_timeout = 5.0;
+  /// From detection to a replacement process being up (the study: about 20 s in all). >= 0.
+  double restart_delay = 15.0;
+  /// A worker's request (pull or push) to a server gives up after this long; it then asks the
+  /// coordination service where the server is now and retries. > 0.
+  double request_timeout = 1.0;
+  std::vector<FailureEvent> events;
+  std::vector<StochasticFailures> stochastic;
+
+  bool operator==(const FailureConfig&) const = default;
+};
+
+enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS };
+
+/// Periodic checkpoints of the server's parameters, version and optimiser state to the storage
+/// host (cluster.storage), whose disk write and read cost time.
+struct CheckpointConfig {
+  int every_updates = 100;    ///< 0 = off; at least one of the two intervals is set
+  double every_seconds = 0;   ///< 0 = off
+  bool blocking = true;       ///< the server waits for the write (else it goes on training)
+
+  bool operator==(const CheckpointConfig&) const = default;
+};
+
+/// Chain replication over the cluster's server hosts (cluster.servers.count = N >= 2 replicas).
+struct ChainConfig {
+  int every_updates = 100;  ///< the head pushes its state down the chain every K updates (>= 1)
+
+  bool operator==(const ChainConfig&) const = default;
+};
+
+enum class StaleRuleKind { SUM, MEAN, PAPER, INVERSE_STALENESS, DROP_STALE };
+
+/// Parameters and pending gradients live in the external store (the storage host's memory).
+struct StatelessConfig {
+  StaleRuleKind rule = StaleRuleKind::PAPER;  ///< how pending gradients are applied on return
+  int paper_threshold = 50;                   ///< PAPER: more pending than this -> paper_low_lr
+  double paper_low_lr = 0.001;                ///< PAPER
+  int drop_bound = 0;                         ///< DROP_STALE: largest staleness still applied
+
+  bool operator==(const StatelessConfig&) const = default;
+};
+
+struct RecoveryConfig {
+  RecoveryStrategy strategy = RecoveryStrategy::NONE;
+  CheckpointConfig checkpoint;  ///< CHECKPOINT only
+  ChainConfig chain;            ///< CHAIN only
+  StatelessConfig stateless;    ///< STATELESS only
+
+  bool operator==(const RecoveryConfig&) const = default;
+};
+
 struct OutputConfig {
   /// Result directory, relative to the working directory (not to the scenario file); the CLI's
   /// -o overrides it. Default: results/<name>.
@@ -183,6 +291,8 @@ struct Scenario {
   TimingConfig timing;
   EvaluationConfig evaluation;
   StopConfig stop;
+  FailureConfig failures;
+  RecoveryConfig recovery;
   OutputConfig output;
 
   bool operator==(const Scenario&) const = default;
