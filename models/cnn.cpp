@@ -107,30 +107,10 @@ float stable_sum(const float* x, std::ptrdiff_t len) {
   for (; i + LANES <= len; i += LANES) {
     for (int l = 0; l < LANES; ++l) acc[l] += x[i + l];
   }
-  for (int l = 0; i < len; ++i, ++l) acc[l] += x[i];
+  for (int l = 0; l < LANES && i < len; ++l, ++i) acc[l] += x[i];
   float total = 0.0f;
   for (float a : acc) total += a;
   return total;
-}
-
-/// The 2x2 max-pool tournament shared by the forward and backward passes, so both pick the
-/// same window position: the first maximum in row-major window order (a, b / c, d), as PyTorch.
-struct PoolWindow {
-  float max;
-  bool right_top;     // b beat a
-  bool right_bottom;  // d beat c
-  bool bottom;        // max(c, d) beat max(a, b)
-};
-
-inline PoolWindow pool_window(float a, float b, float c, float d) {
-  PoolWindow p;
-  p.right_top = b > a;
-  p.right_bottom = d > c;
-  const float top = p.right_top ? b : a;
-  const float bot = p.right_bottom ? d : c;
-  p.bottom = bot > top;
-  p.max = p.bottom ? bot : top;
-  return p;
 }
 
 /// out(c, s, p) = relu(max over the 2x2 window p of conv(c, s, .) + bias[c]). The bias is added
@@ -152,8 +132,9 @@ void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n
         const float* __restrict r1 = r0 + w;
         float* __restrict orow = o + static_cast<std::ptrdiff_t>(py) * pw;
         for (int px = 0; px < pw; ++px) {
-          const PoolWindow p = pool_window(r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]);
-          orow[px] = std::max(p.max + b, 0.0f);
+          const float m =
+              std::max(std::max(r0[2 * px], r0[2 * px + 1]), std::max(r1[2 * px], r1[2 * px + 1]));
+          orow[px] = std::max(m + b, 0.0f);
         }
       }
     }
@@ -173,6 +154,10 @@ void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n
 /// row-major window order (a b / c d), as PyTorch: a column's bottom wins only if strictly
 /// greater, the right column only if strictly greater or if equal with its top (b) against a
 /// left bottom (c), since b precedes c.
+///
+/// Every choice is arithmetic on 0/1 flags (x * 1 = x, x - x = 0 exactly), not a conditional:
+/// where a row is too short for the vector loop (W/2 = 14 < 16 lanes) the compiler's scalar code
+/// would otherwise branch, and on unpredictable winners that cost ten cycles per pixel.
 void maxpool_backward(const float* conv, const float* bias, const float* dout, Strides ost,
                       int channels, int n, int h, int w, float* dconv, float* dbias,
                       bool accumulate, float* tmp) {
@@ -193,9 +178,8 @@ void maxpool_backward(const float* conv, const float* bias, const float* dout, S
       float* __restrict vm = vmax + rp * w;
       float* __restrict vb = vbot + rp * w;
       for (int x = 0; x < w; ++x) {
-        const bool bot = r1[x] > r0[x];
-        vm[x] = bot ? r1[x] : r0[x];
-        vb[x] = bot ? 1.0f : 0.0f;
+        vm[x] = std::max(r0[x], r1[x]);  // r0 on a tie
+        vb[x] = static_cast<float>(r1[x] > r0[x]);
       }
     }
     const float b = bias[c];
@@ -207,13 +191,11 @@ void maxpool_backward(const float* conv, const float* bias, const float* dout, S
       for (std::ptrdiff_t k = 0; k < windows; ++k) {
         const float left = vm[2 * k];
         const float right = vm[2 * k + 1];
-        // Bitwise, not short-circuit, operators: no branches, so the loop vectorises.
-        const bool take_right =
-            (right > left) | ((right == left) & (vb[2 * k + 1] == 0.0f) & (vb[2 * k] != 0.0f));
-        const float m = take_right ? right : left;
-        const float g = m + b > 0.0f ? d[k] : 0.0f;
-        gc[2 * k] = take_right ? 0.0f : g;
-        gc[2 * k + 1] = take_right ? g : 0.0f;
+        const float take_right = static_cast<float>(
+            (right > left) | ((right == left) & (vb[2 * k + 1] == 0.0f) & (vb[2 * k] != 0.0f)));
+        const float g = d[k] * static_cast<float>(std::max(left, right) + b > 0.0f);
+        gc[2 * k + 1] = g * take_right;
+        gc[2 * k] = g - gc[2 * k + 1];
       }
     }
     float* dimg = dconv + static_cast<std::ptrdiff_t>(c) * n * hw;
@@ -223,8 +205,8 @@ void maxpool_backward(const float* conv, const float* bias, const float* dout, S
       const float* __restrict vb = vbot + rp * w;
       const float* __restrict gc = gcol + rp * w;
       for (int x = 0; x < w; ++x) {
-        d0[x] = vb[x] != 0.0f ? 0.0f : gc[x];
-        d1[x] = vb[x] != 0.0f ? gc[x] : 0.0f;
+        d1[x] = gc[x] * vb[x];
+        d0[x] = gc[x] - d1[x];
       }
     }
     // Summed apart: a float reduction inside the loops above would keep them scalar (the
