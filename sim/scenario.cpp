@@ -1,6 +1,9 @@
-// Scenario parsing: one reader per section, in file order, then the checks that involve
-// several sections. Every default lives here, next to the read that applies it (and in the
-// docs page and the schema, which the tests compare against this parser).
+// Scenario parsing: one reader per section, in file order except that `recovery` comes before
+// `cluster` and `failures` (its strategy decides how many server hosts there are, whether a
+// storage host exists, and which targets a failure may hit, so those sections check against it
+// as they are read), then the checks that involve several sections. Every default lives here, next
+// to the read that applies it (and in the docs page and the schema, which the tests compare against
+// this parser).
 #include "sim/scenario.hpp"
 
 #include <algorithm>
@@ -30,6 +33,26 @@ const Choices<ConsistencyMode> CONSISTENCY_MODES{{"sync", ConsistencyMode::SYNC}
                                                  {"async", ConsistencyMode::ASYNC}};
 const Choices<GradientCombine> COMBINE_RULES{{"sum", GradientCombine::SUM},
                                              {"mean", GradientCombine::MEAN}};
+const Choices<RecoveryStrategy> STRATEGIES{{"none", RecoveryStrategy::NONE},
+                                           {"checkpoint", RecoveryStrategy::CHECKPOINT},
+                                           {"chain", RecoveryStrategy::CHAIN},
+                                           {"stateless", RecoveryStrategy::STATELESS}};
+const Choices<StaleRuleKind> STALE_RULES{{"paper", StaleRuleKind::PAPER},
+                                         {"sum", StaleRuleKind::SUM},
+                                         {"mean", StaleRuleKind::MEAN},
+                                         {"inverse_staleness", StaleRuleKind::INVERSE_STALENESS},
+                                         {"drop_stale", StaleRuleKind::DROP_STALE}};
+const Choices<FailureTarget> EVENT_TARGETS{{"server", FailureTarget::SERVER},
+                                           {"replica", FailureTarget::REPLICA},
+                                           {"worker", FailureTarget::WORKER},
+                                           {"storage", FailureTarget::STORAGE}};
+// A replica is a chain position "at that moment": random failures hit hosts, not positions.
+const Choices<FailureTarget> STOCHASTIC_TARGETS{{"server", FailureTarget::SERVER},
+                                                {"worker", FailureTarget::WORKER},
+                                                {"storage", FailureTarget::STORAGE}};
+const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::EXPONENTIAL},
+                                              {"weibull", DistributionKind::WEIBULL},
+                                              {"fixed", DistributionKind::FIXED}};
 
 constexpr std::int64_t INT_LIMIT = INT_MAX;
 const char* const DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
@@ -135,12 +158,59 @@ std::vector<std::string> read_hosts(const ObjectReader& r) {
       [](const nlohmann::json& v, const JsonLocation& where) { return read_string(v, where); });
 }
 
-// One parameter server for now: several servers only make sense with a strategy that uses them
-// (chain replicas, shards), and a count nothing uses would silently mean nothing.
-constexpr std::int64_t MAX_SERVERS = 1;
+std::string quoted_name(RecoveryStrategy strategy) {
+  return "\"" + spelling_of(strategy, STRATEGIES) + "\"";
+}
 
-ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label) {
-  const ObjectReader r = top.object("cluster", {"platform", "workers", "servers", "network"});
+bool uses_storage(RecoveryStrategy strategy) {
+  return strategy == RecoveryStrategy::CHECKPOINT || strategy == RecoveryStrategy::STATELESS;
+}
+
+/// Chain replication runs one replica per server host, so it needs two at least; every other
+/// strategy runs one parameter server, and a second host nothing would use must not pass
+/// silently. Reported at the cluster field, naming the strategy that decides.
+void check_server_count(int count, RecoveryStrategy strategy, const JsonLocation& where,
+                        const std::string& found) {
+  if (strategy == RecoveryStrategy::CHAIN) {
+    if (count < 2) {
+      where.fail(
+          "at least 2 servers (recovery strategy \"chain\" runs one replica per server host)",
+          found);
+    }
+  } else if (count != 1) {
+    where.fail(fmt::format("1 server (recovery strategy {} runs one parameter server; only "
+                           "\"chain\" uses several)",
+                           quoted_name(strategy)),
+               found);
+  }
+}
+
+StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
+                           RecoveryStrategy strategy) {
+  StorageConfig st;
+  if (!uses_storage(strategy)) {
+    cluster.forbid("storage", fmt::format("the storage host serves only recovery strategies "
+                                          "\"checkpoint\" and \"stateless\", not {}",
+                                          quoted_name(strategy)));
+    return st;
+  }
+  const ObjectReader r = cluster.object_or_empty("storage", {"host", "disk_read", "disk_write"});
+  if (kind == ClusterKind::PLATFORM) {
+    st.host = r.string("host");
+  } else {
+    r.forbid("host",
+             "the built-in star has its own storage host; 'host' names a host of a "
+             "platform file");
+  }
+  st.disk_read = r.quantity_or("disk_read", st.disk_read, Quantity::BANDWIDTH, Sign::POSITIVE);
+  st.disk_write = r.quantity_or("disk_write", st.disk_write, Quantity::BANDWIDTH, Sign::POSITIVE);
+  return st;
+}
+
+ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label,
+                           RecoveryStrategy strategy) {
+  const ObjectReader r =
+      top.object("cluster", {"platform", "workers", "servers", "network", "storage"});
   const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
   const ObjectReader servers = r.object("servers", {"count", "speed", "hosts"});
   ClusterConfig c;
@@ -160,42 +230,44 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
     p.worker_hosts = read_hosts(workers);
     p.server_hosts = read_hosts(servers);
-    if (p.server_hosts.size() > MAX_SERVERS) {
-      servers.at("hosts").fail(fmt::format("at most {} server host (one parameter server; replicas come with the "
-                                           "replication strategy)", MAX_SERVERS),
-                               fmt::format("{} hosts", p.server_hosts.size()));
-    }
-    return c;
-  }
-
-  c.kind = ClusterKind::STAR;
-  StarCluster& s = c.star;
-  const char* star_only = "'hosts' needs a platform file in cluster.platform";
-  workers.forbid("hosts", star_only);
-  servers.forbid("hosts", star_only);
-  const int count = to_int(workers.integer("count", 1, INT_LIMIT));
-  if (workers.has("speed") && workers.has("speeds")) {
-    workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
-                              "both 'speed' and 'speeds'");
-  }
-  if (workers.has("speeds")) {
-    s.worker_speeds = workers.list(
-        "speeds", 1, "compute speeds", [](const nlohmann::json& v, const JsonLocation& where) {
-          return quantity_from_json(v, Quantity::SPEED, Sign::POSITIVE, where);
-        });
-    if (s.worker_speeds.size() != static_cast<std::size_t>(count)) {
-      workers.at("speeds").fail(fmt::format("{} speeds, one per worker as 'count' says", count),
-                                fmt::format("{} speeds", s.worker_speeds.size()));
-    }
+    check_server_count(
+        static_cast<int>(p.server_hosts.size()), strategy, servers.at("hosts"),
+        fmt::format("{} host{}", p.server_hosts.size(), p.server_hosts.size() == 1 ? "" : "s"));
   } else {
-    const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
-    s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
+    c.kind = ClusterKind::STAR;
+    StarCluster& s = c.star;
+    const char* star_only = "'hosts' needs a platform file in cluster.platform";
+    workers.forbid("hosts", star_only);
+    servers.forbid("hosts", star_only);
+    const int count = to_int(workers.integer("count", 1, INT_LIMIT));
+    if (workers.has("speed") && workers.has("speeds")) {
+      workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
+                                "both 'speed' and 'speeds'");
+    }
+    if (workers.has("speeds")) {
+      s.worker_speeds = workers.list(
+          "speeds", 1, "compute speeds", [](const nlohmann::json& v, const JsonLocation& where) {
+            return quantity_from_json(v, Quantity::SPEED, Sign::POSITIVE, where);
+          });
+      if (s.worker_speeds.size() != static_cast<std::size_t>(count)) {
+        workers.at("speeds").fail(fmt::format("{} speeds, one per worker as 'count' says", count),
+                                  fmt::format("{} speeds", s.worker_speeds.size()));
+      }
+    } else {
+      const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+      s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
+    }
+    s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
+    check_server_count(s.servers, strategy, servers.at("count"),
+                       servers.has("count") ? std::to_string(s.servers)
+                                            : fmt::format("{} (the default)", s.servers));
+    s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+    const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
+    s.bandwidth =
+        network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
+    s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
   }
-  s.servers = to_int(servers.integer_or("count", s.servers, 1, MAX_SERVERS));
-  s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
-  const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
-  s.bandwidth = network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
-  s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
+  c.storage = read_storage(r, c.kind, strategy);
   return c;
 }
 
@@ -246,6 +318,229 @@ StopConfig read_stop(const ObjectReader& top) {
     r.location().fail("at least one of 'time', 'updates', 'target_accuracy'", "none");
   }
   return s;
+}
+
+std::string only_strategy(std::string_view strategy) {
+  return fmt::format("it applies only to strategy \"{}\"", strategy);
+}
+
+CheckpointConfig read_checkpoint(const ObjectReader& recovery) {
+  const ObjectReader r =
+      recovery.object_or_empty("checkpoint", {"every_updates", "every_seconds", "blocking"});
+  CheckpointConfig c;
+  // Every 100 updates unless an interval is written: then the unwritten one is off, so
+  // {"every_seconds": "30s"} means every 30 s and nothing else.
+  const bool written = r.has("every_updates") || r.has("every_seconds");
+  c.every_updates =
+      to_int(r.integer_or("every_updates", written ? 0 : c.every_updates, 0, INT_LIMIT));
+  c.every_seconds =
+      r.quantity_or("every_seconds", c.every_seconds, Quantity::TIME, Sign::NON_NEGATIVE);
+  if (c.every_updates == 0 && c.every_seconds == 0.0) {
+    r.location().fail("a checkpoint interval: 'every_updates' or 'every_seconds' > 0", "both 0");
+  }
+  c.blocking = r.boolean_or("blocking", c.blocking);
+  return c;
+}
+
+StatelessConfig read_stateless(const ObjectReader& recovery) {
+  const ObjectReader r = recovery.object_or_empty(
+      "stateless", {"rule", "paper_threshold", "paper_low_lr", "drop_bound"});
+  StatelessConfig c;
+  c.rule = r.choice_or("rule", c.rule, STALE_RULES);
+  if (c.rule == StaleRuleKind::PAPER) {
+    c.paper_threshold = to_int(r.integer_or("paper_threshold", c.paper_threshold, 0, INT_LIMIT));
+    c.paper_low_lr = r.number_or("paper_low_lr", c.paper_low_lr, Interval::positive());
+  } else {
+    r.forbid("paper_threshold", "it applies only to rule \"paper\"");
+    r.forbid("paper_low_lr", "it applies only to rule \"paper\"");
+  }
+  if (c.rule == StaleRuleKind::DROP_STALE) {
+    c.drop_bound = to_int(r.integer("drop_bound", 0, INT_LIMIT));
+  } else {
+    r.forbid("drop_bound", "it applies only to rule \"drop_stale\"");
+  }
+  return c;
+}
+
+RecoveryConfig read_recovery(const ObjectReader& top) {
+  RecoveryConfig c;
+  if (!top.has("recovery")) return c;
+  const ObjectReader r = top.object("recovery", {"strategy", "checkpoint", "chain", "stateless"});
+  c.strategy = r.choice("strategy", STRATEGIES);
+  if (c.strategy == RecoveryStrategy::CHECKPOINT) {
+    c.checkpoint = read_checkpoint(r);
+  } else {
+    r.forbid("checkpoint", only_strategy("checkpoint"));
+  }
+  if (c.strategy == RecoveryStrategy::CHAIN) {
+    const ObjectReader chain = r.object_or_empty("chain", {"every_updates"});
+    c.chain.every_updates =
+        to_int(chain.integer_or("every_updates", c.chain.every_updates, 1, INT_LIMIT));
+  } else {
+    r.forbid("chain", only_strategy("chain"));
+  }
+  if (c.strategy == RecoveryStrategy::STATELESS) {
+    c.stateless = read_stateless(r);
+  } else {
+    r.forbid("stateless", only_strategy("stateless"));
+  }
+  return c;
+}
+
+/// A target the strategy has: a replica is a chain position, and the storage host exists only
+/// for the strategies that store something.
+void check_target(FailureTarget target, RecoveryStrategy strategy, const JsonLocation& where,
+                  const Choices<FailureTarget>& targets) {
+  const bool bad_replica = target == FailureTarget::REPLICA && strategy != RecoveryStrategy::CHAIN;
+  const bool bad_storage = target == FailureTarget::STORAGE && !uses_storage(strategy);
+  if (!bad_replica && !bad_storage) return;
+  std::string allowed;
+  for (const auto& [spelling, value] : targets) {
+    if ((value == FailureTarget::REPLICA && strategy != RecoveryStrategy::CHAIN) ||
+        (value == FailureTarget::STORAGE && !uses_storage(strategy))) {
+      continue;
+    }
+    allowed += fmt::format("{}\"{}\"", allowed.empty() ? "" : ", ", spelling);
+  }
+  const char* why = bad_replica ? "a replica is a chain position of strategy \"chain\""
+                                : "the storage host exists only with strategies \"checkpoint\" "
+                                  "and \"stateless\"";
+  where.fail(
+      fmt::format("a target of recovery strategy {}: {} ({})", quoted_name(strategy), allowed, why),
+      "\"" + spelling_of(target, targets) + "\"");
+}
+
+/// The required index of a worker or a chain position, in [0, count).
+int read_index(const ObjectReader& r, std::string_view noun, int count, std::string_view counted) {
+  const std::string expected =
+      fmt::format("{} in [0, {}] (the cluster has {} {})", noun, count - 1, count, counted);
+  const std::int64_t i = read_integer(r.require("index", expected), r.at("index"), 0, INT_LIMIT);
+  if (i >= count) r.at("index").fail(expected, std::to_string(i));
+  return to_int(i);
+}
+
+/// A duration >= 0, or "forever" (nullopt).
+std::optional<double> read_down_for(const ObjectReader& r) {
+  const nlohmann::json* v = r.find("down_for");
+  if (v == nullptr) return 0.0;
+  if (v->is_string() && v->get_ref<const std::string&>() == "forever") return std::nullopt;
+  try {
+    return quantity_from_json(*v, Quantity::TIME, Sign::NON_NEGATIVE, r.at("down_for"));
+  } catch (const ScenarioError& e) {
+    r.at("down_for").fail(e.expected() + ", or \"forever\" (the host never comes back)", e.found());
+  }
+}
+
+FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& where,
+                                const ClusterConfig& cluster, RecoveryStrategy strategy) {
+  const ObjectReader r(v, where, {"target", "index", "at", "at_update", "down_for"});
+  FailureEvent e;
+  e.target = r.choice("target", EVENT_TARGETS);
+  check_target(e.target, strategy, r.at("target"), EVENT_TARGETS);
+  if (e.target == FailureTarget::WORKER) {
+    e.index = read_index(r, "a worker index", cluster.num_workers(), "workers");
+  } else if (e.target == FailureTarget::REPLICA) {
+    e.index = read_index(r, "a chain position (0 = head)", cluster.num_servers(), "servers");
+  } else {
+    r.forbid("index", e.target == FailureTarget::SERVER
+                          ? "target \"server\" is whichever server is the primary at that moment"
+                          : "there is one storage host");
+  }
+  if (r.has("at") && r.has("at_update")) {
+    r.at("at_update")
+        .fail("either 'at' (a time) or 'at_update' (an update count)", "both 'at' and 'at_update'");
+  }
+  if (r.has("at")) {
+    e.at_time = r.quantity("at", Quantity::TIME, Sign::NON_NEGATIVE);
+  } else if (r.has("at_update")) {
+    e.at_update = r.integer("at_update", 1);
+  } else {
+    r.location().fail("'at' (a time) or 'at_update' (an update count): when the failure happens",
+                      "neither");
+  }
+  e.down_for = read_down_for(r);
+  return e;
+}
+
+Distribution read_distribution(const ObjectReader& parent, std::string_view key, Sign fixed_sign) {
+  const ObjectReader r = parent.object(key, {"distribution", "mean", "shape", "scale", "value"});
+  Distribution d;
+  d.kind = r.choice("distribution", DISTRIBUTIONS);
+  const char* only_exponential = "it applies only to distribution \"exponential\"";
+  const char* only_weibull = "it applies only to distribution \"weibull\"";
+  const char* only_fixed = "it applies only to distribution \"fixed\"";
+  switch (d.kind) {
+    case DistributionKind::EXPONENTIAL:
+      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
+      r.forbid("value", only_fixed);
+      d.value = r.quantity("mean", Quantity::TIME, Sign::POSITIVE);
+      break;
+    case DistributionKind::WEIBULL:
+      r.forbid("mean", only_exponential);
+      r.forbid("value", only_fixed);
+      d.shape = r.number("shape", Interval::positive());
+      d.value = r.quantity("scale", Quantity::TIME, Sign::POSITIVE);
+      break;
+    case DistributionKind::FIXED:
+      r.forbid("mean", only_exponential);
+      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
+      d.value = r.quantity("value", Quantity::TIME, fixed_sign);
+      break;
+  }
+  return d;
+}
+
+StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& where,
+                                   RecoveryStrategy strategy) {
+  const ObjectReader r(v, where, {"target", "lifetime", "repair"});
+  StochasticFailures f;
+  f.target = r.choice("target", STOCHASTIC_TARGETS);
+  check_target(f.target, strategy, r.at("target"), STOCHASTIC_TARGETS);
+  // A lifetime of 0 would fail a process again the instant it is repaired; a repair of 0 is
+  // a process crash on a host that stays up.
+  f.lifetime = read_distribution(r, "lifetime", Sign::POSITIVE);
+  f.repair = read_distribution(r, "repair", Sign::NON_NEGATIVE);
+  return f;
+}
+
+FailureConfig read_failures(const ObjectReader& top, const ClusterConfig& cluster,
+                            RecoveryStrategy strategy) {
+  const ObjectReader r = top.object_or_empty(
+      "failures",
+      {"detection_timeout", "restart_delay", "request_timeout", "events", "stochastic"});
+  FailureConfig f;
+  f.detection_timeout =
+      r.quantity_or("detection_timeout", f.detection_timeout, Quantity::TIME, Sign::POSITIVE);
+  f.restart_delay =
+      r.quantity_or("restart_delay", f.restart_delay, Quantity::TIME, Sign::NON_NEGATIVE);
+  f.request_timeout =
+      r.quantity_or("request_timeout", f.request_timeout, Quantity::TIME, Sign::POSITIVE);
+  if (r.has("events")) {
+    f.events = r.list("events", 0, "failure events (objects)",
+                      [&](const nlohmann::json& v, const JsonLocation& where) {
+                        return read_failure_event(v, where, cluster, strategy);
+                      });
+  }
+  if (r.has("stochastic")) {
+    f.stochastic = r.list("stochastic", 0, "stochastic failure processes (objects)",
+                          [&](const nlohmann::json& v, const JsonLocation& where) {
+                            return read_stochastic(v, where, strategy);
+                          });
+  }
+  // Two processes for one role would be one process with the shorter lifetime and an
+  // ambiguous repair: one entry per target.
+  for (std::size_t i = 0; i < f.stochastic.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (f.stochastic[i].target != f.stochastic[j].target) continue;
+      const std::string target = spelling_of(f.stochastic[i].target, STOCHASTIC_TARGETS);
+      r.at("stochastic")
+          .child(i)
+          .child("target")
+          .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
+                "\"" + target + "\"");
+    }
+  }
+  return f;
 }
 
 OutputConfig read_output(const ObjectReader& top, const std::string& name) {
@@ -381,6 +676,80 @@ nlohmann::json optional_to_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+nlohmann::json distribution_to_json(const Distribution& d) {
+  nlohmann::json out{{"distribution", spelling_of(d.kind, DISTRIBUTIONS)}};
+  switch (d.kind) {
+    case DistributionKind::EXPONENTIAL:
+      out["mean"] = d.value;
+      break;
+    case DistributionKind::WEIBULL:
+      out["shape"] = d.shape;
+      out["scale"] = d.value;
+      break;
+    case DistributionKind::FIXED:
+      out["value"] = d.value;
+      break;
+  }
+  return out;
+}
+
+nlohmann::json failures_to_json(const FailureConfig& f) {
+  using nlohmann::json;
+  json events = json::array();
+  for (const FailureEvent& e : f.events) {
+    json event{{"target", spelling_of(e.target, EVENT_TARGETS)}};
+    if (e.target == FailureTarget::WORKER || e.target == FailureTarget::REPLICA) {
+      event["index"] = e.index;
+    }
+    if (e.at_time) {
+      event["at"] = *e.at_time;
+    } else if (e.at_update) {
+      event["at_update"] = *e.at_update;
+    }
+    event["down_for"] = e.down_for ? json(*e.down_for) : json("forever");
+    events.push_back(event);
+  }
+  json stochastic = json::array();
+  for (const StochasticFailures& p : f.stochastic) {
+    stochastic.push_back({{"target", spelling_of(p.target, STOCHASTIC_TARGETS)},
+                          {"lifetime", distribution_to_json(p.lifetime)},
+                          {"repair", distribution_to_json(p.repair)}});
+  }
+  return json{{"detection_timeout", f.detection_timeout},
+              {"restart_delay", f.restart_delay},
+              {"request_timeout", f.request_timeout},
+              {"events", events},
+              {"stochastic", stochastic}};
+}
+
+nlohmann::json recovery_to_json(const RecoveryConfig& r) {
+  nlohmann::json out{{"strategy", spelling_of(r.strategy, STRATEGIES)}};
+  switch (r.strategy) {
+    case RecoveryStrategy::NONE:
+      break;
+    case RecoveryStrategy::CHECKPOINT:
+      out["checkpoint"] = {{"every_updates", r.checkpoint.every_updates},
+                           {"every_seconds", r.checkpoint.every_seconds},
+                           {"blocking", r.checkpoint.blocking}};
+      break;
+    case RecoveryStrategy::CHAIN:
+      out["chain"] = {{"every_updates", r.chain.every_updates}};
+      break;
+    case RecoveryStrategy::STATELESS: {
+      const StatelessConfig& st = r.stateless;
+      nlohmann::json stateless{{"rule", spelling_of(st.rule, STALE_RULES)}};
+      if (st.rule == StaleRuleKind::PAPER) {
+        stateless["paper_threshold"] = st.paper_threshold;
+        stateless["paper_low_lr"] = st.paper_low_lr;
+      }
+      if (st.rule == StaleRuleKind::DROP_STALE) stateless["drop_bound"] = st.drop_bound;
+      out["stateless"] = stateless;
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int ClusterConfig::num_workers() const {
@@ -399,9 +768,10 @@ std::string to_string(GradientCombine combine) { return spelling_of(combine, COM
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label) {
   const JsonLocation root{file_label, ""};
-  const ObjectReader top(doc, root,
-                         {"$schema", "name", "description", "seed", "data", "model", "optimizer",
-                          "cluster", "consistency", "timing", "evaluation", "stop", "output"});
+  const ObjectReader top(
+      doc, root,
+      {"$schema", "name", "description", "seed", "data", "model", "optimizer", "cluster",
+       "consistency", "timing", "evaluation", "stop", "failures", "recovery", "output"});
   // "$schema" points editors at scenarios/schema.json; it does not change the run.
   top.string_or("$schema", "");
 
@@ -421,11 +791,15 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   s.data = read_data(top, file_label);
   s.model = read_model(top);
   s.optimizer = read_optimizer(top);
-  s.cluster = read_cluster(top, file_label);
+  // The strategy before the cluster and the failures: it decides how many server hosts there
+  // are, whether there is a storage host, and which targets a failure may hit.
+  s.recovery = read_recovery(top);
+  s.cluster = read_cluster(top, file_label, s.recovery.strategy);
   s.consistency = read_consistency(top);
   s.timing = read_timing(top);
   s.evaluation = read_evaluation(top);
   s.stop = read_stop(top);
+  s.failures = read_failures(top, s.cluster, s.recovery.strategy);
   s.output = read_output(top, s.name);
   check_consistency_between_sections(s, root);
   return s;
@@ -500,6 +874,12 @@ nlohmann::json to_json(const Scenario& s) {
     cluster["servers"] = {{"count", star.servers}, {"speed", star.server_speed}};
     cluster["network"] = {{"bandwidth", star.bandwidth}, {"latency", star.latency}};
   }
+  if (uses_storage(s.recovery.strategy)) {
+    json storage{{"disk_read", s.cluster.storage.disk_read},
+                 {"disk_write", s.cluster.storage.disk_write}};
+    if (s.cluster.kind == ClusterKind::PLATFORM) storage["host"] = s.cluster.storage.host;
+    cluster["storage"] = storage;
+  }
 
   json consistency{{"mode", to_string(s.consistency.mode)}};
   if (s.consistency.mode == ConsistencyMode::SSP) consistency["bound"] = s.consistency.bound;
@@ -532,6 +912,8 @@ nlohmann::json to_json(const Scenario& s) {
        {{"time", optional_to_json(s.stop.time)},
         {"updates", s.stop.updates ? json(*s.stop.updates) : json(nullptr)},
         {"target_accuracy", optional_to_json(s.stop.target_accuracy)}}},
+      {"failures", failures_to_json(s.failures)},
+      {"recovery", recovery_to_json(s.recovery)},
       {"output",
        {{"directory", s.output.directory},
         {"timeseries", s.output.timeseries},

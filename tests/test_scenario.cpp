@@ -114,7 +114,8 @@ TEST_CASE("every example scenario parses, and is named after its file", "[scenar
     names.insert(s.name);
   }
   for (const char* required :
-       {"quickstart", "cnn-4-async", "sync-mlp", "ssp-softmax", "platform-lab"}) {
+       {"quickstart", "cnn-4-async", "sync-mlp", "ssp-softmax", "platform-lab",
+        "server-kill-checkpoint", "stateless-kill", "chain-kill", "worker-failures"}) {
     CHECK(names.count(required) == 1);
   }
 }
@@ -178,6 +179,50 @@ TEST_CASE("the other examples resolve units, lists and modes", "[scenario]") {
   }
 }
 
+TEST_CASE("the failure examples: one server kill per strategy, and failing workers", "[scenario]") {
+  const FailureEvent kill_at_2s{FailureTarget::SERVER, 0, 2.0, std::nullopt, 0.0};
+  SECTION("server-kill-checkpoint: checkpoints every 50 updates to the built-in storage host") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "server-kill-checkpoint.json").string());
+    CHECK(s.recovery.strategy == RecoveryStrategy::CHECKPOINT);
+    CHECK(s.recovery.checkpoint == CheckpointConfig{50, 0.0, true});
+    CHECK(s.cluster.storage == StorageConfig{"", 500e6, 200e6});
+    CHECK(s.cluster.num_servers() == 1);
+    CHECK(s.failures.detection_timeout == 0.5);
+    CHECK(s.failures.restart_delay == 1.0);
+    CHECK(s.failures.request_timeout == 0.2);
+    CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
+    CHECK(s.failures.stochastic.empty());
+    CHECK(s.stop.time == 6.0);
+  }
+  SECTION("stateless-kill: the study's rule for pending gradients") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-kill.json").string());
+    CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS);
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+    CHECK(s.cluster.storage == StorageConfig{});
+    CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
+  }
+  SECTION("chain-kill: three replicas, state pushed every 10 updates") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "chain-kill.json").string());
+    CHECK(s.recovery.strategy == RecoveryStrategy::CHAIN);
+    CHECK(s.recovery.chain.every_updates == 10);
+    CHECK(s.cluster.num_servers() == 3);
+    CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
+  }
+  SECTION("worker-failures: a worker lost for good after an update, and random failures") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "worker-failures.json").string());
+    CHECK(s.recovery == RecoveryConfig{});
+    CHECK(s.consistency.mode == ConsistencyMode::SYNC);
+    CHECK(s.failures.detection_timeout == 0.2);
+    CHECK(s.failures.restart_delay == 15.0);
+    CHECK(s.failures.events ==
+          std::vector<FailureEvent>{{FailureTarget::WORKER, 1, std::nullopt, 100, std::nullopt}});
+    REQUIRE(s.failures.stochastic.size() == 1);
+    CHECK(s.failures.stochastic[0] == StochasticFailures{FailureTarget::WORKER,
+                                                         {DistributionKind::EXPONENTIAL, 3.0, 1.0},
+                                                         {DistributionKind::FIXED, 0.5, 1.0}});
+  }
+}
+
 TEST_CASE("every optional field takes its documented default", "[scenario]") {
   const Scenario s = parse_scenario_text(MINIMAL, "dir/minimal.json");
   CHECK(s.name == "base");
@@ -195,7 +240,47 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
   CHECK(s.evaluation == EvaluationConfig{1.0, 0, 0, true});
   CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt});
   CHECK(s.output == OutputConfig{"results/base", true, true});
+  CHECK(s.failures == FailureConfig{5.0, 15.0, 1.0, {}, {}});
+  CHECK(s.recovery.strategy == RecoveryStrategy::NONE);
+  CHECK(s.recovery == RecoveryConfig{});
+  CHECK(s.cluster.storage == StorageConfig{"", 500e6, 200e6});
 
+  SECTION("a failure event is a process crash unless down_for says otherwise") {
+    json doc = json::parse(MINIMAL);
+    doc["failures"] = json::parse(R"({"events": [{"target": "server", "at": "30s"}]})");
+    const Scenario f = parse_scenario(doc, "m.json");
+    CHECK(f.failures.events ==
+          std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 30.0, std::nullopt, 0.0}});
+  }
+  SECTION("checkpoint: every 100 updates, blocking, to a 500 MB/s read, 200 MB/s write disk") {
+    json doc = json::parse(MINIMAL);
+    doc["recovery"] = {{"strategy", "checkpoint"}};
+    const Scenario c = parse_scenario(doc, "m.json");
+    CHECK(c.recovery.checkpoint == CheckpointConfig{100, 0.0, true});
+    CHECK(c.cluster.storage == StorageConfig{"", 500e6, 200e6});
+  }
+  SECTION("checkpoint: a written interval turns the other one off") {
+    json doc = json::parse(MINIMAL);
+    doc["recovery"] =
+        json::parse(R"({"strategy": "checkpoint", "checkpoint": {"every_seconds": "30s"}})");
+    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == CheckpointConfig{0, 30.0, true});
+    doc["recovery"]["checkpoint"] = {{"every_updates", 7}};
+    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == CheckpointConfig{7, 0.0, true});
+  }
+  SECTION("chain: state pushed every 100 updates") {
+    json doc = json::parse(MINIMAL);
+    doc["cluster"]["servers"]["count"] = 2;
+    doc["recovery"] = {{"strategy", "chain"}};
+    const Scenario c = parse_scenario(doc, "m.json");
+    CHECK(c.recovery.chain.every_updates == 100);
+    CHECK(c.cluster.num_servers() == 2);
+  }
+  SECTION("stateless: the study's rule, 0.001 above 50 pending gradients") {
+    json doc = json::parse(MINIMAL);
+    doc["recovery"] = {{"strategy", "stateless"}};
+    CHECK(parse_scenario(doc, "m.json").recovery.stateless ==
+          StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+  }
   SECTION("sync combines by sum, as the study did") {
     json doc = json::parse(MINIMAL);
     doc["consistency"]["mode"] = "sync";
@@ -249,6 +334,138 @@ TEST_CASE("to_json writes every field, resolved, and parses back to an equal sce
         json::parse(R"({"time": 10.0, "updates": null, "target_accuracy": null})"));
   CHECK(minimal["output"] ==
         json::parse(R"({"directory": "results/base", "timeseries": true, "events": true})"));
+  CHECK(minimal["failures"] == json::parse(R"({"detection_timeout": 5.0, "restart_delay": 15.0,
+      "request_timeout": 1.0, "events": [], "stochastic": []})"));
+  CHECK(minimal["recovery"] == json::parse(R"({"strategy": "none"})"));
+  CHECK_FALSE(minimal["cluster"].contains("storage"));
+}
+
+TEST_CASE("failures and recovery: every form resolves, is written back and round-trips",
+          "[scenario]") {
+  const auto round_trip = [](const json& patch) {
+    json doc = json::parse(MINIMAL);
+    doc.merge_patch(patch);
+    const Scenario s = parse_scenario(doc, "rt.json");
+    const json resolved = to_json(s);
+    const Scenario again = parse_scenario_text(resolved.dump(2), "/elsewhere/rt.json");
+    CHECK(again == s);
+    CHECK(to_json(again) == resolved);
+    return std::pair{s, resolved};
+  };
+
+  SECTION("chain: replica, server and worker events, Weibull, exponential and fixed laws") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "cluster": {"servers": {"count": 3}},
+      "recovery": {"strategy": "chain", "chain": {"every_updates": 1}},
+      "failures": {
+        "detection_timeout": "2s", "restart_delay": 0, "request_timeout": "250ms",
+        "events": [
+          {"target": "replica", "index": 2, "at_update": 7, "down_for": "forever"},
+          {"target": "server", "at": "1.5s", "down_for": "20s"},
+          {"target": "worker", "index": 1, "at": 0}
+        ],
+        "stochastic": [
+          {"target": "server", "lifetime": {"distribution": "weibull", "shape": 0.7, "scale": "2h"},
+           "repair": {"distribution": "exponential", "mean": "10min"}},
+          {"target": "worker", "lifetime": {"distribution": "fixed", "value": "1min"},
+           "repair": {"distribution": "fixed", "value": 0}}
+        ]
+      }})"));
+    CHECK(s.recovery.chain.every_updates == 1);
+    CHECK(s.failures.detection_timeout == 2.0);
+    CHECK(s.failures.restart_delay == 0.0);
+    CHECK(s.failures.request_timeout == 0.25);
+    CHECK(s.failures.events ==
+          std::vector<FailureEvent>{{FailureTarget::REPLICA, 2, std::nullopt, 7, std::nullopt},
+                                    {FailureTarget::SERVER, 0, 1.5, std::nullopt, 20.0},
+                                    {FailureTarget::WORKER, 1, 0.0, std::nullopt, 0.0}});
+    CHECK(s.failures.stochastic ==
+          std::vector<StochasticFailures>{{FailureTarget::SERVER,
+                                           {DistributionKind::WEIBULL, 7200.0, 0.7},
+                                           {DistributionKind::EXPONENTIAL, 600.0, 1.0}},
+                                          {FailureTarget::WORKER,
+                                           {DistributionKind::FIXED, 60.0, 1.0},
+                                           {DistributionKind::FIXED, 0.0, 1.0}}});
+    // "forever" is written as such (null is not a duration), and only the time that is set.
+    CHECK(resolved["failures"]["events"] == json::parse(R"([
+        {"target": "replica", "index": 2, "at_update": 7, "down_for": "forever"},
+        {"target": "server", "at": 1.5, "down_for": 20.0},
+        {"target": "worker", "index": 1, "at": 0.0, "down_for": 0.0}])"));
+    CHECK(resolved["failures"]["stochastic"][0] == json::parse(R"({"target": "server",
+        "lifetime": {"distribution": "weibull", "shape": 0.7, "scale": 7200.0},
+        "repair": {"distribution": "exponential", "mean": 600.0}})"));
+    CHECK(resolved["recovery"] == json::parse(R"({"strategy": "chain",
+                                                  "chain": {"every_updates": 1}})"));
+    CHECK_FALSE(resolved["cluster"].contains("storage"));
+  }
+  SECTION("stateless, drop_stale: the storage host fails, its disk is set") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "cluster": {"storage": {"disk_read": "1GBps", "disk_write": "800Mbps"}},
+      "recovery": {"strategy": "stateless", "stateless": {"rule": "drop_stale", "drop_bound": 3}},
+      "failures": {
+        "events": [{"target": "storage", "at": "2s", "down_for": "forever"}],
+        "stochastic": [{"target": "storage",
+                        "lifetime": {"distribution": "exponential", "mean": "1h"},
+                        "repair": {"distribution": "fixed", "value": "5min"}}]
+      }})"));
+    CHECK(s.cluster.storage == StorageConfig{"", 1e9, 1e8});
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::DROP_STALE, 50, 0.001, 3});
+    CHECK(s.failures.events ==
+          std::vector<FailureEvent>{{FailureTarget::STORAGE, 0, 2.0, std::nullopt, std::nullopt}});
+    CHECK(resolved["cluster"]["storage"] ==
+          json::parse(R"({"disk_read": 1e9, "disk_write": 1e8})"));
+    CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless",
+        "stateless": {"rule": "drop_stale", "drop_bound": 3}})"));
+  }
+  SECTION("stateless, inverse staleness: no rule parameters") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "recovery": {"strategy": "stateless", "stateless": {"rule": "inverse_staleness"}}})"));
+    CHECK(s.recovery.stateless.rule == StaleRuleKind::INVERSE_STALENESS);
+    CHECK(resolved["recovery"]["stateless"] == json::parse(R"({"rule": "inverse_staleness"})"));
+  }
+  SECTION("stateless, paper: its threshold and low learning rate") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "recovery": {"strategy": "stateless",
+                   "stateless": {"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4}}})"));
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 0, 1e-4, 0});
+    CHECK(resolved["recovery"]["stateless"] ==
+          json::parse(R"({"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4})"));
+  }
+  SECTION("checkpoint on time only, in the background") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "recovery": {"strategy": "checkpoint",
+                   "checkpoint": {"every_seconds": "30s", "blocking": false}},
+      "failures": {"events": [{"target": "server", "at_update": 25, "down_for": 0}]}})"));
+    CHECK(s.recovery.checkpoint == CheckpointConfig{0, 30.0, false});
+    CHECK(resolved["recovery"]["checkpoint"] ==
+          json::parse(R"({"every_updates": 0, "every_seconds": 30.0, "blocking": false})"));
+    CHECK(resolved["cluster"]["storage"] ==
+          json::parse(R"({"disk_read": 5e8, "disk_write": 2e8})"));
+  }
+  SECTION("checkpoint with a platform file: the storage host is named") {
+    json patch = json::parse(R"({
+      "cluster": {"workers": {"count": null, "speed": null, "hosts": ["fast-1", "slow-1"]},
+                  "servers": {"speed": null, "hosts": ["ps"]},
+                  "storage": {"host": "fast-2"}},
+      "recovery": {"strategy": "checkpoint"}})");
+    patch["cluster"]["platform"] = (EXAMPLES_DIR / "lab-platform.xml").string();
+    const auto [s, resolved] = round_trip(patch);
+    CHECK(s.cluster.kind == ClusterKind::PLATFORM);
+    CHECK(s.cluster.storage == StorageConfig{"fast-2", 500e6, 200e6});
+    CHECK(resolved["cluster"]["storage"] ==
+          json::parse(R"({"host": "fast-2", "disk_read": 5e8, "disk_write": 2e8})"));
+  }
+  SECTION("chain with a platform file: one replica per server host, in order") {
+    json patch = json::parse(R"({
+      "cluster": {"workers": {"count": null, "speed": null, "hosts": ["slow-1"]},
+                  "servers": {"speed": null, "hosts": ["ps", "fast-1", "fast-2"]}},
+      "recovery": {"strategy": "chain"},
+      "failures": {"events": [{"target": "replica", "index": 2, "at": 1}]}})");
+    patch["cluster"]["platform"] = (EXAMPLES_DIR / "lab-platform.xml").string();
+    const auto [s, resolved] = round_trip(patch);
+    CHECK(s.cluster.num_servers() == 3);
+    CHECK(s.cluster.platform.server_hosts == std::vector<std::string>{"ps", "fast-1", "fast-2"});
+  }
 }
 
 TEST_CASE("paths in a scenario resolve against the scenario file's directory", "[scenario]") {
@@ -327,17 +544,17 @@ const std::vector<BadScenario>& catalogue() {
        R"({"sead": 3})",
        "/sead",
        {"bad.json: /sead: expected a known key ($schema, name, description, seed, data, model, "
-        "optimizer, cluster, consistency, timing, evaluation, stop, output), found unknown key "
-        "'sead' (did you mean 'seed'?)"}},
+        "optimizer, cluster, consistency, timing, evaluation, stop, failures, recovery, output), "
+        "found unknown key 'sead' (did you mean 'seed'?)"}},
       {"misspelt nested key",
        R"({"optimizer": {"lerning_rate": 0.1}})",
        "/optimizer/lerning_rate",
        {"expected a known key (learning_rate, momentum, weight_decay, batch_size), found unknown "
         "key 'lerning_rate' (did you mean 'learning_rate'?)"}},
-      {"section that does not exist (yet)",
-       R"({"failures": []})",
-       "/failures",
-       {"found unknown key 'failures'"}},
+      {"misspelt section",
+       R"({"failure": {}})",
+       "/failure",
+       {"found unknown key 'failure' (did you mean 'failures'?)"}},
       {"key needing JSON Pointer escapes",
        R"({"cluster": {"network": {"band/width": 1}}})",
        "/cluster/network/band~1width",
@@ -519,10 +736,11 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"workers": {"speed": null, "speeds": ["1Gf", "fast"]}}})",
        "/cluster/workers/speeds/1",
        {"found \"fast\" (no number before the unit)"}},
-      {"more than one server",
+      {"more than one server without chain replication",
        R"({"cluster": {"servers": {"count": 3}}})",
        "/cluster/servers/count",
-       {"/cluster/servers/count: expected an integer", "found 3"}},
+       {"/cluster/servers/count: expected 1 server (recovery strategy \"none\" runs one parameter "
+        "server; only \"chain\" uses several), found 3"}},
       {"server without a speed",
        R"({"cluster": {"servers": {"speed": null}}})",
        "/cluster/servers/speed",
@@ -565,6 +783,45 @@ const std::vector<BadScenario>& catalogue() {
                        "servers": {"speed": null, "hosts": ["ps"]}}})",
        "/cluster/workers/hosts",
        {"expected a list of at least 1 host names of the platform file, found []"}},
+      // Cluster storage.
+      {"storage host without a strategy that stores",
+       R"({"cluster": {"storage": {"disk_read": "1GBps"}}})",
+       "/cluster/storage",
+       {"expected no 'storage' here (the storage host serves only recovery strategies "
+        "\"checkpoint\" and \"stateless\", not \"none\"), found {\"disk_read\":\"1GBps\"}"}},
+      {"storage host named on the star",
+       R"({"cluster": {"storage": {"host": "nas"}}, "recovery": {"strategy": "checkpoint"}})",
+       "/cluster/storage/host",
+       {"expected no 'host' here (the built-in star has its own storage host; 'host' names a "
+        "host of a platform file), found \"nas\""}},
+      {"disk bandwidth in a time unit",
+       R"({"cluster": {"storage": {"disk_write": "10ms"}}, "recovery": {"strategy": "stateless"}})",
+       "/cluster/storage/disk_write",
+       {"expected a bandwidth > 0",
+        "found \"10ms\" ('ms' is a unit of a duration, not of a "
+        "bandwidth)"}},
+      {"platform checkpoint without a storage host",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps"]}},
+           "recovery": {"strategy": "checkpoint"}})",
+       "/cluster/storage/host",
+       {"/cluster/storage/host: expected a non-empty string (required), found nothing"}},
+      {"two platform servers without chain replication",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps", "fast-2"]}}})",
+       "/cluster/servers/hosts",
+       {"expected 1 server (recovery strategy \"none\" runs one parameter server; only "
+        "\"chain\" uses several), found 2 hosts"}},
+      {"chain over one platform server",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps"]}},
+           "recovery": {"strategy": "chain"}})",
+       "/cluster/servers/hosts",
+       {"expected at least 2 servers (recovery strategy \"chain\" runs one replica per server "
+        "host), found 1 host"}},
       // Consistency.
       {"unknown consistency mode",
        R"({"consistency": {"mode": "bsp"}})",
@@ -637,6 +894,210 @@ const std::vector<BadScenario>& catalogue() {
        "/stop/target_accuracy",
        {"expected a target only with an evaluation schedule (evaluation.interval or "
         "evaluation.every_updates > 0) to detect it, found 0.9"}},
+      // Failures.
+      {"failures as a list",
+       R"({"failures": []})",
+       "/failures",
+       {"expected an object with keys (detection_timeout, restart_delay, request_timeout, "
+        "events, stochastic), found []"}},
+      {"zero detection timeout",
+       R"({"failures": {"detection_timeout": 0}})",
+       "/failures/detection_timeout",
+       {"expected a duration > 0", "found 0"}},
+      {"restart delay in a bandwidth unit",
+       R"({"failures": {"restart_delay": "1Gbps"}})",
+       "/failures/restart_delay",
+       {"found \"1Gbps\" ('Gbps' is a unit of a bandwidth, not of a duration)"}},
+      {"events as one object",
+       R"({"failures": {"events": {"target": "server", "at": 1}}})",
+       "/failures/events",
+       {"expected a list of failure events (objects), found {"}},
+      {"misspelt event key",
+       R"({"failures": {"events": [{"target": "server", "at": 1, "donw_for": 2}]}})",
+       "/failures/events/0/donw_for",
+       {"found unknown key 'donw_for' (did you mean 'down_for'?)"}},
+      {"unknown failure target",
+       R"({"failures": {"events": [{"target": "ps", "at": 1}]}})",
+       "/failures/events/0/target",
+       {"expected one of \"server\", \"replica\", \"worker\", \"storage\", found \"ps\""}},
+      {"event without a target",
+       R"({"failures": {"events": [{"at": 1}]}})",
+       "/failures/events/0/target",
+       {"(required), found nothing"}},
+      {"event without a time",
+       R"({"failures": {"events": [{"target": "server"}]}})",
+       "/failures/events/0",
+       {"bad.json: /failures/events/0: expected 'at' (a time) or 'at_update' (an update "
+        "count): when the failure happens, found neither"}},
+      {"event with two times",
+       R"({"failures": {"events": [{"target": "server", "at": "1s", "at_update": 5}]}})",
+       "/failures/events/0/at_update",
+       {"expected either 'at' (a time) or 'at_update' (an update count), found both 'at' and "
+        "'at_update'"}},
+      {"event before the start",
+       R"({"failures": {"events": [{"target": "server", "at": "-1s"}]}})",
+       "/failures/events/0/at",
+       {"expected a duration >= 0", "found \"-1s\" (negative)"}},
+      {"event at update zero",
+       R"({"failures": {"events": [{"target": "server", "at_update": 0}]}})",
+       "/failures/events/0/at_update",
+       {"expected an integer >= 1, found 0"}},
+      {"forever as a time",
+       R"({"failures": {"events": [{"target": "server", "at": "forever"}]}})",
+       "/failures/events/0/at",
+       {"found \"forever\" (no number before the unit)"}},
+      {"down for never",
+       R"({"failures": {"events": [{"target": "server", "at": 1, "down_for": "never"}]}})",
+       "/failures/events/0/down_for",
+       {"expected a duration >= 0: a number of seconds",
+        "(units: ps ns us ms s min h d w), or \"forever\" (the host never comes back), found "
+        "\"never\" (no number before the unit)"}},
+      {"down for null",
+       R"({"failures": {"events": [{"target": "server", "at": 1, "down_for": null}]}})",
+       "/failures/events/0/down_for",
+       {"or \"forever\" (the host never comes back), found null"}},
+      {"worker failure without an index",
+       R"({"failures": {"events": [{"target": "worker", "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected a worker index in [0, 1] (the cluster has 2 workers) (required), found "
+        "nothing"}},
+      {"worker index past the last worker",
+       R"({"failures": {"events": [{"target": "worker", "index": 2, "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected a worker index in [0, 1] (the cluster has 2 workers), found 2"}},
+      {"negative worker index",
+       R"({"failures": {"events": [{"target": "worker", "index": -1, "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected an integer >= 0, found -1"}},
+      {"index of the server",
+       R"({"failures": {"events": [{"target": "server", "index": 0, "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected no 'index' here (target \"server\" is whichever server is the primary at that "
+        "moment), found 0"}},
+      {"replica without chain replication",
+       R"({"failures": {"events": [{"target": "replica", "index": 0, "at": 1}]}})",
+       "/failures/events/0/target",
+       {"expected a target of recovery strategy \"none\": \"server\", \"worker\" (a replica is a "
+        "chain position of strategy \"chain\"), found \"replica\""}},
+      {"replica past the tail",
+       R"({"cluster": {"servers": {"count": 3}}, "recovery": {"strategy": "chain"},
+           "failures": {"events": [{"target": "replica", "index": 3, "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected a chain position (0 = head) in [0, 2] (the cluster has 3 servers), found 3"}},
+      {"storage failure without a storage host",
+       R"({"cluster": {"servers": {"count": 2}}, "recovery": {"strategy": "chain"},
+           "failures": {"events": [{"target": "storage", "at": 1}]}})",
+       "/failures/events/0/target",
+       {"expected a target of recovery strategy \"chain\": \"server\", \"replica\", \"worker\" "
+        "(the storage host exists only with strategies \"checkpoint\" and \"stateless\"), found "
+        "\"storage\""}},
+      {"random failures of a chain position",
+       R"({"failures": {"stochastic": [{"target": "replica"}]}})",
+       "/failures/stochastic/0/target",
+       {"expected one of \"server\", \"worker\", \"storage\", found \"replica\""}},
+      {"random failures of the storage host without one",
+       R"({"failures": {"stochastic": [{"target": "storage"}]}})",
+       "/failures/stochastic/0/target",
+       {"expected a target of recovery strategy \"none\": \"server\", \"worker\" (the storage "
+        "host exists only"}},
+      {"random failures without a repair time",
+       R"({"failures": {"stochastic": [{"target": "worker",
+           "lifetime": {"distribution": "exponential", "mean": "1h"}}]}})",
+       "/failures/stochastic/0/repair",
+       {"expected an object with keys (distribution, mean, shape, scale, value) (required), found "
+        "nothing"}},
+      {"unknown distribution",
+       R"({"failures": {"stochastic": [{"target": "worker",
+           "lifetime": {"distribution": "normal", "mean": "1h"}}]}})",
+       "/failures/stochastic/0/lifetime/distribution",
+       {"expected one of \"exponential\", \"weibull\", \"fixed\", found \"normal\""}},
+      {"weibull without a shape",
+       R"({"failures": {"stochastic": [{"target": "worker",
+           "lifetime": {"distribution": "weibull", "scale": "2h"}}]}})",
+       "/failures/stochastic/0/lifetime/shape",
+       {"expected a number > 0 (required), found nothing"}},
+      {"weibull of shape zero",
+       R"({"failures": {"stochastic": [{"target": "server",
+           "lifetime": {"distribution": "weibull", "shape": 0, "scale": "2h"}}]}})",
+       "/failures/stochastic/0/lifetime/shape",
+       {"expected a number > 0, found 0"}},
+      {"exponential written with a scale",
+       R"({"failures": {"stochastic": [{"target": "worker",
+           "lifetime": {"distribution": "exponential", "scale": "1h"}}]}})",
+       "/failures/stochastic/0/lifetime/scale",
+       {"expected no 'scale' here (it applies only to distribution \"weibull\"), found \"1h\""}},
+      {"fixed lifetime of zero",
+       R"({"failures": {"stochastic": [{"target": "worker",
+           "lifetime": {"distribution": "fixed", "value": 0},
+           "repair": {"distribution": "fixed", "value": 0}}]}})",
+       "/failures/stochastic/0/lifetime/value",
+       {"expected a duration > 0", "found 0"}},
+      {"two random processes for the workers",
+       R"({"failures": {"stochastic": [
+           {"target": "worker", "lifetime": {"distribution": "exponential", "mean": "1h"},
+            "repair": {"distribution": "fixed", "value": "1min"}},
+           {"target": "worker", "lifetime": {"distribution": "exponential", "mean": "2h"},
+            "repair": {"distribution": "fixed", "value": "1min"}}]}})",
+       "/failures/stochastic/1/target",
+       {"expected at most one entry per target (entry 0 is already \"worker\"), found "
+        "\"worker\""}},
+      // Recovery.
+      {"recovery without a strategy",
+       R"({"recovery": {"checkpoint": {"every_updates": 10}}})",
+       "/recovery/strategy",
+       {"expected one of \"none\", \"checkpoint\", \"chain\", \"stateless\" (required), found "
+        "nothing"}},
+      {"unknown strategy",
+       R"({"recovery": {"strategy": "checkpointing"}})",
+       "/recovery/strategy",
+       {"found \"checkpointing\" (did you mean \"checkpoint\"?)"}},
+      {"settings of another strategy",
+       R"({"recovery": {"strategy": "none", "checkpoint": {"every_updates": 10}}})",
+       "/recovery/checkpoint",
+       {"expected no 'checkpoint' here (it applies only to strategy \"checkpoint\"), found "
+        "{\"every_updates\":10}"}},
+      {"checkpoints that never happen",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"every_updates": 0, "every_seconds": 0}}})",
+       "/recovery/checkpoint",
+       {"expected a checkpoint interval: 'every_updates' or 'every_seconds' > 0, found both 0"}},
+      {"checkpoint with two servers",
+       R"({"cluster": {"servers": {"count": 2}}, "recovery": {"strategy": "checkpoint"}})",
+       "/cluster/servers/count",
+       {"expected 1 server (recovery strategy \"checkpoint\" runs one parameter server; only "
+        "\"chain\" uses several), found 2"}},
+      {"chain over the default single server",
+       R"({"recovery": {"strategy": "chain"}})",
+       "/cluster/servers/count",
+       {"expected at least 2 servers (recovery strategy \"chain\" runs one replica per server "
+        "host), found 1 (the default)"}},
+      {"chain pushing every zero updates",
+       R"({"cluster": {"servers": {"count": 2}},
+           "recovery": {"strategy": "chain", "chain": {"every_updates": 0}}})",
+       "/recovery/chain/every_updates",
+       {"expected an integer >= 1, found 0"}},
+      {"stale rule with a hyphen",
+       R"({"recovery": {"strategy": "stateless", "stateless": {"rule": "inverse-staleness"}}})",
+       "/recovery/stateless/rule",
+       {"expected one of \"paper\", \"sum\", \"mean\", \"inverse_staleness\", \"drop_stale\", "
+        "found \"inverse-staleness\" (did you mean \"inverse_staleness\"?)"}},
+      {"drop_stale without its bound",
+       R"({"recovery": {"strategy": "stateless", "stateless": {"rule": "drop_stale"}}})",
+       "/recovery/stateless/drop_bound",
+       {"expected an integer >= 0 (required), found nothing"}},
+      {"drop bound under the paper rule",
+       R"({"recovery": {"strategy": "stateless", "stateless": {"drop_bound": 3}}})",
+       "/recovery/stateless/drop_bound",
+       {"expected no 'drop_bound' here (it applies only to rule \"drop_stale\"), found 3"}},
+      {"paper threshold under another rule",
+       R"({"recovery": {"strategy": "stateless",
+                        "stateless": {"rule": "mean", "paper_threshold": 10}}})",
+       "/recovery/stateless/paper_threshold",
+       {"expected no 'paper_threshold' here (it applies only to rule \"paper\"), found 10"}},
+      {"zero low learning rate",
+       R"({"recovery": {"strategy": "stateless", "stateless": {"paper_low_lr": 0}}})",
+       "/recovery/stateless/paper_low_lr",
+       {"expected a number > 0, found 0"}},
       // Output.
       {"empty output directory",
        R"({"output": {"directory": ""}})",
@@ -672,7 +1133,7 @@ TEST_CASE("the catalogue of bad scenarios: each gets one clear message", "[scena
     CHECK(e.json_path() == c.json_path);
     for (const std::string& part : c.message_parts) CHECK_THAT(e.what(), Catch::Contains(part));
   }
-  CHECK(catalogue().size() >= 30);
+  CHECK(catalogue().size() >= 110);
 }
 
 namespace {
@@ -767,7 +1228,7 @@ TEST_CASE("the schema knows every key of every example, and the examples cover t
   }
   std::set<const json*> all;
   schema_objects(schema, schema, all);
-  CHECK(all.size() >= 13);
+  CHECK(all.size() >= 22);
   CHECK(covered == all);
 }
 
@@ -849,7 +1310,11 @@ TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][
     }
   }
   CHECK(checked == std::set<std::string>{"/data/kind", "/model/kind", "/consistency/mode",
-                                         "/consistency/combine"});
+                                         "/consistency/combine", "/failures/events/0/target",
+                                         "/failures/stochastic/0/target",
+                                         "/failures/stochastic/0/lifetime/distribution",
+                                         "/failures/stochastic/0/repair/distribution",
+                                         "/recovery/strategy", "/recovery/stateless/rule"});
 }
 
 TEST_CASE("the docs page shows a real example and names every field", "[scenario][docs]") {
