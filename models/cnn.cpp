@@ -66,15 +66,17 @@ void im2col_3x3(const float* in, Strides st, int channels, int n, int h, int w, 
   }
 }
 
-/// The adjoint of im2col_3x3 for CNHW images: out(c, s, y, x) = sum over the 9 rows (c, ky, kx)
-/// of cols at the column whose shifted pixel is (y, x). Overwrites out.
-void col2im_3x3(const float* cols, int channels, int n, int h, int w, float* out) {
+/// The adjoint of im2col_3x3 for CNHW images: out(c, s, y, x) = the sum over the 9 rows
+/// (c, ky, kx) of cols at the column whose shifted pixel is (y, x). cols is
+/// [channels*9 x n*h*w]; image (c, s) of out starts at c*out_channel + s*h*w. Overwrites out.
+void col2im_3x3(const float* cols, int channels, int n, int h, int w, float* out,
+                std::ptrdiff_t out_channel) {
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const std::ptrdiff_t row_len = n * hw;
   for (int c = 0; c < channels; ++c) {
     for (int s = 0; s < n; ++s) {
-      // One image at a time, so its 196 outputs stay in L1 while the 9 shifted rows are added.
-      float* img = out + c * row_len + s * hw;
+      // One image at a time, so its pixels stay in L1 while the 9 shifted rows are added.
+      float* img = out + c * out_channel + s * hw;
       std::fill(img, img + hw, 0.0f);
       for (int ky = 0; ky < 3; ++ky) {
         for (int kx = 0; kx < 3; ++kx) {
@@ -87,9 +89,9 @@ void col2im_3x3(const float* cols, int channels, int n, int h, int w, float* out
           for (int y = 0; y < h; ++y) {
             const int sy = y + dy;
             if (sy < 0 || sy >= h) continue;
-            float* dst = img + static_cast<std::ptrdiff_t>(sy) * w + dx;
+            float* dst = img + static_cast<std::ptrdiff_t>(sy) * w;
             const float* row = src + static_cast<std::ptrdiff_t>(y) * w;
-            for (int x = x0; x < x1; ++x) dst[x] += row[x];
+            for (int x = x0; x < x1; ++x) dst[x + dx] += row[x];
           }
         }
       }
@@ -372,7 +374,7 @@ void Cnn::reserve(int n) {
   dhidden_.resize(m * HIDDEN);
   dflat_.resize(m * features);
   dconv2_.resize(CONV2_FILTERS * m * q);
-  dcols2_.resize(CONV1_FILTERS * 9 * m * q);
+  dcols2_.resize(CONV1_FILTERS * 9 * std::min(m, std::size_t{CONV2_GROUP}) * q);
   dpool1_.resize(CONV1_FILTERS * m * q);
   dconv1_.resize(CONV1_FILTERS * m * hw);
   pool_tmp_.resize(3 * m * hw / 2);  // maxpool_backward's, for the larger (first) pool
@@ -463,9 +465,15 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
                    accumulate, pool_tmp_.data());
   gemm<RowMajor, ColMajor>(CONV2_FILTERS, k2, n * q, dconv2_.data(), n * q, cols2_.data(), n * q,
                            grad + layout_.conv2_w, k2, accumulate, pack_a_, pack_b_);
-  gemm<ColMajor, RowMajor>(k2, n * q, CONV2_FILTERS, params + layout_.conv2_w, k2, dconv2_.data(),
-                           n * q, dcols2_.data(), n * q, false, pack_a_, pack_b_);
-  col2im_3x3(dcols2_.data(), CONV1_FILTERS, n, h / 2, w / 2, dpool1_.data());
+  // dcols2 a few samples at a time: [144 x GROUP*q] stays in L2 between the GEMM that writes it
+  // and col2im that reads it, where the whole chunk's (3.6 MB at n = 32) would not.
+  for (int s0 = 0; s0 < n; s0 += CONV2_GROUP) {
+    const int g = std::min(CONV2_GROUP, n - s0);
+    gemm<ColMajor, RowMajor>(k2, g * q, CONV2_FILTERS, params + layout_.conv2_w, k2,
+                             dconv2_.data() + s0 * q, n * q, dcols2_.data(), g * q, false, pack_a_,
+                             pack_b_);
+    col2im_3x3(dcols2_.data(), CONV1_FILTERS, g, h / 2, w / 2, dpool1_.data() + s0 * q, n * q);
+  }
 
   // pool1 and conv1 (no gradient with respect to the image).
   maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data(), Strides{n * q, q},

@@ -38,6 +38,8 @@ class Cnn : public Model {
   static constexpr int HIDDEN = 512;
   /// Samples processed per pass: scratch memory is bounded by this, whatever n the caller asks.
   static constexpr int MAX_CHUNK = 256;
+  /// Samples per step of conv2's input-gradient GEMM and col2im (so their buffer stays in L2).
+  static constexpr int CONV2_GROUP = 4;
 
   /// Throws std::invalid_argument unless 0 <= dropout < 1, channels >= 1, classes >= 2 and
   /// height and width are positive multiples of 4.
@@ -106,7 +108,7 @@ class Cnn : public Model {
   std::vector<float> dhidden_;          // [n x 512]
   std::vector<float> dflat_;            // [n x F]
   std::vector<float> dconv2_;           // [32 x n*H*W/4]
-  std::vector<float> dcols2_;           // [144 x n*H*W/4]
+  std::vector<float> dcols2_;           // [144 x CONV2_GROUP*H*W/4]
   std::vector<float> dpool1_;           // [16 x n*H*W/4]
   std::vector<float> dconv1_;           // [16 x n*H*W]
   std::vector<float> pool_tmp_;         // [3 x n*H*W/2] working space of the pooling backward pass
