@@ -6,7 +6,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 #include "models/loss.hpp"
@@ -30,7 +29,9 @@ struct Strides {
 
 /// im2col for a 3x3 kernel, stride 1, padding 1: row (c*9 + ky*3 + kx) of `cols`, column
 /// (s*H*W + y*W + x) holds in(c, s, y+ky-1, x+kx-1), or 0 outside the image. Row-major, so each
-/// row is the whole batch shifted by (ky-1, kx-1): built by contiguous copies.
+/// row is the whole batch shifted by (ky-1, kx-1). Within one image that shift is a constant
+/// offset (ky-1)*W + (kx-1) of the flattened pixels: one long copy per image, then zeros where
+/// the offset wrapped around a row end or left the image.
 void im2col_3x3(const float* in, Strides st, int channels, int n, int h, int w, float* cols) {
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const std::ptrdiff_t row_len = n * hw;
@@ -38,27 +39,19 @@ void im2col_3x3(const float* in, Strides st, int channels, int n, int h, int w, 
     for (int ky = 0; ky < 3; ++ky) {
       for (int kx = 0; kx < 3; ++kx) {
         float* row = cols + (static_cast<std::ptrdiff_t>(c) * 9 + ky * 3 + kx) * row_len;
-        const int dy = ky - 1;
         const int dx = kx - 1;
+        const std::ptrdiff_t offset = (ky - 1) * static_cast<std::ptrdiff_t>(w) + dx;
+        const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(0, -offset);
+        const std::ptrdiff_t hi = std::min(hw, hw - offset);
         for (int s = 0; s < n; ++s) {
           const float* img = in + c * st.channel + s * st.sample;
           float* o = row + s * hw;
-          for (int y = 0; y < h; ++y, o += w) {
-            const int sy = y + dy;
-            if (sy < 0 || sy >= h) {
-              std::fill(o, o + w, 0.0f);
-              continue;
-            }
-            const float* src = img + static_cast<std::ptrdiff_t>(sy) * w;
-            if (dx < 0) {
-              o[0] = 0.0f;
-              std::memcpy(o + 1, src, sizeof(float) * (w - 1));
-            } else if (dx == 0) {
-              std::memcpy(o, src, sizeof(float) * w);
-            } else {
-              std::memcpy(o, src + 1, sizeof(float) * (w - 1));
-              o[w - 1] = 0.0f;
-            }
+          std::fill(o, o + lo, 0.0f);
+          std::copy(img + lo + offset, img + hi + offset, o + lo);
+          std::fill(o + hi, o + hw, 0.0f);
+          if (dx != 0) {
+            // x + dx left the row: column 0 (dx = -1) or column w-1 (dx = 1) reads padding.
+            for (std::ptrdiff_t i = dx < 0 ? 0 : w - 1; i < hw; i += w) o[i] = 0.0f;
           }
         }
       }
