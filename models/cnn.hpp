@@ -10,6 +10,11 @@
 // Parameters are PyTorch's, in PyTorch's order, in one flat float vector: conv1.weight
 // [16,C,3,3], conv1.bias [16], conv2.weight [32,16,3,3], conv2.bias [32], fc1.weight [512,F],
 // fc1.bias [512], fc2.weight [classes,512], fc2.bias [classes], with F = 32*(H/4)*(W/4).
+//
+// Speed (bench/bench_models.cpp; PyTorch's own step is bench/pytorch_cnn_step.py): each
+// convolution is im2col + one GEMM over all samples of a chunk, pooling is fused with bias and
+// ReLU, every data-dependent choice is arithmetic rather than a branch, and all buffers are
+// members that only grow, so after the first call with the largest batch nothing allocates.
 #pragma once
 
 #include <cstdint>
@@ -60,13 +65,17 @@ class Cnn : public Model {
   /// Drawn in parameter order from Rng(seed).uniform_float() as (2u - 1) / sqrt(fan_in).
   void init(std::span<float> params, std::uint64_t seed) const override;
 
-  /// Mean cross-entropy and its gradient. Dropout (training only) is inverted dropout: unit j
-  /// of sample i is kept with probability 1-p and then scaled by 1/(1-p); the keep decisions
-  /// are u < p -> drop, with u drawn from Rng(dropout_seed) row by row (sample-major), so the
-  /// mask depends only on (dropout_seed, n).
+  /// Mean cross-entropy and its gradient. Dropout (training only) is inverted dropout on fc1's
+  /// output: unit j of sample i is dropped if u < p and otherwise scaled by 1/(1-p), where u is
+  /// the (512 i + j)-th Rng(dropout_seed).uniform_float(), so the mask depends only on the seed
+  /// and the sample's position in the batch. Batches above MAX_CHUNK samples are processed in
+  /// chunks whose gradients are summed with weights m/n (same result up to rounding). Throws
+  /// std::invalid_argument when params or grad has the wrong size or the batch is empty.
   float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
                           std::uint64_t dropout_seed) override;
 
+  /// Inference (no dropout), MAX_CHUNK samples at a time. Throws std::invalid_argument when
+  /// params has the wrong size.
   void logits(std::span<const float> params, const float* x, int n, float* out) override;
 
   /// Multiply-adds counted as 2 FLOPs, for the convolutions and fully connected layers only
