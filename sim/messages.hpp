@@ -1,10 +1,11 @@
-// What crosses the simulated network between workers and the parameter server. Payloads are
-// heap objects owned by the receiver (SimGrid passes pointers; the simulated size is separate).
+// What crosses the simulated network between workers, servers and the store. Payloads are heap
+// objects owned by the receiver (SimGrid passes pointers; the simulated size is separate).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <variant>
+#include <vector>
 
 #include "models/scratch.hpp"
 #include "sim/snapshot.hpp"
@@ -15,16 +16,18 @@ class Mailbox;
 
 namespace failsim::sim {
 
-/// Simulated size of a control message (a pull request): headers, ids and counters.
+/// Simulated size of a control message (a pull request, an acknowledgement): headers and ids.
 inline constexpr double CONTROL_BYTES = 64;
 
 /// A worker asks for parameters. The server answers once its version is at least min_version
 /// (sync: the round the worker is about to compute) and, under SSP, once the slowest worker
-/// is within the bound of `clock` (the number of gradients this worker has pushed).
+/// is within the bound of `clock` (the number of gradients this worker has pushed). `request`
+/// numbers a worker's pulls, so a late answer to an abandoned pull is recognised.
 struct PullRequest {
   int worker = 0;
   std::int64_t min_version = 0;
   std::int64_t clock = 0;
+  std::int64_t request = 0;
   simgrid::s4u::Mailbox* reply_to = nullptr;
 };
 
@@ -36,11 +39,24 @@ struct GradientPush {
   std::unique_ptr<models::FloatBuffer> grad;
 };
 
-using ServerMessage = std::variant<PullRequest, GradientPush>;
+/// The coordination service tells the server that the set of live workers changed (sync rounds
+/// then wait for the new set).
+struct MembershipChanged {};
 
-/// The server's answer to a pull: a shared immutable snapshot (sent as param_bytes).
+/// Parameters sent somewhere to be kept: a checkpoint to storage, a replica's copy, the stateless
+/// store's latest weights. `velocity` is the optimiser state (empty without momentum).
+struct StateCopy {
+  SnapshotPtr snapshot;
+  std::shared_ptr<const models::FloatBuffer> velocity;
+  simgrid::s4u::Mailbox* ack_to = nullptr;  ///< nullptr: no acknowledgement wanted
+};
+
+using ServerMessage = std::variant<PullRequest, GradientPush, MembershipChanged>;
+
+/// The answer to a pull: a shared immutable snapshot (sent as param_bytes).
 struct ParamsReply {
   SnapshotPtr snapshot;
+  std::int64_t request = 0;
 };
 
 }  // namespace failsim::sim

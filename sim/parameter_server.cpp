@@ -1,10 +1,14 @@
 #include "sim/parameter_server.hpp"
 
-#include "sim/observer.hpp"
+#include <fmt/core.h>
 
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+
+#include "sim/failure_injector.hpp"
+#include "sim/observer.hpp"
+#include "sim/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(parameter_server, failsim, "parameter server actor");
 
@@ -22,14 +26,50 @@ models::SgdConfig sgd_config(const OptimizerConfig& o) {
 }
 }  // namespace
 
-ParameterServer::ParameterServer(RunContext& context, SnapshotPtr initial, int num_workers)
+ParameterServer::ParameterServer(RunContext& context, ServerState initial, int incarnation, sg4::Host* host)
     : context_(context),
-      params_(initial->params),
-      sgd_(sgd_config(context.scenario.optimizer), initial->params.size()),
-      version_(initial->version),
-      published_(std::move(initial)),
-      clocks_(static_cast<std::size_t>(num_workers), 0),
-      combined_(params_.size()) {}
+      name_(fmt::format("server-{}", incarnation)),
+      host_(host),
+      mailbox_(sg4::Mailbox::by_name(name_)),
+      params_(initial.snapshot->params),
+      sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
+      version_(initial.snapshot->version),
+      published_(std::move(initial.snapshot)),
+      clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
+      combined_(params_.size()) {
+  if (initial.velocity) sgd_.set_velocity(*initial.velocity);
+  combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN ? models::StaleRule::MEAN
+                                                                                 : models::StaleRule::SUM;
+}
+
+void ParameterServer::launch() {
+  actor_ = sg4::Actor::create(name_, host_, [this] {
+    mailbox_->set_receiver(sg4::Actor::self());
+    context_.strategy->run_server(*this);
+  });
+}
+
+void ParameterServer::kill() {
+  if (!alive_) return;
+  alive_ = false;
+  context_.recorder.gradients_lost(unapplied());
+  for (GradientPush& push : round_) context_.gradient_buffers.give_back(std::move(push.grad));
+  round_.clear();
+  mailbox_->set_receiver(nullptr);  // a dead receiver must not keep accepting transfers
+  if (actor_) actor_->kill();
+}
+
+void ParameterServer::restore(const ServerState& state) {
+  params_ = state.snapshot->params;
+  version_ = state.snapshot->version;
+  published_ = state.snapshot;
+  if (state.velocity) sgd_.set_velocity(*state.velocity);
+}
+
+std::int64_t ParameterServer::unapplied() const {
+  // Messages that reached the mailbox but were not taken, and a sync round not yet applied.
+  return delivered_ - consumed_ + static_cast<std::int64_t>(round_.size());
+}
 
 SnapshotPtr ParameterServer::snapshot() {
   if (published_->version != version_) {
@@ -41,25 +81,44 @@ SnapshotPtr ParameterServer::snapshot() {
   return published_;
 }
 
+ServerState ParameterServer::state() {
+  ServerState s{snapshot(), nullptr};
+  if (!sgd_.velocity().empty()) {
+    s.velocity = std::make_shared<const models::FloatBuffer>(sgd_.velocity().begin(), sgd_.velocity().end());
+  }
+  return s;
+}
+
+std::int64_t ParameterServer::slowest_clock() const {
+  std::int64_t slowest = -1;
+  for (std::size_t w = 0; w < clocks_.size(); ++w) {
+    if (!context_.coordinator.worker_live(static_cast<int>(w))) continue;
+    slowest = slowest < 0 ? clocks_[w] : std::min(slowest, clocks_[w]);
+  }
+  return slowest < 0 ? 0 : slowest;
+}
+
 bool ParameterServer::can_serve(const PullRequest& request) const {
   if (version_ < request.min_version) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
   return request.clock - slowest_clock() <= context_.scenario.consistency.bound;
 }
 
-std::int64_t ParameterServer::slowest_clock() const {
-  return *std::min_element(clocks_.begin(), clocks_.end());
-}
-
 void ParameterServer::reply(const PullRequest& request) {
-  // Detached: the server goes on serving while the parameters travel; the receiver owns the
-  // payload, and the clean-up function frees it if the transfer never completes.
   if (context_.scenario.consistency.mode == ConsistencyMode::SSP) {
     context_.recorder.clock_lead(request.clock - slowest_clock());
   }
-  auto* payload = new ParamsReply{snapshot()};
+  // Detached: the server goes on serving while the parameters travel; the receiver owns the
+  // payload, and the clean-up function frees it if the transfer never completes.
+  auto* payload = new ParamsReply{snapshot(), request.request};
   request.reply_to->put_init(payload, static_cast<std::uint64_t>(context_.time.param_bytes))
       ->detach([](void* p) { delete static_cast<ParamsReply*>(p); });
+}
+
+void ParameterServer::defer(const PullRequest& request) {
+  // A worker that timed out asks again: keep only its latest request.
+  std::erase_if(deferred_, [&](const PullRequest& d) { return d.worker == request.worker; });
+  deferred_.push_back(request);
 }
 
 void ParameterServer::serve_deferred() {
@@ -73,51 +132,76 @@ void ParameterServer::serve_deferred() {
   }
 }
 
-void ParameterServer::apply(std::vector<GradientPush>& pushes) {
+void ParameterServer::apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule) {
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(context_.time.update_flops * static_cast<double>(pushes.size()));
-  context_.recorder.busy(sg4::this_actor::get_host()->get_name(), sg4::Engine::get_clock() - start);
+  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
 
-  models::StaleRuleConfig rule;
-  rule.rule = context_.scenario.consistency.combine == GradientCombine::MEAN ? models::StaleRule::MEAN
-                                                                              : models::StaleRule::SUM;
   pending_.clear();
   for (const GradientPush& push : pushes) pending_.push_back({*push.grad, version_ - push.base_version});
-  models::apply_pending(sgd_, params_, pending_, rule, combined_);
+  const models::ApplyOutcome outcome = models::apply_pending(sgd_, params_, pending_, rule, combined_);
   for (GradientPush& push : pushes) {
-    context_.recorder.gradient_applied(version_ - push.base_version, push.loss);
+    const std::int64_t staleness = version_ - push.base_version;
+    const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;
+    if (dropped) {
+      context_.recorder.gradients_dropped(1);
+    } else {
+      context_.recorder.gradient_applied(staleness, push.loss);
+    }
     context_.gradient_buffers.give_back(std::move(push.grad));
   }
+  pushes.clear();
+  if (outcome.applied == 0) return;
   ++version_;
   context_.recorder.update_applied();
-  pushes.clear();
+  context_.injector->after_update(context_.recorder.updates());
+  context_.strategy->after_update(*this);
   const int every = context_.scenario.evaluation.every_updates;
   if (every > 0 && version_ % every == 0 && Observer::evaluate_now(context_)) return;
   const auto& stop = context_.scenario.stop;
-  if (stop.updates && version_ >= *stop.updates) context_.request_stop("updates");
+  if (stop.updates && context_.recorder.updates() >= *stop.updates) context_.request_stop("updates");
+}
+
+void ParameterServer::apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule) {
+  round_ = std::move(batch);
+  apply(round_, rule);
+}
+
+void ParameterServer::maybe_complete_round() {
+  if (round_.empty()) return;
+  const bool sync = context_.scenario.consistency.mode == ConsistencyMode::SYNC;
+  if (!sync || static_cast<int>(round_.size()) >= context_.coordinator.live_workers()) apply(round_, combine_);
 }
 
 void ParameterServer::on_gradient(GradientPush push) {
   clocks_[static_cast<std::size_t>(push.worker)] += 1;
   round_.push_back(std::move(push));
-  const bool sync = context_.scenario.consistency.mode == ConsistencyMode::SYNC;
-  if (!sync || round_.size() == clocks_.size()) apply(round_);
+  maybe_complete_round();
 }
 
-void ParameterServer::operator()() {
-  context_.server_mailbox->set_receiver(sg4::Actor::self());
+void ParameterServer::serve_workers() {
   while (!context_.stopping()) {
-    auto message = context_.server_mailbox->get_unique<ServerMessage>();
+    std::unique_ptr<ServerMessage> message;
+    try {
+      message = mailbox_->get_unique<ServerMessage>();
+    } catch (const simgrid::Exception&) {
+      continue;  // a sender timed out or failed mid-transfer: that request is gone, not us
+    }
     if (auto* pull = std::get_if<PullRequest>(message.get())) {
       if (can_serve(*pull)) {
         reply(*pull);
       } else {
-        deferred_.push_back(*pull);
+        defer(*pull);
       }
-    } else {
-      on_gradient(std::move(std::get<GradientPush>(*message)));
-      serve_deferred();
+      continue;
     }
+    if (auto* push = std::get_if<GradientPush>(message.get())) {
+      ++consumed_;
+      on_gradient(std::move(*push));
+    } else {
+      maybe_complete_round();  // MembershipChanged
+    }
+    if (!context_.stopping()) serve_deferred();
   }
 }
 

@@ -1,11 +1,15 @@
-// The parameter server actor: holds the parameters, answers pulls, applies gradients by the
+// A parameter server process: holds the parameters, answers pulls, applies gradients by the
 // consistency mode (docs/consistency.md).
 //   async: each gradient is one update when it arrives.
 //   ssp:   the same, but a pull is answered only when the asking worker's clock is within
-//          `bound` of the slowest worker's clock.
-//   sync:  one update per round from one gradient of every worker (sum or mean); pulls for the
-//          next round wait for it.
+//          `bound` of the slowest live worker's clock.
+//   sync:  one update per round from one gradient of every live worker (sum or mean); pulls for
+//          the next round wait for it.
+// Each incarnation (the first server, a restarted or promoted one) is its own object with its
+// own mailbox; the recovery strategy decides what state it starts from.
 #pragma once
+
+#include <simgrid/s4u/Actor.hpp>
 
 #include <cstdint>
 #include <deque>
@@ -14,41 +18,83 @@
 #include <vector>
 
 #include "models/sgd.hpp"
+#include "sim/endpoint.hpp"
 #include "sim/messages.hpp"
 #include "sim/run_context.hpp"
 
+namespace simgrid::s4u {
+class Host;
+}
+
 namespace failsim::sim {
 
-class ParameterServer {
+/// What a server starts from, and what checkpoints and replicas keep.
+struct ServerState {
+  SnapshotPtr snapshot;                                  ///< parameters and version
+  std::shared_ptr<const models::FloatBuffer> velocity;  ///< optimiser state; null without momentum
+};
+
+class ParameterServer : public Endpoint {
  public:
-  ParameterServer(RunContext& context, SnapshotPtr initial, int num_workers);
+  ParameterServer(RunContext& context, ServerState initial, int incarnation, simgrid::s4u::Host* host);
 
-  /// The actor's body: serves messages until the simulation stops.
-  void operator()();
+  /// Starts the actor on its host; it runs the strategy's run_server().
+  void launch();
+  /// The worker protocol: answers pulls and applies pushes by the consistency mode, until the
+  /// run stops.
+  void serve_workers();
+  /// The process dies now (its host failed or it crashed): the actor is killed, its mailbox
+  /// stops accepting messages, and the gradients it held unapplied are counted as lost.
+  void kill();
 
+  bool alive() const { return alive_; }
   std::int64_t version() const { return version_; }
   /// The current parameters as a shared snapshot (made once per version, when first asked).
   SnapshotPtr snapshot();
+  /// Parameters, version and optimiser state, as a checkpoint or replica keeps them.
+  ServerState state();
+  simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
+  simgrid::s4u::Host* host() const { return host_; }
+  const std::string& name() const { return name_; }
+  /// A worker's push reached this server's mailbox (it is now the server's to apply or lose).
+  void delivered() override { ++delivered_; }
+  /// Gradients it holds unapplied (in its mailbox or a sync round): pending if the run ends now.
+  std::int64_t unapplied() const;
+
+  /// Replaces the parameters, version and optimiser state (a fresh server loading a checkpoint).
+  void restore(const ServerState& state);
+  /// Applies `batch` as one update by `rule` (costs update_flops per gradient on this host).
+  /// While it is being applied the server holds it: lost if the server dies meanwhile.
+  void apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule);
 
  private:
+  void apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule);
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
   void reply(const PullRequest& request);
   void serve_deferred();
+  void defer(const PullRequest& request);
   void on_gradient(GradientPush push);
-  /// Applies `pushes` as one update (costs update_flops per gradient on this host).
-  void apply(std::vector<GradientPush>& pushes);
+  void maybe_complete_round();
 
   RunContext& context_;
+  std::string name_;
+  simgrid::s4u::Host* host_;
+  simgrid::s4u::Mailbox* mailbox_;
+  simgrid::s4u::ActorPtr actor_;
+  bool alive_ = true;
   models::FloatBuffer params_;
   models::Sgd sgd_;
   std::int64_t version_ = 0;
   SnapshotPtr published_;
+  models::StaleRuleConfig combine_;   // how a sync round's gradients are combined
   std::vector<std::int64_t> clocks_;  // gradients received per worker (SSP)
   std::deque<PullRequest> deferred_;
-  std::vector<GradientPush> round_;   // sync: this round's gradients
+  std::vector<GradientPush> round_;   // gradients waiting to be applied (a sync round)
   std::vector<models::PendingGradient> pending_;  // scratch for apply_pending
   models::FloatBuffer combined_;                  // scratch for apply_pending
+  std::int64_t delivered_ = 0;  // pushes that reached the mailbox
+  std::int64_t consumed_ = 0;   // pushes taken out of the mailbox
 };
 
 }  // namespace failsim::sim

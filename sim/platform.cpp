@@ -17,10 +17,11 @@ sg4::Host* add_star_host(sg4::NetZone* zone, const std::string& name, double spe
   return host;
 }
 
-sg4::Host* observer_host(sg4::NetZone* parent) {
-  // Its own zone, without links: the observer only reads state and sleeps.
-  sg4::NetZone* zone = sg4::create_empty_zone("failsim-observer-zone")->set_parent(parent);
-  sg4::Host* host = zone->create_host("failsim-observer", 1.0);
+sg4::Host* coordinator_host(sg4::NetZone* parent) {
+  // Its own zone, without links: with a platform file the coordinator only reads state and
+  // sleeps (no failures, so it never needs to send).
+  sg4::NetZone* zone = sg4::create_empty_zone("failsim-coordinator-zone")->set_parent(parent);
+  sg4::Host* host = zone->create_host("failsim-coordinator", 1.0);
   zone->seal();
   return host;
 }
@@ -38,8 +39,10 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster, const st
     for (std::size_t i = 0; i < star.worker_speeds.size(); ++i) {
       roles.workers.push_back(add_star_host(zone, fmt::format("worker-{}", i), star.worker_speeds[i], star));
     }
+    roles.storage = add_star_host(zone, "storage", star.server_speed, star);
+    roles.storage->create_disk("disk", cluster.storage.disk_read, cluster.storage.disk_write);
+    roles.coordinator = add_star_host(zone, "coordinator", star.server_speed, star);
     zone->seal();
-    roles.observer = observer_host(root);
     root->seal();
     return roles;
   }
@@ -59,7 +62,7 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster, const st
   for (std::size_t i = 0; i < cluster.platform.worker_hosts.size(); ++i) {
     roles.workers.push_back(lookup(cluster.platform.worker_hosts[i], fmt::format("/cluster/workers/hosts/{}", i)));
   }
-  roles.observer = observer_host(engine.get_netzone_root());
+  roles.coordinator = coordinator_host(engine.get_netzone_root());
   return roles;
 }
 

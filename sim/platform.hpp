@@ -17,13 +17,16 @@ namespace failsim::sim {
 struct Roles {
   std::vector<simgrid::s4u::Host*> servers;
   std::vector<simgrid::s4u::Host*> workers;
-  /// Runs the observer (evaluation schedule, stop conditions); it never communicates, so it
-  /// needs no link, and it is not subject to failures.
-  simgrid::s4u::Host* observer = nullptr;
+  /// Checkpoint storage and the stateless store; it has a disk named "disk". Star only for now.
+  simgrid::s4u::Host* storage = nullptr;
+  /// Runs the coordination service, the failure injector and the observer; never fails. In the
+  /// star it has a link like every host (its notifications cost network time); with a platform
+  /// file it has none, so failures and recovery need the star for now.
+  simgrid::s4u::Host* coordinator = nullptr;
 };
 
-/// Creates the platform in `engine` and maps roles to hosts. Star: hosts "server-<i>" and
-/// "worker-<i>", each with its own split-duplex link ("<host>-link": one direction each way,
+/// Creates the platform in `engine` and maps roles to hosts. Star: hosts "server-<i>",
+/// "worker-<i>", "storage" and "coordinator", each with its own split-duplex link ("<host>-link": one direction each way,
 /// so sending and receiving do not share bandwidth) to a central switch. Platform file: loads
 /// it and looks the role hosts up; an unknown host name is a ScenarioError naming `file_label`
 /// and the JSON path of the name.

@@ -39,6 +39,16 @@ class Recorder {
   /// One gradient entered an update with this staleness and training loss.
   void gradient_applied(std::int64_t staleness, float loss);
   void update_applied() { ++updates_; }
+  /// Gradients computed but never applied because of a failure.
+  void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
+  /// Gradients a stale-gradient rule discarded on purpose.
+  void gradients_dropped(std::int64_t n) { gradients_dropped_ += n; }
+  /// Applied updates undone by a rollback (e.g. to an older checkpoint).
+  void updates_rolled_back(std::int64_t n) { updates_rolled_back_ += n; }
+  /// Simulated seconds a host's process spent waiting for a failed server to be replaced.
+  void recovery_wait(const std::string& host, double seconds) { recovery_wait_[host] += seconds; }
+  /// Simulated seconds a host was down.
+  void down(const std::string& host, double seconds) { down_[host] += seconds; }
   /// SSP: a worker was allowed to start a gradient `lead` clocks ahead of the slowest worker.
   void clock_lead(std::int64_t lead) { max_clock_lead_ = std::max(max_clock_lead_.value_or(lead), lead); }
   /// Adds busy (computing) simulated seconds to a host's account.
@@ -53,6 +63,11 @@ class Recorder {
   const std::map<std::int64_t, std::int64_t>& staleness() const { return staleness_; }
   const std::map<std::string, double>& busy_seconds() const { return busy_; }
   std::optional<std::int64_t> max_clock_lead() const { return max_clock_lead_; }
+  std::int64_t gradients_lost() const { return gradients_lost_; }
+  std::int64_t gradients_dropped() const { return gradients_dropped_; }
+  std::int64_t updates_rolled_back() const { return updates_rolled_back_; }
+  const std::map<std::string, double>& recovery_wait_seconds() const { return recovery_wait_; }
+  const std::map<std::string, double>& down_seconds() const { return down_; }
 
  private:
   std::vector<EvalRecord> evaluations_;
@@ -63,6 +78,11 @@ class Recorder {
   std::map<std::int64_t, std::int64_t> staleness_;
   std::map<std::string, double> busy_;
   std::optional<std::int64_t> max_clock_lead_;
+  std::int64_t gradients_lost_ = 0;
+  std::int64_t gradients_dropped_ = 0;
+  std::int64_t updates_rolled_back_ = 0;
+  std::map<std::string, double> recovery_wait_;
+  std::map<std::string, double> down_;
   double loss_sum_ = 0.0;  // training losses since the last evaluation
   std::int64_t loss_count_ = 0;
 };

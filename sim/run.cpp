@@ -5,11 +5,13 @@
 #include <xbt/log.h>
 
 #include <chrono>
+#include <stdexcept>
 
+#include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
-#include "sim/parameter_server.hpp"
 #include "sim/platform.hpp"
 #include "sim/run_context.hpp"
+#include "sim/strategy.hpp"
 #include "sim/worker.hpp"
 
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
@@ -35,6 +37,21 @@ void RunContext::request_stop(const std::string& reason) {
   sg4::Actor::kill_all();
 }
 
+namespace {
+// Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
+void check_accounting(const RunResult& r) {
+  const Recorder& rec = r.recorder;
+  const std::int64_t accounted =
+      rec.gradients_applied() + rec.gradients_dropped() + rec.gradients_lost() + r.gradients_pending;
+  if (accounted != rec.gradients_computed()) {
+    throw std::logic_error(fmt::format(
+        "gradient accounting broken: computed {} != applied {} + dropped {} + lost {} + pending {}",
+        rec.gradients_computed(), rec.gradients_applied(), rec.gradients_dropped(), rec.gradients_lost(),
+        r.gradients_pending));
+  }
+}
+}  // namespace
+
 RunResult run(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   // SimGrid consumes its own --cfg= and --log= arguments from an argv.
@@ -57,28 +74,26 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
                      .recorder = result.recorder,
                      .time = TimeModel::from(scenario, math.model()),
                      .gradient_buffers = BufferPool(math.model().num_params()),
+                     .coordinator = Coordinator(scenario.cluster.num_workers()),
+                     .roles = build_platform(engine, scenario.cluster, options.file_label),
                      .on_evaluation = options.on_evaluation};
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;
+  result.recorder.event(0.0, "start", "", {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
-  const Roles roles = build_platform(engine, scenario.cluster, options.file_label);
-  context.server_mailbox = sg4::Mailbox::by_name("server");
-  ParameterServer server(context, math.initial_snapshot(), static_cast<int>(roles.workers.size()));
-  context.server = &server;
-  result.recorder.event(0.0, "start", "",
-                        {{"workers", roles.workers.size()}, {"params", result.num_params}});
-
-  sg4::Actor::create("server", roles.servers.front(), [&server] { server(); });
-  std::vector<Worker> workers;
-  workers.reserve(roles.workers.size());
-  for (std::size_t i = 0; i < roles.workers.size(); ++i) {
-    workers.emplace_back(context, static_cast<int>(i));
-    Worker* worker = &workers.back();
-    sg4::Actor::create(fmt::format("worker-{}", i), roles.workers[i], [worker] { (*worker)(); });
+  const std::unique_ptr<Strategy> strategy = make_strategy(context);
+  context.strategy = strategy.get();
+  FailureInjector injector(context);
+  context.injector = &injector;
+  strategy->start();
+  for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
+    context.workers.push_back(std::make_unique<Worker>(context, i));
+    context.workers.back()->launch();
   }
+  injector.launch();
   Observer observer(context);
-  sg4::Actor::create("observer", roles.observer, [&observer] { observer(); });
+  sg4::Actor::create("observer", context.roles.coordinator, [&observer] { observer(); });
 
   engine.run();
 
@@ -90,10 +105,13 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
     result.stop_reason = context.stop_reason;
     if (context.stop_reason == "diverged") result.status = RunStatus::DIVERGED;
   }
-  result.final_snapshot = server.snapshot();
+  result.final_snapshot = strategy->observed_snapshot();
   if (scenario.evaluation.final_full_test) result.final_evaluation = Observer::measure(context, 0);
-  for (auto* h : roles.workers) result.worker_hosts.push_back(h->get_name());
-  for (auto* h : roles.servers) result.server_hosts.push_back(h->get_name());
+  for (auto* h : context.roles.workers) result.worker_hosts.push_back(h->get_name());
+  for (auto* h : context.roles.servers) result.server_hosts.push_back(h->get_name());
+  result.gradients_pending = strategy->pending_at_end();
+  for (const auto& w : context.workers) result.gradients_pending += w->holding();
+  check_accounting(result);
   result.math_seconds = math.math_seconds();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;

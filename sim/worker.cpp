@@ -4,8 +4,6 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "sim/messages.hpp"
-
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(worker, failsim, "worker actors");
 
 namespace failsim::sim {
@@ -15,33 +13,106 @@ namespace sg4 = simgrid::s4u;
 Worker::Worker(RunContext& context, int index)
     : context_(context), index_(index), batches_(context.math.batch_stream(index)) {}
 
-void Worker::send(std::unique_ptr<ServerMessage> message, double bytes) {
-  // Ownership passes to the server only once the transfer completed; if this actor is killed
-  // mid-transfer, the unique_ptr still frees the message.
-  context_.server_mailbox->put(message.get(), static_cast<std::uint64_t>(bytes));
-  message.release();
+void Worker::launch() {
+  // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
+  inbox_ = sg4::Mailbox::by_name(fmt::format("worker-{}.{}", index_, incarnation_++));
+  actor_ = sg4::Actor::create(fmt::format("worker-{}", index_), context_.roles.workers[static_cast<std::size_t>(index_)],
+                              [this] { run(); });
 }
 
-void Worker::operator()() {
-  sg4::Mailbox* inbox = sg4::Mailbox::by_name(fmt::format("worker-{}", index_));
+void Worker::kill() {
+  context_.recorder.gradients_lost(holding_);
+  holding_ = 0;
+  if (actor_) actor_->kill();
+  actor_ = nullptr;
+}
+
+bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, double bytes) {
+  try {
+    target.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), context_.scenario.failures.request_timeout);
+  } catch (const simgrid::TimeoutException&) {
+    return false;
+  } catch (const simgrid::NetworkFailureException&) {
+    return false;
+  }
+  // Ownership passed to the receiver only now; on failure the unique_ptr frees the message.
+  message.release();
+  return true;
+}
+
+std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) {
+  while (true) {
+    // The SSP clock counts gradients delivered to this endpoint: a new server starts at zero.
+    if (pushed_epoch_ != epoch) {
+      pushed_epoch_ = epoch;
+      pushed_ = 0;
+    }
+    PullRequest request{index_, 0, pushed_, ++requests_, inbox_};
+    // Sync: the round after the last one this worker computed, within this epoch (a restarted
+    // server may have rolled back to an older version).
+    if (context_.scenario.consistency.mode == ConsistencyMode::SYNC && min_version_epoch_ == epoch) {
+      request.min_version = min_version_;
+    }
+    if (!send(target, std::make_unique<ServerMessage>(request), CONTROL_BYTES)) return nullptr;
+    try {
+      while (true) {
+        auto reply = inbox_->get_unique<ParamsReply>(context_.scenario.failures.request_timeout);
+        if (reply->request == request.request) return reply;  // else an answer to an abandoned pull
+      }
+    } catch (const simgrid::TimeoutException&) {
+    } catch (const simgrid::NetworkFailureException&) {
+    }
+    // No answer in time. A deferred pull (sync, SSP) is answered late, not lost: while the
+    // coordinator still names the same endpoint, ask again; otherwise give up on it.
+    if (context_.coordinator.epoch() != epoch) return nullptr;
+  }
+}
+
+void Worker::run() {
   const std::string& host = sg4::this_actor::get_host()->get_name();
-  const bool sync = context_.scenario.consistency.mode == ConsistencyMode::SYNC;
-  std::int64_t min_version = 0;
-  for (std::int64_t step = 0;; ++step) {
-    send(std::make_unique<ServerMessage>(PullRequest{index_, min_version, step, inbox}), CONTROL_BYTES);
-    const auto reply = inbox->get_unique<ParamsReply>();
+  double trouble_since = -1;  // when requests started failing: idle, waiting for recovery
+  while (true) {
+    Endpoint* target = context_.coordinator.primary();
+    if (target == nullptr) {
+      if (trouble_since < 0) trouble_since = sg4::Engine::get_clock();
+      target = context_.coordinator.wait_for_primary(context_.coordinator.epoch());
+    }
+    const std::int64_t epoch = context_.coordinator.epoch();
+    const double attempt = sg4::Engine::get_clock();
+    const auto reply = pull(*target, epoch);
+    if (!reply) {
+      // Timed out or failed: the coordinator still names this endpoint until the failure is
+      // detected, so the next attempt tries again and costs another timeout.
+      if (trouble_since < 0) trouble_since = attempt;
+      continue;
+    }
+    if (trouble_since >= 0) {
+      context_.recorder.recovery_wait(host, sg4::Engine::get_clock() - trouble_since);
+      trouble_since = -1;
+    }
     const Snapshot& params = *reply->snapshot;
-    if (sync) min_version = params.version + 1;
+    min_version_ = params.version + 1;
+    min_version_epoch_ = epoch;
 
     auto grad = context_.gradient_buffers.take();
-    const float loss = context_.math.gradient(params, batches_.next(), context_.math.dropout_seed(index_, step), *grad);
+    const float loss = context_.math.gradient(params, batches_.next(), context_.math.dropout_seed(index_, step_++), *grad);
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::execute(context_.time.gradient_flops);
     context_.recorder.busy(host, sg4::Engine::get_clock() - start);
     context_.recorder.gradient_computed();
+    holding_ = 1;
 
-    send(std::make_unique<ServerMessage>(GradientPush{index_, params.version, loss, std::move(grad)}),
-         context_.time.param_bytes);
+    auto push = std::make_unique<ServerMessage>(GradientPush{index_, params.version, loss, std::move(grad)});
+    const double push_start = sg4::Engine::get_clock();
+    const bool delivered = send(*target, std::move(push), context_.time.param_bytes);
+    holding_ = 0;
+    if (delivered) {
+      target->delivered();
+      ++pushed_;
+    } else {
+      context_.recorder.gradients_lost(1);
+      trouble_since = push_start;
+    }
   }
 }
 

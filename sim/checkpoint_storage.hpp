@@ -1,0 +1,45 @@
+// The checkpoint storage process on the storage host: writes checkpoints to its disk (costing
+// disk write time) and serves the latest complete one to a restarting server (disk read time,
+// then the transfer). A checkpoint counts only once its write completed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <variant>
+
+#include "sim/messages.hpp"
+#include "sim/run_context.hpp"
+
+namespace failsim::sim {
+
+struct ServerState;
+
+/// A restarting server asks for the latest checkpoint.
+struct LoadCheckpoint {
+  simgrid::s4u::Mailbox* reply_to = nullptr;
+};
+using StorageMessage = std::variant<StateCopy, LoadCheckpoint>;
+
+/// The storage's answer: the latest complete checkpoint, or none yet.
+struct CheckpointReply {
+  std::optional<StateCopy> checkpoint;
+};
+
+class CheckpointStorage {
+ public:
+  explicit CheckpointStorage(RunContext& context);
+  void launch();
+  simgrid::s4u::Mailbox* mailbox() const { return mailbox_; }
+  /// Bytes of a checkpoint: parameters, plus the optimiser state when there is one.
+  double bytes(const StateCopy& copy) const;
+
+ private:
+  void serve();
+
+  RunContext& context_;
+  simgrid::s4u::Mailbox* mailbox_;
+  std::optional<StateCopy> latest_;
+};
+
+}  // namespace failsim::sim

@@ -1,0 +1,164 @@
+#include "sim/failure_injector.hpp"
+
+#include <fmt/core.h>
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "models/rng.hpp"
+#include "sim/parameter_server.hpp"
+#include "sim/strategy.hpp"
+#include "sim/worker.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(failure_injector, failsim, "failure injection and detection");
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+constexpr std::uint64_t SEED_FAILURES = 5;  // next to training_math.hpp's streams
+constexpr double NEVER = std::numeric_limits<double>::infinity();
+
+std::string target_name(FailureTarget t) {
+  switch (t) {
+    case FailureTarget::SERVER: return "server";
+    case FailureTarget::REPLICA: return "replica";
+    case FailureTarget::WORKER: return "worker";
+    case FailureTarget::STORAGE: return "storage";
+  }
+  return "?";
+}
+
+/// One draw of a duration.
+double draw(const Distribution& d, models::Rng& rng) {
+  switch (d.kind) {
+    case DistributionKind::FIXED: return d.value;
+    case DistributionKind::EXPONENTIAL: return -d.value * std::log(1.0 - rng.uniform());
+    case DistributionKind::WEIBULL: return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
+  }
+  return d.value;
+}
+}  // namespace
+
+FailureInjector::FailureInjector(RunContext& context) : context_(context) {}
+
+void FailureInjector::launch() {
+  const FailureConfig& f = context_.scenario.failures;
+  for (std::size_t i = 0; i < f.events.size(); ++i) {
+    const FailureEvent& event = f.events[i];
+    if (!event.at_time) continue;
+    sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator, [this, event, i] {
+      sg4::this_actor::sleep_until(*event.at_time);
+      fire(event, i);
+    });
+  }
+  // Stochastic failures: one actor per failing host, with its own random stream.
+  std::uint64_t stream = 0;
+  for (const StochasticFailures& s : f.stochastic) {
+    std::vector<sg4::Host*> hosts;
+    if (s.target == FailureTarget::WORKER) hosts = context_.roles.workers;
+    if (s.target == FailureTarget::SERVER) hosts = context_.roles.servers;
+    for (sg4::Host* host : hosts) {
+      const std::uint64_t seed = models::derive_seed(models::derive_seed(context_.scenario.seed, SEED_FAILURES), stream++);
+      sg4::Actor::create("stochastic-failures", context_.roles.coordinator, [this, s, host, seed] {
+        models::Rng rng(seed);
+        while (true) {
+          sg4::this_actor::sleep_for(draw(s.lifetime, rng));
+          const double repair = draw(s.repair, rng);
+          fail_host(host, repair, "stochastic");
+          sg4::this_actor::sleep_for(repair);
+        }
+      });
+    }
+  }
+}
+
+void FailureInjector::after_update(std::int64_t n) {
+  const auto& events = context_.scenario.failures.events;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].at_update && *events[i].at_update == n) {
+      const FailureEvent event = events[i];
+      sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator, [this, event, i] { fire(event, i); });
+    }
+  }
+}
+
+void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
+  sg4::Host* host = nullptr;
+  switch (event.target) {
+    case FailureTarget::SERVER: {
+      ParameterServer* primary = context_.strategy->primary();
+      if (primary != nullptr) host = primary->host();
+      break;
+    }
+    case FailureTarget::REPLICA: host = context_.strategy->replica_host(event.index); break;
+    case FailureTarget::WORKER: host = context_.roles.workers[static_cast<std::size_t>(event.index)]; break;
+    case FailureTarget::STORAGE: host = context_.roles.storage; break;
+  }
+  if (host == nullptr) {
+    context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
+                            {{"event", i}, {"reason", "no such process is up"}});
+    return;
+  }
+  fail_host(host, event.down_for, fmt::format("event {}", i));
+}
+
+void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for, const std::string& cause) {
+  const double now = sg4::Engine::get_clock();
+  const double host_back = down_for ? now + *down_for : NEVER;
+  ParameterServer* server = context_.strategy->server_on(host);
+  const bool replica = server == nullptr && context_.strategy->replica_failed(host, host_back);
+  Worker* worker = nullptr;
+  for (auto& w : context_.workers) {
+    if (context_.roles.workers[static_cast<std::size_t>(w->index())] == host) worker = w.get();
+  }
+  context_.recorder.event(now, "failure", host->get_name(),
+                          {{"cause", cause},
+                           {"process", server    ? server->name()
+                                       : worker  ? fmt::format("worker-{}", worker->index())
+                                       : replica ? "replica"
+                                                 : "none"},
+                           {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  if (server != nullptr) server->kill();
+  if (worker != nullptr) worker->kill();
+  if (down_for && *down_for > 0) {
+    host->turn_off();
+    sg4::Actor::create("repair", context_.roles.coordinator, [this, host, down_for] {
+      sg4::this_actor::sleep_for(*down_for);
+      host->turn_on();
+      context_.recorder.down(host->get_name(), *down_for);
+      context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+    });
+  } else if (!down_for) {
+    host->turn_off();
+    context_.recorder.event(now, "host_lost", host->get_name());
+  }
+  if (server == nullptr && worker == nullptr) return;
+
+  // The system notices only after the detection timeout.
+  sg4::Actor::create("detection", context_.roles.coordinator, [this, server, worker, host_back] {
+    sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
+    const double detected = sg4::Engine::get_clock();
+    if (server != nullptr) {
+      context_.recorder.event(detected, "detected", server->name());
+      if (context_.coordinator.primary() == server) context_.coordinator.clear_primary();
+      context_.strategy->on_server_failure_detected(*server, host_back);
+      return;
+    }
+    context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
+    context_.coordinator.set_worker_live(worker->index(), false);
+    context_.strategy->membership_changed();
+    const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
+    if (std::isinf(ready)) return;
+    sg4::this_actor::sleep_until(ready);
+    worker->launch();
+    context_.coordinator.set_worker_live(worker->index(), true);
+    context_.recorder.event(sg4::Engine::get_clock(), "restart", fmt::format("worker-{}", worker->index()));
+    context_.strategy->membership_changed();
+  });
+}
+
+}  // namespace failsim::sim

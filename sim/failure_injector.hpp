@@ -1,0 +1,40 @@
+// Turns the scenario's failures into events of the simulation (docs/failures.md): scheduled
+// failures at a time or after an update, and stochastic failures drawn from the seed. A failure
+// kills the target's process and, for `down_for` > 0, turns its host off for that long. The
+// system learns of it only `detection_timeout` later (the coordination service's session
+// timeout): then the coordinator updates its view and the strategy recovers; a failed worker is
+// restarted on its host after `restart_delay` (once the host is up).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/run_context.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace failsim::sim {
+
+class FailureInjector {
+ public:
+  explicit FailureInjector(RunContext& context);
+
+  /// Starts the actors that fire timed and stochastic failures (on the coordinator host).
+  void launch();
+  /// Called by the server after each update: fires the failures scheduled after update `n`.
+  void after_update(std::int64_t n);
+
+ private:
+  /// Fails the target of event `i` now.
+  void fire(const FailureEvent& event, std::size_t i);
+  /// Kills what runs on `host`, turns it off for `down_for` (nullopt: for good), and starts the
+  /// detection and recovery timeline.
+  void fail_host(simgrid::s4u::Host* host, std::optional<double> down_for, const std::string& cause);
+
+  RunContext& context_;
+};
+
+}  // namespace failsim::sim

@@ -1,0 +1,51 @@
+#include "sim/strategy.hpp"
+
+#include "sim/strategies.hpp"
+
+#include <simgrid/s4u.hpp>
+
+namespace failsim::sim {
+
+ParameterServer* Strategy::server_on(simgrid::s4u::Host* host) {
+  for (auto& s : servers_) {
+    if (s->alive() && s->host() == host) return s.get();
+  }
+  return nullptr;
+}
+
+void Strategy::run_server(ParameterServer& server) { server.serve_workers(); }
+
+std::int64_t Strategy::pending_at_end() {
+  std::int64_t pending = 0;
+  for (const auto& s : servers_) {
+    if (s->alive()) pending += s->unapplied();
+  }
+  return pending;
+}
+
+void Strategy::membership_changed() {
+  ParameterServer* server = primary();
+  if (server == nullptr) return;
+  server->mailbox()
+      ->put_init(new ServerMessage{MembershipChanged{}}, static_cast<std::uint64_t>(CONTROL_BYTES))
+      ->detach([](void* p) { delete static_cast<ServerMessage*>(p); });
+}
+
+ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState state) {
+  servers_.push_back(
+      std::make_unique<ParameterServer>(context_, std::move(state), static_cast<int>(servers_.size()), host));
+  servers_.back()->launch();
+  return servers_.back().get();
+}
+
+std::unique_ptr<Strategy> make_strategy(RunContext& context) {
+  switch (context.scenario.recovery.strategy) {
+    case RecoveryStrategy::NONE: return make_no_recovery(context);
+    case RecoveryStrategy::CHECKPOINT: return make_checkpointing(context);
+    case RecoveryStrategy::CHAIN: return make_chain_replication(context);
+    case RecoveryStrategy::STATELESS: return make_stateless(context);
+  }
+  return make_no_recovery(context);
+}
+
+}  // namespace failsim::sim

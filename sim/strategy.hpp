@@ -1,0 +1,61 @@
+// How a run survives (or does not survive) the failure of its parameter server: one small
+// interface, one file per strategy (docs/strategies.md). The strategy owns the server
+// incarnations and any helper processes (storage, replicas, store).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "sim/parameter_server.hpp"
+#include "sim/run_context.hpp"
+#include "sim/snapshot.hpp"
+
+namespace failsim::sim {
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  /// At time 0: creates and launches the first server(s) and helper processes, and registers
+  /// the primary with the coordinator.
+  virtual void start() = 0;
+  /// The body of a server's actor. Default: serve workers (ParameterServer::serve_workers);
+  /// a strategy may first restore state (checkpoint) or run its own protocol (stateless).
+  virtual void run_server(ParameterServer& server);
+  /// In the server's actor after each update (e.g. checkpoint every K updates). Default: nothing.
+  virtual void after_update(ParameterServer& /*server*/) {}
+  /// In the failure injector's actor, when the failure of `dead` has been detected. `host_back`
+  /// is the simulated time its host is usable again (infinity: never).
+  virtual void on_server_failure_detected(ParameterServer& dead, double host_back) = 0;
+  /// The server whose failure a "server" event means: the primary now, or nullptr if none is up.
+  virtual ParameterServer* primary() = 0;
+  /// The parameters training would use now: what the observer evaluates.
+  virtual SnapshotPtr observed_snapshot() = 0;
+  /// Gradients the strategy's processes hold unapplied (pending if the run ends now).
+  virtual std::int64_t pending_at_end();
+  /// The host of chain position `position` now (chain only; others: nullptr).
+  virtual simgrid::s4u::Host* replica_host(int /*position*/) { return nullptr; }
+  /// A host failed on which no server or worker runs: if a process of the strategy (a chain
+  /// replica) ran there, it dies and is detected and replaced; returns whether one did.
+  virtual bool replica_failed(simgrid::s4u::Host* /*host*/, double /*host_back*/) { return false; }
+
+  /// The live server process on `host`, if any.
+  ParameterServer* server_on(simgrid::s4u::Host* host);
+  /// Tells the primary server that the set of live workers changed (a control message).
+  void membership_changed();
+  /// Every server incarnation so far (dead ones included: their accounts stay readable).
+  const std::vector<std::unique_ptr<ParameterServer>>& servers() const { return servers_; }
+
+ protected:
+  explicit Strategy(RunContext& context) : context_(context) {}
+  /// Creates and launches a new server incarnation on `host`.
+  ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
+
+  RunContext& context_;
+  std::vector<std::unique_ptr<ParameterServer>> servers_;
+};
+
+/// The strategy the scenario asks for.
+std::unique_ptr<Strategy> make_strategy(RunContext& context);
+
+}  // namespace failsim::sim

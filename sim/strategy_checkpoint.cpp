@@ -1,0 +1,113 @@
+// Strategy "checkpoint" (docs/strategies.md): every K updates or T simulated seconds the server
+// sends its parameters, version and optimiser state to the storage host, which writes them to
+// disk (the server waits for the acknowledgement when `blocking`, else goes on training). On a
+// detected failure a new server starts after the restart delay on the same host (once it is
+// up), loads the latest complete checkpoint (disk read + transfer) and continues: every update
+// since that checkpoint is lost (counted as rolled back).
+#include <fmt/core.h>
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+
+#include "sim/checkpoint_storage.hpp"
+#include "sim/strategy.hpp"
+#include "sim/strategies.hpp"
+
+namespace failsim::sim {
+
+namespace {
+namespace sg4 = simgrid::s4u;
+
+class Checkpointing final : public Strategy {
+ public:
+  explicit Checkpointing(RunContext& context) : Strategy(context), storage_(context) {}
+
+  void start() override {
+    storage_.launch();
+    current_ = start_server(context_.roles.servers.front(), ServerState{context_.math.initial_snapshot(), nullptr});
+    context_.coordinator.set_initial_primary(current_);
+  }
+
+  void run_server(ParameterServer& server) override {
+    if (&server != servers_.front().get()) load_checkpoint(server);  // the first starts afresh
+    server.serve_workers();
+  }
+
+  void load_checkpoint(ParameterServer& server) {
+    // Load the latest checkpoint: ask the storage, wait for the data.
+    sg4::Mailbox* inbox = sg4::Mailbox::by_name(server.name() + ".load");
+    auto request = std::make_unique<StorageMessage>(LoadCheckpoint{inbox});
+    storage_.mailbox()->put(request.get(), static_cast<std::uint64_t>(CONTROL_BYTES));
+    static_cast<void>(request.release());  // NOLINT: ownership passed to the storage
+    const auto reply = inbox->get_unique<CheckpointReply>();
+    ServerState state{context_.math.initial_snapshot(), nullptr};
+    if (reply->checkpoint) state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
+    const std::int64_t lost = lost_version_ - state.snapshot->version;
+    context_.recorder.updates_rolled_back(lost);
+    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
+                            {{"version", state.snapshot->version}, {"updates_lost", lost},
+                             {"found", reply->checkpoint.has_value()}});
+    server.restore(state);
+    context_.coordinator.set_primary(&server);
+  }
+
+  void after_update(ParameterServer& server) override {
+    const CheckpointConfig& c = context_.scenario.recovery.checkpoint;
+    const double now = sg4::Engine::get_clock();
+    const bool by_updates = c.every_updates > 0 && server.version() % c.every_updates == 0;
+    const bool by_time = c.every_seconds > 0 && now - last_checkpoint_ >= c.every_seconds;
+    if (!by_updates && !by_time) return;
+    last_checkpoint_ = now;
+    const ServerState state = server.state();
+    auto copy = std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr});
+    const double bytes = storage_.bytes(std::get<StateCopy>(*copy));
+    if (!c.blocking) {
+      // The snapshot is immutable, so training may go on while it travels and is written.
+      storage_.mailbox()->put_init(copy.release(), static_cast<std::uint64_t>(bytes))
+          ->detach([](void* p) { delete static_cast<StorageMessage*>(p); });
+      return;
+    }
+    sg4::Mailbox* ack = sg4::Mailbox::by_name(server.name() + ".ack");
+    std::get<StateCopy>(*copy).ack_to = ack;
+    const double start = sg4::Engine::get_clock();
+    storage_.mailbox()->put(copy.get(), static_cast<std::uint64_t>(bytes));
+    static_cast<void>(copy.release());
+    ack->get_unique<int>();
+    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
+                            {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
+  }
+
+  void on_server_failure_detected(ParameterServer& dead, double host_back) override {
+    lost_version_ = dead.version();
+    sg4::Host* host = dead.host();
+    const double ready = std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+    if (std::isinf(ready)) {
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(), {{"reason", "host down for good"}});
+      return;
+    }
+    sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
+      sg4::this_actor::sleep_until(ready);
+      context_.recorder.event(sg4::Engine::get_clock(), "restart", fmt::format("server-{}", servers_.size()),
+                              {{"host", host->get_name()}});
+      // It loads the checkpoint in on_server_start, then becomes the primary.
+      current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});
+    });
+  }
+
+  ParameterServer* primary() override { return current_->alive() ? current_ : nullptr; }
+  SnapshotPtr observed_snapshot() override { return current_->snapshot(); }
+
+ private:
+  CheckpointStorage storage_;
+  ParameterServer* current_ = nullptr;
+  double last_checkpoint_ = 0.0;
+  std::int64_t lost_version_ = 0;  // the dead server's version: what a rollback loses from
+};
+}  // namespace
+
+std::unique_ptr<Strategy> make_checkpointing(RunContext& context) {
+  return std::make_unique<Checkpointing>(context);
+}
+
+}  // namespace failsim::sim
