@@ -359,7 +359,7 @@ void Cnn::reserve(int n) {
   cols1_.resize(static_cast<std::size_t>(channels_) * 9 * m * hw);
   conv1_.resize(CONV1_FILTERS * m * hw);
   pool1_.resize(CONV1_FILTERS * m * q);
-  cols2_.resize(CONV1_FILTERS * 9 * m * q);
+  cols2_.resize(CONV1_FILTERS * 9 * std::min(m, std::size_t{CONV2_GROUP}) * q);
   conv2_.resize(CONV2_FILTERS * m * q);
   flat_.resize(m * features);
   hidden_.resize(m * HIDDEN);
@@ -390,10 +390,16 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, n, h, w, pool1_.data(),
                     Strides{n * q, q});
 
-  // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1.
-  im2col_3x3(pool1_.data(), Strides{n * q, q}, CONV1_FILTERS, n, h / 2, w / 2, cols2_.data());
-  gemm<RowMajor, RowMajor>(CONV2_FILTERS, n * q, k2, params + layout_.conv2_w, k2, cols2_.data(),
-                           n * q, conv2_.data(), n * q, false, pack_a_, pack_b_);
+  // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1, a group of samples at a time so the
+  // group's im2col ([144 x GROUP*q]) stays in L2 for its GEMM; the backward pass rebuilds it
+  // rather than keeping the whole chunk's (3.6 MB at n = 32) through the fully connected layers.
+  for (int s0 = 0; s0 < n; s0 += CONV2_GROUP) {
+    const int g = std::min(CONV2_GROUP, n - s0);
+    im2col_3x3(pool1_.data() + s0 * q, Strides{n * q, q}, CONV1_FILTERS, g, h / 2, w / 2,
+               cols2_.data());
+    gemm<RowMajor, RowMajor>(CONV2_FILTERS, g * q, k2, params + layout_.conv2_w, k2, cols2_.data(),
+                             g * q, conv2_.data() + s0 * q, n * q, false, pack_a_, pack_b_);
+  }
   // Pooling writes straight into the sample-major (c, h, w) flattening that fc1 reads.
   bias_relu_maxpool(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
                     flat_.data(), Strides{p, features});
@@ -461,12 +467,15 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
   maxpool_backward(conv2_.data(), params + layout_.conv2_b, dflat_.data(), Strides{p, features},
                    CONV2_FILTERS, n, h / 2, w / 2, dconv2_.data(), grad + layout_.conv2_b,
                    accumulate, pool_tmp_.data());
-  gemm<RowMajor, ColMajor>(CONV2_FILTERS, k2, n * q, dconv2_.data(), n * q, cols2_.data(), n * q,
-                           grad + layout_.conv2_w, k2, accumulate, pack_a_, pack_b_);
-  // dcols2 a few samples at a time: [144 x GROUP*q] stays in L2 between the GEMM that writes it
-  // and col2im that reads it, where the whole chunk's (3.6 MB at n = 32) would not.
+  // By groups of samples, as in the forward pass: the group's im2col is rebuilt, and both it
+  // and dcols2 stay in L2 between the GEMMs and col2im.
   for (int s0 = 0; s0 < n; s0 += CONV2_GROUP) {
     const int g = std::min(CONV2_GROUP, n - s0);
+    im2col_3x3(pool1_.data() + s0 * q, Strides{n * q, q}, CONV1_FILTERS, g, h / 2, w / 2,
+               cols2_.data());
+    gemm<RowMajor, ColMajor>(CONV2_FILTERS, k2, g * q, dconv2_.data() + s0 * q, n * q,
+                             cols2_.data(), g * q, grad + layout_.conv2_w, k2, accumulate || s0 > 0,
+                             pack_a_, pack_b_);
     gemm<ColMajor, RowMajor>(k2, g * q, CONV2_FILTERS, params + layout_.conv2_w, k2,
                              dconv2_.data() + s0 * q, n * q, dcols2_.data(), g * q, false, pack_a_,
                              pack_b_);

@@ -43,7 +43,7 @@ class Cnn : public Model {
   static constexpr int HIDDEN = 512;
   /// Samples processed per pass: scratch memory is bounded by this, whatever n the caller asks.
   static constexpr int MAX_CHUNK = 256;
-  /// Samples per step of conv2's input-gradient GEMM and col2im (so their buffer stays in L2).
+  /// Samples per step of conv2's im2col, GEMMs and col2im (so their buffers stay in L2).
   static constexpr int CONV2_GROUP = 4;
 
   /// Throws std::invalid_argument unless 0 <= dropout < 1, channels >= 1, classes >= 2 and
@@ -109,7 +109,7 @@ class Cnn : public Model {
   std::vector<float> cols1_;            // [C*9 x n*H*W] im2col of the input
   std::vector<float> conv1_;            // [16 x n*H*W] conv1 without bias (CNHW)
   std::vector<float> pool1_;            // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
-  std::vector<float> cols2_;            // [144 x n*H*W/4] im2col of pool1
+  std::vector<float> cols2_;            // [144 x CONV2_GROUP*H*W/4] im2col of pool1
   std::vector<float> conv2_;            // [32 x n*H*W/4] conv2 without bias (CNHW)
   std::vector<float> flat_;             // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
   std::vector<float> hidden_;           // [n x 512] dropout(relu(fc1))
