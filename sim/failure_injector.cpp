@@ -109,11 +109,15 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
 void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for, const std::string& cause) {
   const double now = sg4::Engine::get_clock();
   const double host_back = down_for ? now + *down_for : NEVER;
+  if (!host->is_on()) {
+    context_.recorder.event(now, "failure_skipped", host->get_name(), {{"cause", cause}, {"reason", "host already down"}});
+    return;
+  }
   ParameterServer* server = context_.strategy->server_on(host);
   const bool replica = server == nullptr && context_.strategy->replica_failed(host, host_back);
   Worker* worker = nullptr;
   for (auto& w : context_.workers) {
-    if (context_.roles.workers[static_cast<std::size_t>(w->index())] == host) worker = w.get();
+    if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host) worker = w.get();
   }
   context_.recorder.event(now, "failure", host->get_name(),
                           {{"cause", cause},

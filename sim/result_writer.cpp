@@ -52,9 +52,15 @@ nlohmann::json summary_json(const RunResult& r) {
   s["time_to_accuracy"] = reached;
 
   s["updates"] = rec.updates();
-  s["gradients_computed"] = rec.gradients_computed();
-  s["gradients_applied"] = rec.gradients_applied();
-  s["gradients_unapplied_at_end"] = rec.gradients_computed() - rec.gradients_applied();
+  s["updates_rolled_back"] = rec.updates_rolled_back();
+  // computed = applied + dropped + lost + pending_at_end (run() checks it).
+  s["gradients"] = {{"computed", rec.gradients_computed()},
+                    {"applied", rec.gradients_applied()},
+                    {"dropped", rec.gradients_dropped()},
+                    {"lost", rec.gradients_lost()},
+                    {"pending_at_end", r.gradients_pending}};
+  s["peak_pending_gradients"] = r.peak_pending;
+  s["peak_pending_bytes"] = static_cast<double>(r.peak_pending) * r.param_bytes;
 
   std::int64_t count = 0, max = 0;
   double sum = 0;
@@ -71,13 +77,20 @@ nlohmann::json summary_json(const RunResult& r) {
 
   nlohmann::json hosts = nlohmann::json::array();
   auto add_hosts = [&](const std::vector<std::string>& names, const char* role) {
+    auto seconds = [](const std::map<std::string, double>& m, const std::string& name) {
+      const auto it = m.find(name);
+      return it == m.end() ? 0.0 : it->second;
+    };
     for (const std::string& name : names) {
-      const auto it = rec.busy_seconds().find(name);
-      const double busy = it == rec.busy_seconds().end() ? 0.0 : it->second;
+      const double busy = seconds(rec.busy_seconds(), name);
+      const double waiting = seconds(rec.recovery_wait_seconds(), name);
+      const double down = seconds(rec.down_seconds(), name);
       hosts.push_back({{"host", name},
                        {"role", role},
                        {"busy_seconds", busy},
-                       {"idle_seconds", r.end_time - busy},
+                       {"recovery_wait_seconds", waiting},
+                       {"down_seconds", down},
+                       {"idle_seconds", r.end_time - busy - waiting - down},
                        {"utilisation", r.end_time > 0 ? busy / r.end_time : 0.0}});
     }
   };

@@ -110,6 +110,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   for (auto* h : context.roles.workers) result.worker_hosts.push_back(h->get_name());
   for (auto* h : context.roles.servers) result.server_hosts.push_back(h->get_name());
   result.gradients_pending = strategy->pending_at_end();
+  result.peak_pending = strategy->peak_pending();
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
   result.math_seconds = math.math_seconds();

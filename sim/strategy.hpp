@@ -33,6 +33,8 @@ class Strategy {
   virtual SnapshotPtr observed_snapshot() = 0;
   /// Gradients the strategy's processes hold unapplied (pending if the run ends now).
   virtual std::int64_t pending_at_end();
+  /// The most gradients held pending at once (the stateless store's memory spike); else 0.
+  virtual std::int64_t peak_pending() const { return 0; }
   /// The host of chain position `position` now (chain only; others: nullptr).
   virtual simgrid::s4u::Host* replica_host(int /*position*/) { return nullptr; }
   /// A host failed on which no server or worker runs: if a process of the strategy (a chain

@@ -219,7 +219,7 @@ class Stateless final : public Strategy {
   std::int64_t pending_at_end() override {
     return Strategy::pending_at_end() + store_.pending() + (store_.sent() - received_);
   }
-  std::int64_t peak_pending() const { return store_.peak_pending(); }
+  std::int64_t peak_pending() const override { return store_.peak_pending(); }
 
  private:
   void send(StoreRequest* request, double bytes) {

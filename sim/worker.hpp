@@ -25,6 +25,8 @@ class Worker {
   void launch();
   /// The process dies now; a gradient it computed but had not delivered is lost.
   void kill();
+  /// Whether a process of this worker runs now.
+  bool alive() const { return actor_ != nullptr; }
   /// Gradients computed and not yet delivered (pending if the run ends now).
   std::int64_t holding() const { return holding_; }
   int index() const { return index_; }
