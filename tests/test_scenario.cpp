@@ -213,7 +213,7 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
     CHECK(s.recovery == RecoveryConfig{});
     CHECK(s.consistency.mode == ConsistencyMode::SYNC);
     CHECK(s.failures.detection_timeout == 0.2);
-    CHECK(s.failures.restart_delay == 15.0);
+    CHECK(s.failures.restart_delay == 0.3);
     CHECK(s.failures.events ==
           std::vector<FailureEvent>{{FailureTarget::WORKER, 1, std::nullopt, 100, std::nullopt}});
     REQUIRE(s.failures.stochastic.size() == 1);
