@@ -356,8 +356,9 @@ void Cnn::reserve(int n) {
   const std::size_t q = hw / 4;  // pixels of a 1st-pool image
   const std::size_t features = CONV2_FILTERS * (hw / 16);
   const std::size_t m = static_cast<std::size_t>(n);
-  cols1_.resize(static_cast<std::size_t>(channels_) * 9 * m * hw);
-  conv1_.resize(CONV1_FILTERS * m * hw);
+  const std::size_t g1 = std::min(m, std::size_t{CONV1_GROUP});
+  cols1_.resize(static_cast<std::size_t>(channels_) * 9 * g1 * hw);
+  conv1_.resize(CONV1_FILTERS * g1 * hw);
   pool1_.resize(CONV1_FILTERS * m * q);
   cols2_.resize(CONV1_FILTERS * 9 * std::min(m, std::size_t{CONV2_GROUP}) * q);
   conv2_.resize(CONV2_FILTERS * m * q);
@@ -369,8 +370,9 @@ void Cnn::reserve(int n) {
   dconv2_.resize(CONV2_FILTERS * m * q);
   dcols2_.resize(CONV1_FILTERS * 9 * std::min(m, std::size_t{CONV2_GROUP}) * q);
   dpool1_.resize(CONV1_FILTERS * m * q);
-  dconv1_.resize(CONV1_FILTERS * m * hw);
-  pool_tmp_.resize(3 * m * hw / 2);  // maxpool_backward's, for the larger (first) pool
+  dconv1_.resize(CONV1_FILTERS * g1 * hw);
+  // maxpool_backward's: 3 x (row pairs x width) for a conv1 group or for conv2's whole chunk.
+  pool_tmp_.resize(std::max(3 * g1 * hw / 2, 3 * m * hw / 8));
   capacity_ = n;
 }
 
@@ -380,15 +382,17 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   const std::ptrdiff_t q = hw / 4;
   const std::ptrdiff_t p = hw / 16;
   const int features = CONV2_FILTERS * static_cast<int>(p);
-  const int k1 = channels_ * 9;
   const int k2 = CONV1_FILTERS * 9;
 
-  // conv1: [16 x C*9] * [C*9 x n*H*W]. The input is sample-major (NCHW).
-  im2col_3x3(x, Strides{hw, channels_ * hw}, channels_, n, h, w, cols1_.data());
-  gemm<RowMajor, RowMajor>(CONV1_FILTERS, n * hw, k1, params + layout_.conv1_w, k1, cols1_.data(),
-                           n * hw, conv1_.data(), n * hw, false, pack_a_, pack_b_);
-  bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, n, h, w, pool1_.data(),
-                    Strides{n * q, q});
+  // conv1: [16 x C*9] * [C*9 x n*H*W] on the sample-major (NCHW) input, a group of samples at
+  // a time so the group's im2col and output stay in L2 until pooled. The backward pass
+  // recomputes them (7 MFLOP at n = 32) rather than keeping 2.5 MB through the other layers.
+  for (int s0 = 0; s0 < n; s0 += CONV1_GROUP) {
+    const int g = std::min(CONV1_GROUP, n - s0);
+    conv1_group(params, x, s0, g);
+    bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, g, h, w,
+                      pool1_.data() + s0 * q, Strides{n * q, q});
+  }
 
   // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1, a group of samples at a time so the
   // group's im2col ([144 x GROUP*q]) stays in L2 for its GEMM; the backward pass rebuilds it
@@ -431,7 +435,7 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   RowMap(logits_.data(), n, classes_).rowwise() += ConstRowVecMap(params + layout_.fc2_b, classes_);
 }
 
-void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulate) {
+void Cnn::backward_chunk(const float* params, const float* x, int n, float* grad, bool accumulate) {
   const int h = height_, w = width_;
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const std::ptrdiff_t q = hw / 4;
@@ -482,12 +486,27 @@ void Cnn::backward_chunk(const float* params, int n, float* grad, bool accumulat
     col2im_3x3(dcols2_.data(), CONV1_FILTERS, g, h / 2, w / 2, dpool1_.data() + s0 * q, n * q);
   }
 
-  // pool1 and conv1 (no gradient with respect to the image).
-  maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data(), Strides{n * q, q},
-                   CONV1_FILTERS, n, h, w, dconv1_.data(), grad + layout_.conv1_b, accumulate,
-                   pool_tmp_.data());
-  gemm<RowMajor, ColMajor>(CONV1_FILTERS, k1, n * hw, dconv1_.data(), n * hw, cols1_.data(), n * hw,
-                           grad + layout_.conv1_w, k1, accumulate, pack_a_, pack_b_);
+  // pool1 and conv1 by groups, recomputing the forward pass's conv1 (no gradient with respect
+  // to the image).
+  for (int s0 = 0; s0 < n; s0 += CONV1_GROUP) {
+    const int g = std::min(CONV1_GROUP, n - s0);
+    conv1_group(params, x, s0, g);
+    maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data() + s0 * q,
+                     Strides{n * q, q}, CONV1_FILTERS, g, h, w, dconv1_.data(),
+                     grad + layout_.conv1_b, accumulate || s0 > 0, pool_tmp_.data());
+    gemm<RowMajor, ColMajor>(CONV1_FILTERS, k1, g * hw, dconv1_.data(), g * hw, cols1_.data(),
+                             g * hw, grad + layout_.conv1_w, k1, accumulate || s0 > 0, pack_a_,
+                             pack_b_);
+  }
+}
+
+void Cnn::conv1_group(const float* params, const float* x, int s0, int g) {
+  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(height_) * width_;
+  const int k1 = channels_ * 9;
+  im2col_3x3(x + s0 * channels_ * hw, Strides{hw, channels_ * hw}, channels_, g, height_, width_,
+             cols1_.data());
+  gemm<RowMajor, RowMajor>(CONV1_FILTERS, g * hw, k1, params + layout_.conv1_w, k1, cols1_.data(),
+                           g * hw, conv1_.data(), g * hw, false, pack_a_, pack_b_);
 }
 
 float Cnn::loss_and_gradient(std::span<const float> params, const Batch& batch,
@@ -516,7 +535,8 @@ float Cnn::loss_and_gradient(std::span<const float> params, const Batch& batch,
       }
     }
     total += static_cast<double>(loss) * m;
-    backward_chunk(params.data(), m, grad.data(), start > 0);
+    backward_chunk(params.data(), batch.x + static_cast<std::ptrdiff_t>(start) * input_dim(), m,
+                   grad.data(), start > 0);
   }
   return static_cast<float>(total / n);
 }

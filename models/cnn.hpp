@@ -45,6 +45,8 @@ class Cnn : public Model {
   static constexpr int MAX_CHUNK = 256;
   /// Samples per step of conv2's im2col, GEMMs and col2im (so their buffers stay in L2).
   static constexpr int CONV2_GROUP = 4;
+  /// Samples per step of conv1's im2col, GEMMs and pooling.
+  static constexpr int CONV1_GROUP = 4;
 
   /// Throws std::invalid_argument unless 0 <= dropout < 1, channels >= 1, classes >= 2 and
   /// height and width are positive multiples of 4.
@@ -83,18 +85,22 @@ class Cnn : public Model {
   ///   conv1: 2*16*(C*9)*H*W,  conv2: 2*32*(16*9)*(H/2)*(W/2),  fc1: 2*F*512,  fc2: 2*512*K.
   /// For 1x28x28 and 10 classes: 225,792 + 1,806,336 + 1,605,632 + 10,240 = 3,648,000.
   double forward_flops_per_sample() const override;
-  /// Forward + backward as this implementation computes it: every layer's weight gradient
-  /// (same multiply-adds as its forward) and the input gradient of every layer but conv1 (the
-  /// image needs none): 3 * forward - conv1 = 10,718,208 for 1x28x28.
+  /// Forward + backward as the math requires: every layer's weight gradient (same multiply-adds
+  /// as its forward) and the input gradient of every layer but conv1 (the image needs none):
+  /// 3 * forward - conv1 = 10,718,208 for 1x28x28. Not counted: the implementation's recompute
+  /// of conv1's forward pass in the backward pass (+225,792, 2%), done to save memory traffic.
   double train_flops_per_sample() const override;
 
  private:
   /// Forward pass of n <= MAX_CHUNK samples into the member buffers; `rng` draws the dropout
   /// masks (null: inference, no dropout). Leaves the logits in logits_.
   void forward_chunk(const float* params, const float* x, int n, Rng* rng);
-  /// Backward pass of the last forward_chunk given dL/dlogits in logits_. The parameter
-  /// gradients are written to grad when `accumulate` is false and added to it otherwise.
-  void backward_chunk(const float* params, int n, float* grad, bool accumulate);
+  /// Backward pass of the last forward_chunk (same params and x) given dL/dlogits in logits_.
+  /// The parameter gradients are written to grad when `accumulate` is false and added to it
+  /// otherwise.
+  void backward_chunk(const float* params, const float* x, int n, float* grad, bool accumulate);
+  /// conv1 without bias for samples [s0, s0 + g) of x into conv1_ (and their im2col in cols1_).
+  void conv1_group(const float* params, const float* x, int s0, int g);
   /// Grows the scratch buffers to hold n samples (never shrinks: steady state never allocates).
   void reserve(int n);
 
@@ -106,8 +112,8 @@ class Cnn : public Model {
   // per channel holding all samples' images one after the other, which is what im2col + GEMM
   // produces and consumes without transposing.
   int capacity_ = 0;
-  std::vector<float> cols1_;            // [C*9 x n*H*W] im2col of the input
-  std::vector<float> conv1_;            // [16 x n*H*W] conv1 without bias (CNHW)
+  std::vector<float> cols1_;            // [C*9 x CONV1_GROUP*H*W] im2col of the input
+  std::vector<float> conv1_;            // [16 x CONV1_GROUP*H*W] conv1 without bias (CNHW)
   std::vector<float> pool1_;            // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
   std::vector<float> cols2_;            // [144 x CONV2_GROUP*H*W/4] im2col of pool1
   std::vector<float> conv2_;            // [32 x n*H*W/4] conv2 without bias (CNHW)
@@ -119,7 +125,7 @@ class Cnn : public Model {
   std::vector<float> dconv2_;           // [32 x n*H*W/4]
   std::vector<float> dcols2_;           // [144 x CONV2_GROUP*H*W/4]
   std::vector<float> dpool1_;           // [16 x n*H*W/4]
-  std::vector<float> dconv1_;           // [16 x n*H*W]
+  std::vector<float> dconv1_;           // [16 x CONV1_GROUP*H*W]
   std::vector<float> pool_tmp_;         // [3 x n*H*W/2] working space of the pooling backward pass
   std::vector<float> pack_a_, pack_b_;  // Eigen's GEMM packing buffers (see cnn.cpp)
 };
