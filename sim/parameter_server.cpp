@@ -132,7 +132,7 @@ void ParameterServer::serve_deferred() {
   }
 }
 
-void ParameterServer::apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule) {
+models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule) {
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(context_.time.update_flops * static_cast<double>(pushes.size()));
   context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
@@ -151,20 +151,23 @@ void ParameterServer::apply(std::vector<GradientPush>& pushes, const models::Sta
     context_.gradient_buffers.give_back(std::move(push.grad));
   }
   pushes.clear();
-  if (outcome.applied == 0) return;
+  if (outcome.applied == 0) return outcome;
   ++version_;
   context_.recorder.update_applied();
-  context_.injector->after_update(context_.recorder.updates());
+  // The strategy's work for this update (checkpoint, replication) belongs to the update: a
+  // failure scheduled "after update n" strikes once it is done.
   context_.strategy->after_update(*this);
+  context_.injector->after_update(context_.recorder.updates());
   const int every = context_.scenario.evaluation.every_updates;
-  if (every > 0 && version_ % every == 0 && Observer::evaluate_now(context_)) return;
+  if (every > 0 && version_ % every == 0 && Observer::evaluate_now(context_)) return outcome;
   const auto& stop = context_.scenario.stop;
   if (stop.updates && context_.recorder.updates() >= *stop.updates) context_.request_stop("updates");
+  return outcome;
 }
 
-void ParameterServer::apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule) {
+models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule) {
   round_ = std::move(batch);
-  apply(round_, rule);
+  return apply(round_, rule);
 }
 
 void ParameterServer::maybe_complete_round() {

@@ -65,10 +65,10 @@ class ParameterServer : public Endpoint {
   void restore(const ServerState& state);
   /// Applies `batch` as one update by `rule` (costs update_flops per gradient on this host).
   /// While it is being applied the server holds it: lost if the server dies meanwhile.
-  void apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule);
+  models::ApplyOutcome apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule);
 
  private:
-  void apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule);
+  models::ApplyOutcome apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule);
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
   void reply(const PullRequest& request);

@@ -12,6 +12,7 @@
 
 #include <cmath>
 
+#include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
 
@@ -128,6 +129,7 @@ class ChainReplication final : public Strategy {
       context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
                               {{"host", next->host()->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
       context_.coordinator.set_primary(head_);
+      Observer::evaluate_now(context_);  // the accuracy right after recovery
     }
     replace(dead.host(), host_back);
   }

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "sim/checkpoint_storage.hpp"
+#include "sim/observer.hpp"
 #include "sim/strategy.hpp"
 #include "sim/strategies.hpp"
 
@@ -50,6 +51,7 @@ class Checkpointing final : public Strategy {
                              {"found", reply->checkpoint.has_value()}});
     server.restore(state);
     context_.coordinator.set_primary(&server);
+    Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
 
   void after_update(ParameterServer& server) override {

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "sim/endpoint.hpp"
+#include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
 
@@ -184,13 +185,17 @@ class Stateless final : public Strategy {
       auto batch = inbox->get_unique<PendingBatch>();
       const auto count = static_cast<std::int64_t>(batch->gradients.size());
       received_ += count;
-      server.apply_batch(std::move(batch->gradients), rule_);
+      const models::ApplyOutcome outcome = server.apply_batch(std::move(batch->gradients), rule_);
+      if (context_.stopping()) return;  // every other process is gone: nothing to publish to
       if (restarted && first) {
-        context_.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(), {{"count", count}});
+        context_.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),
+                                {{"count", count}, {"applied", outcome.applied}, {"dropped", outcome.dropped},
+                                 {"learning_rate", outcome.learning_rate}});
       }
-      first = false;
       const ServerState state = server.state();
       send(new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}}, context_.time.param_bytes);
+      if (restarted && first) Observer::evaluate_now(context_);  // accuracy right after recovery
+      first = false;
     }
   }
 

@@ -1,0 +1,205 @@
+// Failures and recovery on small scenarios whose outcome can be worked out by hand. Each
+// simulation runs in its own child process (sim_harness.hpp); every run also checks its own
+// gradient accounting (computed = applied + dropped + lost + pending) and fails otherwise.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "models/evaluate.hpp"
+#include "models/sgd.hpp"
+#include "sim/scenario.hpp"
+#include "sim/training_math.hpp"
+#include "sim_harness.hpp"
+
+using failsim::testing::run_isolated;
+using nlohmann::json;
+
+namespace {
+json base_scenario() {
+  return json::parse(R"({
+    "name": "failures",
+    "seed": 7,
+    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
+    "model": {"kind": "softmax"},
+    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
+    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf"},
+                "network": {"bandwidth": "100Gbps", "latency": 0}},
+    "timing": {"flops_per_sample": 1e6, "param_bytes": 8},
+    "consistency": {"mode": "async"},
+    "evaluation": {"interval": "1s"},
+    "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
+    "stop": {"time": "3s"}
+  })");
+}
+
+std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std::string& type) {
+  std::vector<json> found;
+  for (const auto& e : run.result["events"]) {
+    if (e["type"] == type) found.push_back(e);
+  }
+  return found;
+}
+
+const json& gradients(const failsim::testing::IsolatedRun& run) { return run.result["summary"]["gradients"]; }
+
+struct Row {
+  double time;
+  long version;
+  double accuracy;
+};
+std::vector<Row> timeseries(const failsim::testing::IsolatedRun& run) {
+  std::vector<Row> rows;
+  std::istringstream in(run.timeseries);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    Row r{};
+    std::sscanf(line.c_str(), "%lf,%ld,%lf", &r.time, &r.version, &r.accuracy);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// Parameters after `updates` plain SGD steps of worker 0's stream: a single worker's run.
+failsim::models::EvalResult accuracy_by_hand(const json& s, int updates) {
+  const auto scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
+  failsim::sim::TrainingMath math(scenario, "hand.json");
+  auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
+  failsim::models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0}, snapshot->params.size());
+  auto stream = math.batch_stream(0);
+  failsim::models::FloatBuffer grad(snapshot->params.size());
+  for (int k = 0; k < updates; ++k) {
+    math.gradient(*snapshot, stream.next(), math.dropout_seed(0, k), grad);
+    sgd.step(snapshot->params, grad);
+  }
+  failsim::models::Evaluator evaluator(math.model());
+  return evaluator.evaluate(snapshot->params, math.test_set());
+}
+}  // namespace
+
+TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20", "[failures]") {
+  json s = base_scenario();
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
+  const auto run = run_isolated(s.dump());
+
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 5);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 5);
+  // Outage: detection 100 ms + restart 200 ms after the failure, then the load.
+  const double failed = events_of(run, "failure").at(0)["time"].get<double>();
+  CHECK(loaded[0]["time"].get<double>() == Approx(failed + 0.3).margin(1e-3));
+
+  // The evaluation right after recovery is version 20's parameters, exactly.
+  const auto rows = timeseries(run);
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.time > failed && r.version == 20; });
+  REQUIRE(it != rows.end());
+  CHECK(it->accuracy == accuracy_by_hand(s, 20).accuracy);
+}
+
+TEST_CASE("checkpointing: the outage idles the workers, training then goes on", "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 2;
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 50}, {"blocking", false}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}, {"down_for", "1s"}}};
+  const auto run = run_isolated(s.dump());
+  // The host is back at 2 s, later than detection + restart (1.3 s): the restart waits for it.
+  CHECK(events_of(run, "restart").at(0)["time"].get<double>() == Approx(2.0));
+  const auto& worker = run.result["summary"]["hosts"][1];
+  CHECK(worker["recovery_wait_seconds"].get<double>() == Approx(1.0).margin(0.06));
+  CHECK(run.result["summary"]["hosts"][0]["down_seconds"] == 1.0);
+  CHECK(gradients(run)["lost"].get<int>() <= 2);  // at most one in flight per worker
+  CHECK(run.result["summary"]["updates"].get<int>() > 300);
+}
+
+TEST_CASE("chain replication: K = 1 loses no update, K = 10 rolls back at most 9", "[failures]") {
+  for (const int k : {1, 10}) {
+    json s = base_scenario();
+    s["cluster"]["servers"]["count"] = 3;
+    s["recovery"] = {{"strategy", "chain"}, {"chain", {{"every_updates", k}}}};
+    s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
+    const auto run = run_isolated(s.dump());
+    const auto promoted = events_of(run, "promoted");
+    REQUIRE(promoted.size() == 1);
+    const int lost = promoted[0]["details"]["updates_lost"].get<int>();
+    INFO("K = " << k);
+    if (k == 1) {
+      CHECK(lost == 0);
+      CHECK(promoted[0]["details"]["version"] == 25);
+    } else {
+      CHECK(lost == 5);  // replicated at 20
+      CHECK(lost <= 9);
+    }
+    // Promotion happens at detection, without the restart delay; the replacement joins later.
+    const double failed = events_of(run, "failure").at(0)["time"].get<double>();
+    CHECK(promoted[0]["time"].get<double>() == Approx(failed + 0.1));
+    CHECK(events_of(run, "replica_joined").at(0)["time"].get<double>() >= failed + 0.3);
+  }
+}
+
+TEST_CASE("stateless: everything computed during the outage is applied at once on return", "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 2;
+  s["recovery"] = {{"strategy", "stateless"}, {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}}};
+  const auto run = run_isolated(s.dump());
+  const auto restart = events_of(run, "restart").at(0);
+  const auto applied = events_of(run, "pending_applied").at(0);
+  // Workers never stop: 2 workers x 10 ms per gradient over the 300 ms outage = 60 gradients.
+  const int pending = applied["details"]["count"].get<int>();
+  CHECK(pending == restart["details"]["pending"].get<int>());
+  CHECK(pending == Approx(60).margin(3));
+  CHECK(applied["details"]["applied"] == pending);
+  // The study's rule: more than 50 pending -> learning rate 0.001 for the summed step.
+  CHECK(applied["details"]["learning_rate"].get<double>() == Approx(0.001));
+  CHECK(run.result["summary"]["peak_pending_gradients"].get<int>() >= pending);
+  CHECK(run.result["summary"]["hosts"][1]["recovery_wait_seconds"] == 0.0);  // never idle
+}
+
+TEST_CASE("stateless with few pending keeps the base learning rate", "[failures]") {
+  json s = base_scenario();
+  s["recovery"] = {{"strategy", "stateless"}, {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}}};
+  s["timing"]["flops_per_sample"] = 1e7;  // 100 ms per gradient: ~3 pending after 300 ms
+  const auto run = run_isolated(s.dump());
+  const auto applied = events_of(run, "pending_applied").at(0);
+  CHECK(applied["details"]["count"].get<int>() <= 50);
+  CHECK(applied["details"]["learning_rate"].get<double>() == Approx(0.05));
+}
+
+TEST_CASE("a worker killed in sync mode does not stall the others", "[failures]") {
+  json s = base_scenario();
+  s["consistency"] = {{"mode", "sync"}};
+  s["cluster"]["workers"]["count"] = 2;
+  s["failures"]["events"] = {{{"target", "worker"}, {"index", 1}, {"at", "1s"}, {"down_for", "1s"}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(run.result["summary"]["status"] == "completed");
+  const double restart = events_of(run, "restart").at(0)["time"].get<double>();
+  CHECK(restart == Approx(2.0));  // the host is back at 2 s, after detection + restart delay
+  // Rounds: 10 ms each. With 2 workers for ~1 s, 1 worker for ~0.9 s (the 100 ms until
+  // detection stall), then 2 workers again for ~1 s: updates keep coming throughout.
+  const auto rows = timeseries(run);
+  REQUIRE(rows.size() >= 3);
+  CHECK(rows[2].version - rows[1].version > 80);  // between 1 s and 2 s, one live worker
+  CHECK(run.result["summary"]["updates"].get<int>() > 250);
+  CHECK(run.result["summary"]["hosts"][2]["down_seconds"] == 1.0);
+}
+
+TEST_CASE("stochastic failures happen at the rate the MTBF implies", "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 4;
+  s["timing"]["flops_per_sample"] = 1e7;
+  s["evaluation"] = {{"interval", "100s"}, {"final_full_test", false}};
+  s["failures"]["restart_delay"] = 0;
+  s["failures"]["stochastic"] = {{{"target", "worker"},
+                                  {"lifetime", {{"distribution", "exponential"}, {"mean", "2s"}}},
+                                  {"repair", {{"distribution", "fixed"}, {"value", "0.5s"}}}}};
+  s["stop"] = {{"time", "500s"}};
+  const auto run = run_isolated(s.dump());
+  // Each worker fails once per (2 s up + 0.5 s down) on average: 4 x 500 / 2.5 = 800.
+  const auto failures = events_of(run, "failure").size();
+  CHECK(static_cast<double>(failures) == Approx(800).margin(4 * std::sqrt(800.0 * 0.64)));  // 4 sigma
+}
