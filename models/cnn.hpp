@@ -111,6 +111,7 @@ class Cnn : public Model {
   // Scratch, per chunk of n samples. "CNHW" means [channels x (n * H * W)] row-major: one row
   // per channel holding all samples' images one after the other, which is what im2col + GEMM
   // produces and consumes without transposing.
+  std::vector<float> edge_mask1_, edge_mask2_;  // edge_masks() of conv1's and conv2's inputs
   int capacity_ = 0;
   std::vector<float> cols1_;            // [C*9 x CONV1_GROUP*H*W] im2col of the input
   std::vector<float> conv1_;            // [16 x CONV1_GROUP*H*W] conv1 without bias (CNHW)
