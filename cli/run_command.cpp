@@ -39,7 +39,8 @@ int run_scenario(const RunOptions& o) {
   const bool progress = !o.quiet && isatty(fileno(stderr));
   if (progress) {
     options.on_evaluation = [](const sim::EvalRecord& e) {
-      fmt::print(stderr, "\r  t = {:9.2f} s   version {:8}   test accuracy {:.4f}   ", e.time, e.version, e.test_accuracy);
+      fmt::print(stderr, "\r  t = {:9.2f} s   version {:8}   test accuracy {:.4f}   ", e.time,
+                 e.version, e.test_accuracy);
     };
   }
   sim::RunResult result;
@@ -60,17 +61,18 @@ int run_scenario(const RunOptions& o) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return OUTPUT_FAILED;
   }
-  const auto& final_eval = result.final_evaluation ? result.final_evaluation
-                           : result.recorder.evaluations().empty()
-                               ? std::optional<sim::EvalRecord>{}
-                               : std::optional<sim::EvalRecord>{result.recorder.evaluations().back()};
+  const auto& final_eval =
+      result.final_evaluation ? result.final_evaluation
+      : result.recorder.evaluations().empty()
+          ? std::optional<sim::EvalRecord>{}
+          : std::optional<sim::EvalRecord>{result.recorder.evaluations().back()};
   if (!o.quiet) {
     fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed", scenario.name,
-               sim::to_string(result.status), result.end_time, result.stop_reason, result.recorder.updates(),
-               result.recorder.gradients_computed());
+               sim::to_string(result.status), result.end_time, result.stop_reason,
+               result.recorder.updates(), result.recorder.gradients_computed());
     if (final_eval) fmt::print(", test accuracy {:.4f}", final_eval->test_accuracy);
-    fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory, result.wall_seconds,
-               result.math_seconds);
+    fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
+               result.wall_seconds, result.math_seconds);
   }
   return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
 }
@@ -79,10 +81,13 @@ int run_scenario(const RunOptions& o) {
 Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Simulate a scenario and write its result directory");
-  sub->add_option("scenario", options->scenario, "scenario file (docs/scenario-format.md)")->required();
-  sub->add_option("-o,--output", options->output, "result directory (default: the scenario's output.directory)");
+  sub->add_option("scenario", options->scenario, "scenario file (docs/scenario-format.md)")
+      ->required();
+  sub->add_option("-o,--output", options->output,
+                  "result directory (default: the scenario's output.directory)");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
-  sub->add_option("--cfg", options->simgrid_cfg, "SimGrid configuration, e.g. --cfg=network/model:CM02")
+  sub->add_option("--cfg", options->simgrid_cfg,
+                  "SimGrid configuration, e.g. --cfg=network/model:CM02")
       ->allow_extra_args(false);
   sub->add_option("--log", options->simgrid_log, "SimGrid logging, e.g. --log=failsim.thresh:debug")
       ->allow_extra_args(false);

@@ -26,7 +26,8 @@ struct TrainOptions {
 int run_train(const TrainOptions& o) {
   models::Dataset train_set, test_set;
   try {
-    train_set = models::load_idx_split(o.data_dir, models::Split::TRAIN, "fashion-mnist", o.train_limit);
+    train_set =
+        models::load_idx_split(o.data_dir, models::Split::TRAIN, "fashion-mnist", o.train_limit);
     test_set = models::load_idx_split(o.data_dir, models::Split::TEST, "fashion-mnist");
   } catch (const std::exception& e) {
     fmt::print(stderr, "failsim train: {}\n", e.what());
@@ -47,8 +48,9 @@ int run_train(const TrainOptions& o) {
   fmt::print("training {} ({} parameters) on {} samples, batch {}, lr {}, seed {}\n", model->name(),
              model->num_params(), train_set.size(), o.batch, o.lr, o.seed);
   models::train(*model, train_set, test_set, config, [&](const models::EpochReport& r) {
-    fmt::print("epoch {}: train loss {:.4f}, test loss {:.4f}, test accuracy {:.4f} ({:.1f} s of math)\n",
-               r.epoch, r.train_loss, r.test.loss, r.test.accuracy, r.math_seconds);
+    fmt::print(
+        "epoch {}: train loss {:.4f}, test loss {:.4f}, test accuracy {:.4f} ({:.1f} s of math)\n",
+        r.epoch, r.train_loss, r.test.loss, r.test.accuracy, r.math_seconds);
   });
   return OK;
 }
@@ -56,19 +58,28 @@ int run_train(const TrainOptions& o) {
 
 Command add_train_command(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* sub = app.add_subcommand("train", "Train a model with plain SGD on Fashion-MNIST (no simulation)");
+  CLI::App* sub =
+      app.add_subcommand("train", "Train a model with plain SGD on Fashion-MNIST (no simulation)");
   sub->add_option("--model", options->model, "softmax, mlp or cnn (the study's CNN)")
       ->check(CLI::IsMember({"softmax", "mlp", "cnn"}))
       ->capture_default_str();
   sub->add_option("--hidden", options->hidden, "MLP hidden layer sizes")->capture_default_str();
   sub->add_option("--epochs", options->epochs, "passes over the training set")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--batch", options->batch, "mini-batch size")->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--lr", options->lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--seed", options->seed, "seed of initialisation, shuffling and dropout")->capture_default_str();
-  sub->add_option("--train-limit", options->train_limit, "use only the first N training samples (-1: all)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--data-dir", options->data_dir, "directory with the IDX files")->capture_default_str();
+  sub->add_option("--batch", options->batch, "mini-batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--lr", options->lr, "learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--seed", options->seed, "seed of initialisation, shuffling and dropout")
+      ->capture_default_str();
+  sub->add_option("--train-limit", options->train_limit,
+                  "use only the first N training samples (-1: all)")
+      ->capture_default_str();
+  sub->add_option("--data-dir", options->data_dir, "directory with the IDX files")
+      ->capture_default_str();
   return {sub, [options] { return run_train(*options); }};
 }
 

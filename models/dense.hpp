@@ -33,7 +33,8 @@ inline void backward(const float* x, const float* dy, int n, int in, const float
 template <class Rng>
 void init_uniform_fan_in(float* w, float* b, int in, int out, Rng& rng) {
   const float bound = 1.0f / std::sqrt(static_cast<float>(in));
-  for (long i = 0; i < static_cast<long>(out) * in; ++i) w[i] = (2.0f * rng.uniform_float() - 1.0f) * bound;
+  for (long i = 0; i < static_cast<long>(out) * in; ++i)
+    w[i] = (2.0f * rng.uniform_float() - 1.0f) * bound;
   for (int i = 0; i < out; ++i) b[i] = (2.0f * rng.uniform_float() - 1.0f) * bound;
 }
 

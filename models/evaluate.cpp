@@ -7,7 +7,8 @@
 namespace failsim::models {
 
 Evaluator::Evaluator(const Model& model, int chunk)
-    : model_(model.clone()), chunk_(chunk),
+    : model_(model.clone()),
+      chunk_(chunk),
       logits_(static_cast<std::size_t>(chunk) * model.num_classes()) {}
 
 EvalResult Evaluator::evaluate(std::span<const float> params, const Dataset& data, int limit) {
@@ -19,7 +20,8 @@ EvalResult Evaluator::evaluate(std::span<const float> params, const Dataset& dat
     const int m = std::min(chunk_, n - start);
     model_->logits(params, data.sample(start), m, logits_.data());
     loss_sum += static_cast<double>(softmax_cross_entropy(logits_.data(), data.y.data() + start, m,
-                                                         classes, nullptr)) * m;
+                                                          classes, nullptr)) *
+                m;
     for (int i = 0; i < m; ++i) {
       const float* row = logits_.data() + static_cast<std::ptrdiff_t>(i) * classes;
       const auto best = std::max_element(row, row + classes) - row;

@@ -30,8 +30,8 @@ Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes) {
 }
 
 std::unique_ptr<Model> Mlp::clone() const {
-  return std::make_unique<Mlp>(sizes_.front(), std::vector<int>(sizes_.begin() + 1, sizes_.end() - 1),
-                               sizes_.back());
+  return std::make_unique<Mlp>(
+      sizes_.front(), std::vector<int>(sizes_.begin() + 1, sizes_.end() - 1), sizes_.back());
 }
 
 std::string Mlp::name() const {
@@ -54,7 +54,8 @@ const float* Mlp::forward(const float* params, const float* x, int n) {
     const int fan_in = sizes_[l], fan_out = sizes_[l + 1];
     const float* w = params + offsets_[l];
     float* out = scratch(acts_[l], static_cast<std::size_t>(n) * fan_out);
-    dense::forward(in, n, fan_in, w, w + static_cast<std::ptrdiff_t>(fan_out) * fan_in, fan_out, out);
+    dense::forward(in, n, fan_in, w, w + static_cast<std::ptrdiff_t>(fan_out) * fan_in, fan_out,
+                   out);
     if (l + 1 < layers) {
       dense::RowMap(out, n, fan_out) = dense::RowMap(out, n, fan_out).cwiseMax(0.0f);
     }
@@ -76,8 +77,8 @@ float Mlp::loss_and_gradient(std::span<const float> params, const Batch& batch,
     float* dw = grad.data() + offsets_[l];
     const float* in = l == 0 ? batch.x : acts_[l - 1].data();
     float* d_in = l == 0 ? nullptr : scratch(delta_prev_, static_cast<std::size_t>(n) * fan_in);
-    dense::backward(in, d, n, fan_in, w, fan_out, dw, dw + static_cast<std::ptrdiff_t>(fan_out) * fan_in,
-                    d_in);
+    dense::backward(in, d, n, fan_in, w, fan_out, dw,
+                    dw + static_cast<std::ptrdiff_t>(fan_out) * fan_in, d_in);
     if (d_in != nullptr) {
       // ReLU: the gradient passes where the activation was positive.
       dense::RowMap D(d_in, n, fan_in);
@@ -96,7 +97,8 @@ void Mlp::logits(std::span<const float> params, const float* x, int n, float* ou
 
 double Mlp::forward_flops_per_sample() const {
   double flops = 0;
-  for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) flops += 2.0 * sizes_[l] * sizes_[l + 1] + sizes_[l + 1];
+  for (std::size_t l = 0; l + 1 < sizes_.size(); ++l)
+    flops += 2.0 * sizes_[l] * sizes_[l + 1] + sizes_[l + 1];
   return flops;
 }
 

@@ -19,8 +19,8 @@ class Mlp final : public Model {
   int input_dim() const override { return sizes_.front(); }
   int num_classes() const override { return sizes_.back(); }
   void init(std::span<float> params, std::uint64_t seed) const override;
-  float loss_and_gradient(std::span<const float> params, const Batch& batch,
-                          std::span<float> grad, std::uint64_t dropout_seed) override;
+  float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
+                          std::uint64_t dropout_seed) override;
   void logits(std::span<const float> params, const float* x, int n, float* out) override;
   double forward_flops_per_sample() const override;
   double train_flops_per_sample() const override;
@@ -32,7 +32,7 @@ class Mlp final : public Model {
   std::vector<int> sizes_;            // input, hidden..., classes
   std::vector<std::size_t> offsets_;  // start of layer l's W in the flat vector; b follows W
   std::size_t num_params_ = 0;
-  std::vector<FloatBuffer> acts_;  // scratch: outputs of each layer, [n x sizes_[l+1]]
+  std::vector<FloatBuffer> acts_;   // scratch: outputs of each layer, [n x sizes_[l+1]]
   FloatBuffer delta_, delta_prev_;  // scratch: gradient wrt a layer's output
 };
 

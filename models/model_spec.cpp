@@ -8,9 +8,12 @@ namespace failsim::models {
 
 std::string to_string(ModelKind kind) {
   switch (kind) {
-    case ModelKind::SOFTMAX: return "softmax";
-    case ModelKind::MLP: return "mlp";
-    case ModelKind::CNN: return "cnn";
+    case ModelKind::SOFTMAX:
+      return "softmax";
+    case ModelKind::MLP:
+      return "mlp";
+    case ModelKind::CNN:
+      return "cnn";
   }
   return "?";
 }
@@ -19,9 +22,12 @@ std::unique_ptr<Model> make_model(const ModelSpec& spec, int channels, int heigh
                                   int classes) {
   const int dim = channels * height * width;
   switch (spec.kind) {
-    case ModelKind::SOFTMAX: return std::make_unique<SoftmaxRegression>(dim, classes);
-    case ModelKind::MLP: return std::make_unique<Mlp>(dim, spec.hidden, classes);
-    case ModelKind::CNN: return std::make_unique<Cnn>(spec.dropout, channels, height, width, classes);
+    case ModelKind::SOFTMAX:
+      return std::make_unique<SoftmaxRegression>(dim, classes);
+    case ModelKind::MLP:
+      return std::make_unique<Mlp>(dim, spec.hidden, classes);
+    case ModelKind::CNN:
+      return std::make_unique<Cnn>(spec.dropout, channels, height, width, classes);
   }
   throw std::invalid_argument("unknown model kind");
 }

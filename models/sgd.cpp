@@ -49,17 +49,23 @@ void Sgd::step(std::span<float> params, std::span<const float> grad, float lr) {
 
 std::string to_string(StaleRule rule) {
   switch (rule) {
-    case StaleRule::SUM: return "sum";
-    case StaleRule::MEAN: return "mean";
-    case StaleRule::PAPER: return "paper";
-    case StaleRule::INVERSE_STALENESS: return "inverse_staleness";
-    case StaleRule::DROP_STALE: return "drop_stale";
+    case StaleRule::SUM:
+      return "sum";
+    case StaleRule::MEAN:
+      return "mean";
+    case StaleRule::PAPER:
+      return "paper";
+    case StaleRule::INVERSE_STALENESS:
+      return "inverse_staleness";
+    case StaleRule::DROP_STALE:
+      return "drop_stale";
   }
   return "?";
 }
 
-ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params, std::span<const PendingGradient> pending,
-                           const StaleRuleConfig& rule, std::span<float> combined) {
+ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
+                           std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
+                           std::span<float> combined) {
   ApplyOutcome outcome;
   auto sum = map(combined);
   sum.setZero();
@@ -78,7 +84,8 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params, std::span<const Pe
   if (outcome.applied == 0) return outcome;
   if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
   float lr = sgd.config().learning_rate;
-  if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold) lr = rule.paper_low_lr;
+  if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold)
+    lr = rule.paper_low_lr;
   sgd.step(params, combined, lr);
   outcome.learning_rate = lr;
   return outcome;

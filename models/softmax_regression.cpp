@@ -10,7 +10,8 @@
 
 namespace failsim::models {
 
-SoftmaxRegression::SoftmaxRegression(int input_dim, int classes) : in_(input_dim), classes_(classes) {
+SoftmaxRegression::SoftmaxRegression(int input_dim, int classes)
+    : in_(input_dim), classes_(classes) {
   if (input_dim <= 0 || classes < 2) {
     throw std::invalid_argument("SoftmaxRegression needs input_dim > 0 and at least 2 classes");
   }
@@ -27,7 +28,8 @@ std::size_t SoftmaxRegression::num_params() const {
 void SoftmaxRegression::init(std::span<float> params, std::uint64_t seed) const {
   Rng rng(seed);
   float* w = params.data();
-  dense::init_uniform_fan_in(w, w + static_cast<std::ptrdiff_t>(classes_) * in_, in_, classes_, rng);
+  dense::init_uniform_fan_in(w, w + static_cast<std::ptrdiff_t>(classes_) * in_, in_, classes_,
+                             rng);
 }
 
 float SoftmaxRegression::loss_and_gradient(std::span<const float> params, const Batch& batch,

@@ -19,8 +19,8 @@ class SoftmaxRegression : public Model {
   int input_dim() const override { return in_; }
   int num_classes() const override { return classes_; }
   void init(std::span<float> params, std::uint64_t seed) const override;
-  float loss_and_gradient(std::span<const float> params, const Batch& batch,
-                          std::span<float> grad, std::uint64_t dropout_seed) override;
+  float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
+                          std::uint64_t dropout_seed) override;
   void logits(std::span<const float> params, const float* x, int n, float* out) override;
   double forward_flops_per_sample() const override;
   double train_flops_per_sample() const override;

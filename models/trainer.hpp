@@ -32,7 +32,7 @@ struct EpochReport {
 /// Trains from seeded initial parameters, shuffling every epoch (the last partial batch is
 /// dropped), evaluating on `test` after each epoch. Returns the final parameters.
 FloatBuffer train(Model& model, const Dataset& train_set, const Dataset& test_set,
-                         const TrainConfig& config,
-                         const std::function<void(const EpochReport&)>& on_epoch = {});
+                  const TrainConfig& config,
+                  const std::function<void(const EpochReport&)>& on_epoch = {});
 
 }  // namespace failsim::models

@@ -18,7 +18,8 @@ class Coordinator {
  public:
   explicit Coordinator(int num_workers);
 
-  /// The endpoint workers use (the primary server or the store), nullptr while none is up. `epoch` grows with every change.
+  /// The endpoint workers use (the primary server or the store), nullptr while none is up. `epoch`
+  /// grows with every change.
   Endpoint* primary() const { return primary_; }
   std::int64_t epoch() const { return epoch_; }
 

@@ -24,10 +24,14 @@ constexpr double NEVER = std::numeric_limits<double>::infinity();
 
 std::string target_name(FailureTarget t) {
   switch (t) {
-    case FailureTarget::SERVER: return "server";
-    case FailureTarget::REPLICA: return "replica";
-    case FailureTarget::WORKER: return "worker";
-    case FailureTarget::STORAGE: return "storage";
+    case FailureTarget::SERVER:
+      return "server";
+    case FailureTarget::REPLICA:
+      return "replica";
+    case FailureTarget::WORKER:
+      return "worker";
+    case FailureTarget::STORAGE:
+      return "storage";
   }
   return "?";
 }
@@ -35,9 +39,12 @@ std::string target_name(FailureTarget t) {
 /// One draw of a duration.
 double draw(const Distribution& d, models::Rng& rng) {
   switch (d.kind) {
-    case DistributionKind::FIXED: return d.value;
-    case DistributionKind::EXPONENTIAL: return -d.value * std::log(1.0 - rng.uniform());
-    case DistributionKind::WEIBULL: return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
+    case DistributionKind::FIXED:
+      return d.value;
+    case DistributionKind::EXPONENTIAL:
+      return -d.value * std::log(1.0 - rng.uniform());
+    case DistributionKind::WEIBULL:
+      return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
   }
   return d.value;
 }
@@ -62,7 +69,8 @@ void FailureInjector::launch() {
     if (s.target == FailureTarget::WORKER) hosts = context_.roles.workers;
     if (s.target == FailureTarget::SERVER) hosts = context_.roles.servers;
     for (sg4::Host* host : hosts) {
-      const std::uint64_t seed = models::derive_seed(models::derive_seed(context_.scenario.seed, SEED_FAILURES), stream++);
+      const std::uint64_t seed =
+          models::derive_seed(models::derive_seed(context_.scenario.seed, SEED_FAILURES), stream++);
       sg4::Actor::create("stochastic-failures", context_.roles.coordinator, [this, s, host, seed] {
         models::Rng rng(seed);
         while (true) {
@@ -81,7 +89,8 @@ void FailureInjector::after_update(std::int64_t n) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events[i].at_update && *events[i].at_update == n) {
       const FailureEvent event = events[i];
-      sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator, [this, event, i] { fire(event, i); });
+      sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator,
+                         [this, event, i] { fire(event, i); });
     }
   }
 }
@@ -94,9 +103,15 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
       if (primary != nullptr) host = primary->host();
       break;
     }
-    case FailureTarget::REPLICA: host = context_.strategy->replica_host(event.index); break;
-    case FailureTarget::WORKER: host = context_.roles.workers[static_cast<std::size_t>(event.index)]; break;
-    case FailureTarget::STORAGE: host = context_.roles.storage; break;
+    case FailureTarget::REPLICA:
+      host = context_.strategy->replica_host(event.index);
+      break;
+    case FailureTarget::WORKER:
+      host = context_.roles.workers[static_cast<std::size_t>(event.index)];
+      break;
+    case FailureTarget::STORAGE:
+      host = context_.roles.storage;
+      break;
   }
   if (host == nullptr) {
     context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
@@ -106,26 +121,30 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
   fail_host(host, event.down_for, fmt::format("event {}", i));
 }
 
-void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for, const std::string& cause) {
+void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
+                                const std::string& cause) {
   const double now = sg4::Engine::get_clock();
   const double host_back = down_for ? now + *down_for : NEVER;
   if (!host->is_on()) {
-    context_.recorder.event(now, "failure_skipped", host->get_name(), {{"cause", cause}, {"reason", "host already down"}});
+    context_.recorder.event(now, "failure_skipped", host->get_name(),
+                            {{"cause", cause}, {"reason", "host already down"}});
     return;
   }
   ParameterServer* server = context_.strategy->server_on(host);
   const bool replica = server == nullptr && context_.strategy->replica_failed(host, host_back);
   Worker* worker = nullptr;
   for (auto& w : context_.workers) {
-    if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host) worker = w.get();
+    if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host)
+      worker = w.get();
   }
-  context_.recorder.event(now, "failure", host->get_name(),
-                          {{"cause", cause},
-                           {"process", server    ? server->name()
-                                       : worker  ? fmt::format("worker-{}", worker->index())
-                                       : replica ? "replica"
-                                                 : "none"},
-                           {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  context_.recorder.event(
+      now, "failure", host->get_name(),
+      {{"cause", cause},
+       {"process", server    ? server->name()
+                   : worker  ? fmt::format("worker-{}", worker->index())
+                   : replica ? "replica"
+                             : "none"},
+       {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
   if (server != nullptr) server->kill();
   if (worker != nullptr) worker->kill();
   if (down_for && *down_for > 0) {
@@ -160,7 +179,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     sg4::this_actor::sleep_until(ready);
     worker->launch();
     context_.coordinator.set_worker_live(worker->index(), true);
-    context_.recorder.event(sg4::Engine::get_clock(), "restart", fmt::format("worker-{}", worker->index()));
+    context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                            fmt::format("worker-{}", worker->index()));
     context_.strategy->membership_changed();
   });
 }

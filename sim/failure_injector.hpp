@@ -32,7 +32,8 @@ class FailureInjector {
   void fire(const FailureEvent& event, std::size_t i);
   /// Kills what runs on `host`, turns it off for `down_for` (nullopt: for good), and starts the
   /// detection and recovery timeline.
-  void fail_host(simgrid::s4u::Host* host, std::optional<double> down_for, const std::string& cause);
+  void fail_host(simgrid::s4u::Host* host, std::optional<double> down_for,
+                 const std::string& cause);
 
   RunContext& context_;
 };

@@ -26,7 +26,8 @@ models::SgdConfig sgd_config(const OptimizerConfig& o) {
 }
 }  // namespace
 
-ParameterServer::ParameterServer(RunContext& context, ServerState initial, int incarnation, sg4::Host* host)
+ParameterServer::ParameterServer(RunContext& context, ServerState initial, int incarnation,
+                                 sg4::Host* host)
     : context_(context),
       name_(fmt::format("server-{}", incarnation)),
       host_(host),
@@ -38,8 +39,9 @@ ParameterServer::ParameterServer(RunContext& context, ServerState initial, int i
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
       combined_(params_.size()) {
   if (initial.velocity) sgd_.set_velocity(*initial.velocity);
-  combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN ? models::StaleRule::MEAN
-                                                                                 : models::StaleRule::SUM;
+  combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN
+                      ? models::StaleRule::MEAN
+                      : models::StaleRule::SUM;
 }
 
 void ParameterServer::launch() {
@@ -84,7 +86,8 @@ SnapshotPtr ParameterServer::snapshot() {
 ServerState ParameterServer::state() {
   ServerState s{snapshot(), nullptr};
   if (!sgd_.velocity().empty()) {
-    s.velocity = std::make_shared<const models::FloatBuffer>(sgd_.velocity().begin(), sgd_.velocity().end());
+    s.velocity =
+        std::make_shared<const models::FloatBuffer>(sgd_.velocity().begin(), sgd_.velocity().end());
   }
   return s;
 }
@@ -132,14 +135,17 @@ void ParameterServer::serve_deferred() {
   }
 }
 
-models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule) {
+models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
+                                            const models::StaleRuleConfig& rule) {
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(context_.time.update_flops * static_cast<double>(pushes.size()));
   context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
 
   pending_.clear();
-  for (const GradientPush& push : pushes) pending_.push_back({*push.grad, version_ - push.base_version});
-  const models::ApplyOutcome outcome = models::apply_pending(sgd_, params_, pending_, rule, combined_);
+  for (const GradientPush& push : pushes)
+    pending_.push_back({*push.grad, version_ - push.base_version});
+  const models::ApplyOutcome outcome =
+      models::apply_pending(sgd_, params_, pending_, rule, combined_);
   for (GradientPush& push : pushes) {
     const std::int64_t staleness = version_ - push.base_version;
     const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;
@@ -161,11 +167,13 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes, c
   const int every = context_.scenario.evaluation.every_updates;
   if (every > 0 && version_ % every == 0 && Observer::evaluate_now(context_)) return outcome;
   const auto& stop = context_.scenario.stop;
-  if (stop.updates && context_.recorder.updates() >= *stop.updates) context_.request_stop("updates");
+  if (stop.updates && context_.recorder.updates() >= *stop.updates)
+    context_.request_stop("updates");
   return outcome;
 }
 
-models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule) {
+models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batch,
+                                                  const models::StaleRuleConfig& rule) {
   round_ = std::move(batch);
   return apply(round_, rule);
 }
@@ -173,7 +181,8 @@ models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batc
 void ParameterServer::maybe_complete_round() {
   if (round_.empty()) return;
   const bool sync = context_.scenario.consistency.mode == ConsistencyMode::SYNC;
-  if (!sync || static_cast<int>(round_.size()) >= context_.coordinator.live_workers()) apply(round_, combine_);
+  if (!sync || static_cast<int>(round_.size()) >= context_.coordinator.live_workers())
+    apply(round_, combine_);
 }
 
 void ParameterServer::on_gradient(GradientPush push) {

@@ -30,13 +30,14 @@ namespace failsim::sim {
 
 /// What a server starts from, and what checkpoints and replicas keep.
 struct ServerState {
-  SnapshotPtr snapshot;                                  ///< parameters and version
+  SnapshotPtr snapshot;                                 ///< parameters and version
   std::shared_ptr<const models::FloatBuffer> velocity;  ///< optimiser state; null without momentum
 };
 
 class ParameterServer : public Endpoint {
  public:
-  ParameterServer(RunContext& context, ServerState initial, int incarnation, simgrid::s4u::Host* host);
+  ParameterServer(RunContext& context, ServerState initial, int incarnation,
+                  simgrid::s4u::Host* host);
 
   /// Starts the actor on its host; it runs the strategy's run_server().
   void launch();
@@ -65,10 +66,12 @@ class ParameterServer : public Endpoint {
   void restore(const ServerState& state);
   /// Applies `batch` as one update by `rule` (costs update_flops per gradient on this host).
   /// While it is being applied the server holds it: lost if the server dies meanwhile.
-  models::ApplyOutcome apply_batch(std::vector<GradientPush> batch, const models::StaleRuleConfig& rule);
+  models::ApplyOutcome apply_batch(std::vector<GradientPush> batch,
+                                   const models::StaleRuleConfig& rule);
 
  private:
-  models::ApplyOutcome apply(std::vector<GradientPush>& pushes, const models::StaleRuleConfig& rule);
+  models::ApplyOutcome apply(std::vector<GradientPush>& pushes,
+                             const models::StaleRuleConfig& rule);
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
   void reply(const PullRequest& request);
@@ -90,11 +93,11 @@ class ParameterServer : public Endpoint {
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined
   std::vector<std::int64_t> clocks_;  // gradients received per worker (SSP)
   std::deque<PullRequest> deferred_;
-  std::vector<GradientPush> round_;   // gradients waiting to be applied (a sync round)
+  std::vector<GradientPush> round_;               // gradients waiting to be applied (a sync round)
   std::vector<models::PendingGradient> pending_;  // scratch for apply_pending
   models::FloatBuffer combined_;                  // scratch for apply_pending
-  std::int64_t delivered_ = 0;  // pushes that reached the mailbox
-  std::int64_t consumed_ = 0;   // pushes taken out of the mailbox
+  std::int64_t delivered_ = 0;                    // pushes that reached the mailbox
+  std::int64_t consumed_ = 0;                     // pushes taken out of the mailbox
 };
 
 }  // namespace failsim::sim

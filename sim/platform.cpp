@@ -9,9 +9,11 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-sg4::Host* add_star_host(sg4::NetZone* zone, const std::string& name, double speed, const StarCluster& star) {
+sg4::Host* add_star_host(sg4::NetZone* zone, const std::string& name, double speed,
+                         const StarCluster& star) {
   sg4::Host* host = zone->create_host(name, speed);
-  sg4::Link* link = zone->create_split_duplex_link(name + "-link", star.bandwidth)->set_latency(star.latency);
+  sg4::Link* link =
+      zone->create_split_duplex_link(name + "-link", star.bandwidth)->set_latency(star.latency);
   zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                   {{link, sg4::LinkInRoute::Direction::UP}}, true);
   return host;
@@ -27,17 +29,20 @@ sg4::Host* coordinator_host(sg4::NetZone* parent) {
 }
 }  // namespace
 
-Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster, const std::string& file_label) {
+Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
+                     const std::string& file_label) {
   Roles roles;
   if (cluster.kind == ClusterKind::STAR) {
     const StarCluster& star = cluster.star;
     sg4::NetZone* root = sg4::create_full_zone("failsim");
     sg4::NetZone* zone = sg4::create_star_zone("cluster")->set_parent(root);
     for (int i = 0; i < star.servers; ++i) {
-      roles.servers.push_back(add_star_host(zone, fmt::format("server-{}", i), star.server_speed, star));
+      roles.servers.push_back(
+          add_star_host(zone, fmt::format("server-{}", i), star.server_speed, star));
     }
     for (std::size_t i = 0; i < star.worker_speeds.size(); ++i) {
-      roles.workers.push_back(add_star_host(zone, fmt::format("worker-{}", i), star.worker_speeds[i], star));
+      roles.workers.push_back(
+          add_star_host(zone, fmt::format("worker-{}", i), star.worker_speeds[i], star));
     }
     roles.storage = add_star_host(zone, "storage", star.server_speed, star);
     roles.storage->create_disk("disk", cluster.storage.disk_read, cluster.storage.disk_write);
@@ -57,10 +62,12 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster, const st
     return host;
   };
   for (std::size_t i = 0; i < cluster.platform.server_hosts.size(); ++i) {
-    roles.servers.push_back(lookup(cluster.platform.server_hosts[i], fmt::format("/cluster/servers/hosts/{}", i)));
+    roles.servers.push_back(
+        lookup(cluster.platform.server_hosts[i], fmt::format("/cluster/servers/hosts/{}", i)));
   }
   for (std::size_t i = 0; i < cluster.platform.worker_hosts.size(); ++i) {
-    roles.workers.push_back(lookup(cluster.platform.worker_hosts[i], fmt::format("/cluster/workers/hosts/{}", i)));
+    roles.workers.push_back(
+        lookup(cluster.platform.worker_hosts[i], fmt::format("/cluster/workers/hosts/{}", i)));
   }
   roles.coordinator = coordinator_host(engine.get_netzone_root());
   return roles;

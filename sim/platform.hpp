@@ -26,10 +26,10 @@ struct Roles {
 };
 
 /// Creates the platform in `engine` and maps roles to hosts. Star: hosts "server-<i>",
-/// "worker-<i>", "storage" and "coordinator", each with its own split-duplex link ("<host>-link": one direction each way,
-/// so sending and receiving do not share bandwidth) to a central switch. Platform file: loads
-/// it and looks the role hosts up; an unknown host name is a ScenarioError naming `file_label`
-/// and the JSON path of the name.
+/// "worker-<i>", "storage" and "coordinator", each with its own split-duplex link ("<host>-link":
+/// one direction each way, so sending and receiving do not share bandwidth) to a central switch.
+/// Platform file: loads it and looks the role hosts up; an unknown host name is a ScenarioError
+/// naming `file_label` and the JSON path of the name.
 Roles build_platform(simgrid::s4u::Engine& engine, const ClusterConfig& cluster,
                      const std::string& file_label);
 

@@ -15,7 +15,7 @@
 namespace failsim::sim {
 
 struct EvalRecord {
-  double time = 0.0;        ///< simulated seconds
+  double time = 0.0;         ///< simulated seconds
   std::int64_t version = 0;  ///< parameter version evaluated
   double test_accuracy = 0.0;
   double test_loss = 0.0;
@@ -33,7 +33,8 @@ struct EventRecord {
 
 class Recorder {
  public:
-  void event(double time, std::string type, std::string subject, nlohmann::json details = nlohmann::json::object());
+  void event(double time, std::string type, std::string subject,
+             nlohmann::json details = nlohmann::json::object());
   void evaluation(EvalRecord record);
   void gradient_computed() { ++gradients_computed_; }
   /// One gradient entered an update with this staleness and training loss.
@@ -50,7 +51,9 @@ class Recorder {
   /// Simulated seconds a host was down.
   void down(const std::string& host, double seconds) { down_[host] += seconds; }
   /// SSP: a worker was allowed to start a gradient `lead` clocks ahead of the slowest worker.
-  void clock_lead(std::int64_t lead) { max_clock_lead_ = std::max(max_clock_lead_.value_or(lead), lead); }
+  void clock_lead(std::int64_t lead) {
+    max_clock_lead_ = std::max(max_clock_lead_.value_or(lead), lead);
+  }
   /// Adds busy (computing) simulated seconds to a host's account.
   void busy(const std::string& host, double seconds) { busy_[host] += seconds; }
 

@@ -32,7 +32,8 @@ nlohmann::json summary_json(const RunResult& r) {
   s["end_time"] = r.end_time;
 
   const auto& evals = rec.evaluations();
-  const EvalRecord* last = r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
+  const EvalRecord* last =
+      r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
   s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
   const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
     return a.test_accuracy < b.test_accuracy;
@@ -46,8 +47,10 @@ nlohmann::json summary_json(const RunResult& r) {
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   for (double level : levels) {
-    const auto it = std::find_if(evals.begin(), evals.end(), [&](const auto& e) { return e.test_accuracy >= level; });
-    reached[fmt::format("{}", level)] = it == evals.end() ? nlohmann::json(nullptr) : nlohmann::json(it->time);
+    const auto it = std::find_if(evals.begin(), evals.end(),
+                                 [&](const auto& e) { return e.test_accuracy >= level; });
+    reached[fmt::format("{}", level)] =
+        it == evals.end() ? nlohmann::json(nullptr) : nlohmann::json(it->time);
   }
   s["time_to_accuracy"] = reached;
 
@@ -73,7 +76,9 @@ nlohmann::json summary_json(const RunResult& r) {
   }
   const auto lead = rec.max_clock_lead();
   s["max_clock_lead"] = lead ? nlohmann::json(*lead) : nlohmann::json(nullptr);
-  s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0}, {"max", max}, {"histogram", histogram}};
+  s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0},
+                    {"max", max},
+                    {"histogram", histogram}};
 
   nlohmann::json hosts = nlohmann::json::array();
   auto add_hosts = [&](const std::vector<std::string>& names, const char* role) {
@@ -97,12 +102,15 @@ nlohmann::json summary_json(const RunResult& r) {
   add_hosts(r.server_hosts, "server");
   add_hosts(r.worker_hosts, "worker");
   s["hosts"] = hosts;
-  s["model"] = {{"params", r.num_params}, {"param_bytes", r.param_bytes}, {"gradient_flops", r.gradient_flops}};
+  s["model"] = {{"params", r.num_params},
+                {"param_bytes", r.param_bytes},
+                {"gradient_flops", r.gradient_flops}};
   return s;
 }
 
 void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temp = path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), getpid());
+  const std::filesystem::path temp =
+      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << text;
@@ -110,7 +118,8 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
     if (!out) {
       std::error_code ignored;
       std::filesystem::remove(temp, ignored);
-      throw std::runtime_error(fmt::format("{}: cannot write: {}", temp.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("{}: cannot write: {}", temp.string(), std::strerror(errno)));
     }
   }
   std::filesystem::rename(temp, path);
@@ -125,7 +134,8 @@ nlohmann::json result_json(const RunResult& r) {
   j["summary"] = summary_json(r);
   nlohmann::json events = nlohmann::json::array();
   for (const EventRecord& e : r.recorder.events()) {
-    events.push_back({{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
+    events.push_back(
+        {{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
   }
   j["events"] = events;
   j["wall_clock"] = {{"math_seconds", r.math_seconds}, {"total_seconds", r.wall_seconds}};
@@ -135,8 +145,9 @@ nlohmann::json result_json(const RunResult& r) {
 std::string timeseries_csv(const RunResult& r) {
   std::string out = "time,version,test_accuracy,test_loss,train_loss,test_samples\n";
   for (const EvalRecord& e : r.recorder.evaluations()) {
-    out += fmt::format("{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
-                       number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples);
+    out +=
+        fmt::format("{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
+                    number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples);
   }
   return out;
 }
@@ -157,8 +168,11 @@ void write_result_directory(const RunResult& result, const std::string& director
   const std::filesystem::path dir(directory);
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) throw std::runtime_error(fmt::format("{}: cannot create directory: {}", directory, error.message()));
-  if (result.scenario.output.timeseries) write_atomically(dir / "timeseries.csv", timeseries_csv(result));
+  if (error)
+    throw std::runtime_error(
+        fmt::format("{}: cannot create directory: {}", directory, error.message()));
+  if (result.scenario.output.timeseries)
+    write_atomically(dir / "timeseries.csv", timeseries_csv(result));
   if (result.scenario.output.events) write_atomically(dir / "events.csv", events_csv(result));
   // result.json last: its presence marks a complete result directory.
   write_atomically(dir / "result.json", result_json(result).dump(2) + "\n");

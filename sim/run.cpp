@@ -1,8 +1,8 @@
 #include "sim/run.hpp"
 
 #include <fmt/core.h>
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <chrono>
 #include <stdexcept>
@@ -23,9 +23,12 @@ namespace sg4 = simgrid::s4u;
 
 std::string to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::COMPLETED: return "completed";
-    case RunStatus::DIVERGED: return "diverged";
-    case RunStatus::DEADLOCK: return "deadlock";
+    case RunStatus::COMPLETED:
+      return "completed";
+    case RunStatus::DIVERGED:
+      return "diverged";
+    case RunStatus::DEADLOCK:
+      return "deadlock";
   }
   return "?";
 }
@@ -41,13 +44,13 @@ namespace {
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
 void check_accounting(const RunResult& r) {
   const Recorder& rec = r.recorder;
-  const std::int64_t accounted =
-      rec.gradients_applied() + rec.gradients_dropped() + rec.gradients_lost() + r.gradients_pending;
+  const std::int64_t accounted = rec.gradients_applied() + rec.gradients_dropped() +
+                                 rec.gradients_lost() + r.gradients_pending;
   if (accounted != rec.gradients_computed()) {
     throw std::logic_error(fmt::format(
         "gradient accounting broken: computed {} != applied {} + dropped {} + lost {} + pending {}",
-        rec.gradients_computed(), rec.gradients_applied(), rec.gradients_dropped(), rec.gradients_lost(),
-        r.gradients_pending));
+        rec.gradients_computed(), rec.gradients_applied(), rec.gradients_dropped(),
+        rec.gradients_lost(), r.gradients_pending));
   }
 }
 }  // namespace
@@ -80,7 +83,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;
-  result.recorder.event(0.0, "start", "", {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
+  result.recorder.event(0.0, "start", "",
+                        {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
   const std::unique_ptr<Strategy> strategy = make_strategy(context);
   context.strategy = strategy.get();
@@ -114,7 +118,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
   result.math_seconds = math.math_seconds();
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }
 

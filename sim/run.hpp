@@ -34,9 +34,9 @@ struct RunResult {
   double end_time = 0.0;    ///< simulated seconds
   Recorder recorder;
   std::optional<EvalRecord> final_evaluation;  ///< the full test set at the end, if asked for
-  SnapshotPtr final_snapshot;                   ///< the parameters training has at the end
-  std::int64_t gradients_pending = 0;           ///< computed, not yet applied when the run ended
-  std::int64_t peak_pending = 0;                ///< most gradients held pending at once (stateless)
+  SnapshotPtr final_snapshot;                  ///< the parameters training has at the end
+  std::int64_t gradients_pending = 0;          ///< computed, not yet applied when the run ended
+  std::int64_t peak_pending = 0;               ///< most gradients held pending at once (stateless)
   std::vector<std::string> worker_hosts, server_hosts;
   std::size_t num_params = 0;
   double param_bytes = 0.0, gradient_flops = 0.0;

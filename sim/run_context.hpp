@@ -32,7 +32,7 @@ struct RunContext {
   Strategy* strategy = nullptr;
   FailureInjector* injector = nullptr;
   std::vector<std::unique_ptr<Worker>> workers{};
-  std::string stop_reason{};  ///< set once by request_stop()
+  std::string stop_reason{};                               ///< set once by request_stop()
   std::function<void(const EvalRecord&)> on_evaluation{};  ///< e.g. the CLI's progress line
 
   /// Ends the simulation now: records why, then kills every other actor (the caller returns).

@@ -110,9 +110,9 @@ struct PlatformCluster {
 /// (its memory). Star: a host "storage" with a link like every other host. Platform file: the
 /// host named `host`. Its disk is modelled by read and write bandwidths.
 struct StorageConfig {
-  std::string host;          ///< PLATFORM only: a host of the platform file
-  double disk_read = 500e6;  ///< bytes/s
-  double disk_write = 200e6; ///< bytes/s
+  std::string host;           ///< PLATFORM only: a host of the platform file
+  double disk_read = 500e6;   ///< bytes/s
+  double disk_write = 200e6;  ///< bytes/s
 
   bool operator==(const StorageConfig&) const = default;
 };
@@ -234,9 +234,9 @@ enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS };
 /// Periodic checkpoints of the server's parameters, version and optimiser state to the storage
 /// host (cluster.storage), whose disk write and read cost time.
 struct CheckpointConfig {
-  int every_updates = 100;    ///< 0 = off; at least one of the two intervals is set
-  double every_seconds = 0;   ///< 0 = off
-  bool blocking = true;       ///< the server waits for the write (else it goes on training)
+  int every_updates = 100;   ///< 0 = off; at least one of the two intervals is set
+  double every_seconds = 0;  ///< 0 = off
+  bool blocking = true;      ///< the server waits for the write (else it goes on training)
 
   bool operator==(const CheckpointConfig&) const = default;
 };

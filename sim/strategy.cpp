@@ -32,18 +32,22 @@ void Strategy::membership_changed() {
 }
 
 ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState state) {
-  servers_.push_back(
-      std::make_unique<ParameterServer>(context_, std::move(state), static_cast<int>(servers_.size()), host));
+  servers_.push_back(std::make_unique<ParameterServer>(context_, std::move(state),
+                                                       static_cast<int>(servers_.size()), host));
   servers_.back()->launch();
   return servers_.back().get();
 }
 
 std::unique_ptr<Strategy> make_strategy(RunContext& context) {
   switch (context.scenario.recovery.strategy) {
-    case RecoveryStrategy::NONE: return make_no_recovery(context);
-    case RecoveryStrategy::CHECKPOINT: return make_checkpointing(context);
-    case RecoveryStrategy::CHAIN: return make_chain_replication(context);
-    case RecoveryStrategy::STATELESS: return make_stateless(context);
+    case RecoveryStrategy::NONE:
+      return make_no_recovery(context);
+    case RecoveryStrategy::CHECKPOINT:
+      return make_checkpointing(context);
+    case RecoveryStrategy::CHAIN:
+      return make_chain_replication(context);
+    case RecoveryStrategy::STATELESS:
+      return make_stateless(context);
   }
   return make_no_recovery(context);
 }

@@ -27,9 +27,12 @@ namespace sg4 = simgrid::s4u;
 class Replica {
  public:
   Replica(RunContext& context, sg4::Host* host, ServerState state, int id)
-      : context_(context), host_(host), state_(std::move(state)),
+      : context_(context),
+        host_(host),
+        state_(std::move(state)),
         mailbox_(sg4::Mailbox::by_name(fmt::format("replica-{}", id))),
-        ack_(sg4::Mailbox::by_name(fmt::format("replica-{}.ack", id))), name_(fmt::format("replica-{}", id)) {}
+        ack_(sg4::Mailbox::by_name(fmt::format("replica-{}.ack", id))),
+        name_(fmt::format("replica-{}", id)) {}
 
   void launch(std::function<Replica*(Replica*)> successor) {
     successor_ = std::move(successor);
@@ -68,7 +71,8 @@ class Replica {
  public:
   /// Sends `copy` to `next` and waits for its acknowledgement, each within the request timeout
   /// (a dead successor is skipped: its failure is detected and repaired separately).
-  static void forward(Replica& next, const StateCopy& copy, RunContext& context, sg4::Mailbox* ack) {
+  static void forward(Replica& next, const StateCopy& copy, RunContext& context,
+                      sg4::Mailbox* ack) {
     const double timeout = context.scenario.failures.request_timeout;
     const double bytes = context.time.param_bytes * (copy.velocity ? 2.0 : 1.0);
     auto message = std::make_unique<StateCopy>(StateCopy{copy.snapshot, copy.velocity, ack});
@@ -100,7 +104,8 @@ class ChainReplication final : public Strategy {
   void start() override {
     const ServerState initial{context_.math.initial_snapshot(), nullptr};
     head_ = start_server(context_.roles.servers.front(), initial);
-    for (std::size_t i = 1; i < context_.roles.servers.size(); ++i) add_replica(context_.roles.servers[i], initial);
+    for (std::size_t i = 1; i < context_.roles.servers.size(); ++i)
+      add_replica(context_.roles.servers[i], initial);
     context_.coordinator.set_initial_primary(head_);
   }
 
@@ -111,13 +116,15 @@ class ChainReplication final : public Strategy {
     const ServerState state = server.state();
     Replica::forward(*first, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
                      sg4::Mailbox::by_name(server.name() + ".ack"));
-    context_.recorder.event(sg4::Engine::get_clock(), "replicated", server.name(), {{"version", state.snapshot->version}});
+    context_.recorder.event(sg4::Engine::get_clock(), "replicated", server.name(),
+                            {{"version", state.snapshot->version}});
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     Replica* next = first_live();
     if (next == nullptr) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(), {{"reason", "no live replica"}});
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+                              {{"reason", "no live replica"}});
     } else {
       // Promotion: the replica's process becomes the head, with the state it holds.
       const ServerState state = next->state();
@@ -127,7 +134,9 @@ class ChainReplication final : public Strategy {
       chain_.erase(std::find(chain_.begin(), chain_.end(), next));
       head_ = start_server(next->host(), state);
       context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
-                              {{"host", next->host()->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
+                              {{"host", next->host()->get_name()},
+                               {"version", state.snapshot->version},
+                               {"updates_lost", lost}});
       context_.coordinator.set_primary(head_);
       Observer::evaluate_now(context_);  // the accuracy right after recovery
     }
@@ -172,7 +181,8 @@ class ChainReplication final : public Strategy {
   }
 
   Replica* add_replica(sg4::Host* host, ServerState state) {
-    replicas_.push_back(std::make_unique<Replica>(context_, host, std::move(state), static_cast<int>(replicas_.size())));
+    replicas_.push_back(std::make_unique<Replica>(context_, host, std::move(state),
+                                                  static_cast<int>(replicas_.size())));
     Replica* r = replicas_.back().get();
     chain_.push_back(r);
     r->launch([this](Replica* self) -> Replica* {
@@ -188,7 +198,8 @@ class ChainReplication final : public Strategy {
   /// A replacement node joins at the tail once the restart delay passed and its host is up; it
   /// starts from the tail's state (or the head's, with no replica left), sent over the network.
   void replace(sg4::Host* host, double host_back) {
-    const double ready = std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+    const double ready =
+        std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
     if (std::isinf(ready)) return;
     sg4::Actor::create("joiner", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);

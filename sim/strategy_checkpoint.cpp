@@ -12,8 +12,8 @@
 
 #include "sim/checkpoint_storage.hpp"
 #include "sim/observer.hpp"
-#include "sim/strategy.hpp"
 #include "sim/strategies.hpp"
+#include "sim/strategy.hpp"
 
 namespace failsim::sim {
 
@@ -26,7 +26,8 @@ class Checkpointing final : public Strategy {
 
   void start() override {
     storage_.launch();
-    current_ = start_server(context_.roles.servers.front(), ServerState{context_.math.initial_snapshot(), nullptr});
+    current_ = start_server(context_.roles.servers.front(),
+                            ServerState{context_.math.initial_snapshot(), nullptr});
     context_.coordinator.set_initial_primary(current_);
   }
 
@@ -43,11 +44,13 @@ class Checkpointing final : public Strategy {
     static_cast<void>(request.release());  // NOLINT: ownership passed to the storage
     const auto reply = inbox->get_unique<CheckpointReply>();
     ServerState state{context_.math.initial_snapshot(), nullptr};
-    if (reply->checkpoint) state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
+    if (reply->checkpoint)
+      state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
     const std::int64_t lost = lost_version_ - state.snapshot->version;
     context_.recorder.updates_rolled_back(lost);
     context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
-                            {{"version", state.snapshot->version}, {"updates_lost", lost},
+                            {{"version", state.snapshot->version},
+                             {"updates_lost", lost},
                              {"found", reply->checkpoint.has_value()}});
     server.restore(state);
     context_.coordinator.set_primary(&server);
@@ -62,11 +65,13 @@ class Checkpointing final : public Strategy {
     if (!by_updates && !by_time) return;
     last_checkpoint_ = now;
     const ServerState state = server.state();
-    auto copy = std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr});
+    auto copy =
+        std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr});
     const double bytes = storage_.bytes(std::get<StateCopy>(*copy));
     if (!c.blocking) {
       // The snapshot is immutable, so training may go on while it travels and is written.
-      storage_.mailbox()->put_init(copy.release(), static_cast<std::uint64_t>(bytes))
+      storage_.mailbox()
+          ->put_init(copy.release(), static_cast<std::uint64_t>(bytes))
           ->detach([](void* p) { delete static_cast<StorageMessage*>(p); });
       return;
     }
@@ -76,21 +81,25 @@ class Checkpointing final : public Strategy {
     storage_.mailbox()->put(copy.get(), static_cast<std::uint64_t>(bytes));
     static_cast<void>(copy.release());
     ack->get_unique<int>();
-    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
-                            {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
+    context_.recorder.event(
+        sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
+        {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     lost_version_ = dead.version();
     sg4::Host* host = dead.host();
-    const double ready = std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+    const double ready =
+        std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
     if (std::isinf(ready)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(), {{"reason", "host down for good"}});
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+                              {{"reason", "host down for good"}});
       return;
     }
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);
-      context_.recorder.event(sg4::Engine::get_clock(), "restart", fmt::format("server-{}", servers_.size()),
+      context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                              fmt::format("server-{}", servers_.size()),
                               {{"host", host->get_name()}});
       // It loads the checkpoint in on_server_start, then becomes the primary.
       current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});

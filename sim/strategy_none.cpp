@@ -1,7 +1,7 @@
 // Strategy "none": a failed server stays dead. Workers time out and wait; training stops. Also
 // the failure-free baseline.
-#include "sim/strategy.hpp"
 #include "sim/strategies.hpp"
+#include "sim/strategy.hpp"
 
 namespace failsim::sim {
 
@@ -11,7 +11,8 @@ class NoRecovery final : public Strategy {
   explicit NoRecovery(RunContext& context) : Strategy(context) {}
 
   void start() override {
-    server_ = start_server(context_.roles.servers.front(), ServerState{context_.math.initial_snapshot(), nullptr});
+    server_ = start_server(context_.roles.servers.front(),
+                           ServerState{context_.math.initial_snapshot(), nullptr});
     context_.coordinator.set_initial_primary(server_);
   }
   void on_server_failure_detected(ParameterServer& /*dead*/, double /*host_back*/) override {}

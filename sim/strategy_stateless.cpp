@@ -40,11 +40,21 @@ struct PendingBatch {
 models::StaleRuleConfig rule_config(const StatelessConfig& c) {
   models::StaleRuleConfig r;
   switch (c.rule) {
-    case StaleRuleKind::SUM: r.rule = models::StaleRule::SUM; break;
-    case StaleRuleKind::MEAN: r.rule = models::StaleRule::MEAN; break;
-    case StaleRuleKind::PAPER: r.rule = models::StaleRule::PAPER; break;
-    case StaleRuleKind::INVERSE_STALENESS: r.rule = models::StaleRule::INVERSE_STALENESS; break;
-    case StaleRuleKind::DROP_STALE: r.rule = models::StaleRule::DROP_STALE; break;
+    case StaleRuleKind::SUM:
+      r.rule = models::StaleRule::SUM;
+      break;
+    case StaleRuleKind::MEAN:
+      r.rule = models::StaleRule::MEAN;
+      break;
+    case StaleRuleKind::PAPER:
+      r.rule = models::StaleRule::PAPER;
+      break;
+    case StaleRuleKind::INVERSE_STALENESS:
+      r.rule = models::StaleRule::INVERSE_STALENESS;
+      break;
+    case StaleRuleKind::DROP_STALE:
+      r.rule = models::StaleRule::DROP_STALE;
+      break;
   }
   r.paper_threshold = c.paper_threshold;
   r.paper_low_lr = static_cast<float>(c.paper_low_lr);
@@ -66,7 +76,9 @@ class Store final : public Endpoint {
   void delivered() override { ++delivered_; }
   sg4::Mailbox* server_inbox() const { return server_inbox_; }
   SnapshotPtr latest() const { return latest_; }
-  std::int64_t pending() const { return delivered_ - consumed_ + static_cast<std::int64_t>(pending_.size()); }
+  std::int64_t pending() const {
+    return delivered_ - consumed_ + static_cast<std::int64_t>(pending_.size());
+  }
   std::int64_t peak_pending() const { return peak_pending_; }
   /// Gradients sent to servers so far.
   std::int64_t sent() const { return sent_; }
@@ -94,7 +106,8 @@ class Store final : public Endpoint {
       } catch (const simgrid::Exception&) {
         // A sender failed mid-transfer: post that receive again.
         for (int i = 0; i < 2; ++i) {
-          if (gets[i]->get_state() == sg4::Activity::State::FAILED || gets[i]->get_state() == sg4::Activity::State::CANCELED) {
+          if (gets[i]->get_state() == sg4::Activity::State::FAILED ||
+              gets[i]->get_state() == sg4::Activity::State::CANCELED) {
             gets[i] = i == 0 ? mailbox_->get_async<ServerMessage>(&worker_message_)
                              : server_inbox_->get_async<StoreRequest>(&server_message_);
           }
@@ -113,7 +126,9 @@ class Store final : public Endpoint {
 
   void on_worker(std::unique_ptr<ServerMessage> message) {
     if (auto* pull = std::get_if<PullRequest>(message.get())) {
-      pull->reply_to->put_init(new ParamsReply{latest_, pull->request}, static_cast<std::uint64_t>(context_.time.param_bytes))
+      pull->reply_to
+          ->put_init(new ParamsReply{latest_, pull->request},
+                     static_cast<std::uint64_t>(context_.time.param_bytes))
           ->detach([](void* p) { delete static_cast<ParamsReply*>(p); });
       return;
     }
@@ -130,7 +145,9 @@ class Store final : public Endpoint {
       waiting_server_ = take->reply_to;
       if (!pending_.empty()) send_pending();
     } else if (auto* read = std::get_if<ReadParams>(request.get())) {
-      read->reply_to->put_init(new StateCopy{latest_, velocity_, nullptr}, static_cast<std::uint64_t>(context_.time.param_bytes))
+      read->reply_to
+          ->put_init(new StateCopy{latest_, velocity_, nullptr},
+                     static_cast<std::uint64_t>(context_.time.param_bytes))
           ->detach([](void* p) { delete static_cast<StateCopy*>(p); });
     } else {
       const auto& copy = std::get<StateCopy>(*request);
@@ -144,8 +161,9 @@ class Store final : public Endpoint {
     pending_.clear();
     sent_ += static_cast<std::int64_t>(batch->gradients.size());
     const double bytes = context_.time.param_bytes * static_cast<double>(batch->gradients.size());
-    waiting_server_->put_init(batch, static_cast<std::uint64_t>(bytes))
-        ->detach([](void* p) { delete static_cast<PendingBatch*>(p); });
+    waiting_server_->put_init(batch, static_cast<std::uint64_t>(bytes))->detach([](void* p) {
+      delete static_cast<PendingBatch*>(p);
+    });
     waiting_server_ = nullptr;
   }
 
@@ -163,12 +181,17 @@ class Store final : public Endpoint {
 
 class Stateless final : public Strategy {
  public:
-  explicit Stateless(RunContext& context) : Strategy(context), store_(context), rule_(rule_config(context.scenario.recovery.stateless)) {}
+  explicit Stateless(RunContext& context)
+      : Strategy(context),
+        store_(context),
+        rule_(rule_config(context.scenario.recovery.stateless)) {}
 
   void start() override {
     store_.launch();
-    current_ = start_server(context_.roles.servers.front(), ServerState{context_.math.initial_snapshot(), nullptr});
-    context_.coordinator.set_initial_primary(&store_);  // workers talk to the store, whatever happens
+    current_ = start_server(context_.roles.servers.front(),
+                            ServerState{context_.math.initial_snapshot(), nullptr});
+    context_.coordinator.set_initial_primary(
+        &store_);  // workers talk to the store, whatever happens
   }
 
   void run_server(ParameterServer& server) override {
@@ -189,11 +212,14 @@ class Stateless final : public Strategy {
       if (context_.stopping()) return;  // every other process is gone: nothing to publish to
       if (restarted && first) {
         context_.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),
-                                {{"count", count}, {"applied", outcome.applied}, {"dropped", outcome.dropped},
+                                {{"count", count},
+                                 {"applied", outcome.applied},
+                                 {"dropped", outcome.dropped},
                                  {"learning_rate", outcome.learning_rate}});
       }
       const ServerState state = server.state();
-      send(new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}}, context_.time.param_bytes);
+      send(new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
+           context_.time.param_bytes);
       if (restarted && first) Observer::evaluate_now(context_);  // accuracy right after recovery
       first = false;
     }
@@ -206,14 +232,17 @@ class Stateless final : public Strategy {
     context_.recorder.gradients_lost(store_.sent() - received_);
     received_ = store_.sent();
     sg4::Host* host = dead.host();
-    const double ready = std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+    const double ready =
+        std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
     if (std::isinf(ready)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(), {{"reason", "host down for good"}});
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+                              {{"reason", "host down for good"}});
       return;
     }
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);
-      context_.recorder.event(sg4::Engine::get_clock(), "restart", fmt::format("server-{}", servers_.size()),
+      context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                              fmt::format("server-{}", servers_.size()),
                               {{"host", host->get_name()}, {"pending", store_.pending()}});
       current_ = start_server(host, ServerState{store_.latest(), nullptr});
     });
@@ -240,6 +269,8 @@ class Stateless final : public Strategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_stateless(RunContext& context) { return std::make_unique<Stateless>(context); }
+std::unique_ptr<Strategy> make_stateless(RunContext& context) {
+  return std::make_unique<Stateless>(context);
+}
 
 }  // namespace failsim::sim

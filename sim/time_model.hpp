@@ -15,7 +15,8 @@ struct TimeModel {
 
   static TimeModel from(const Scenario& scenario, const models::Model& model) {
     TimeModel t;
-    const double per_sample = scenario.timing.flops_per_sample.value_or(model.train_flops_per_sample());
+    const double per_sample =
+        scenario.timing.flops_per_sample.value_or(model.train_flops_per_sample());
     t.gradient_flops = per_sample * scenario.optimizer.batch_size;
     t.param_bytes = scenario.timing.param_bytes.value_or(static_cast<double>(model.param_bytes()));
     t.update_flops = 2.0 * t.param_bytes / sizeof(float);

@@ -28,7 +28,8 @@ models::Dataset load_split(const Scenario& s, models::Split split) {
     spec.sigma = d.synthetic.noise_sigma;
     spec.seed = models::derive_seed(s.seed, SEED_DATA);
     return models::make_gaussian_blobs(
-        spec, split, split == models::Split::TRAIN ? d.synthetic.train_size : d.synthetic.test_size);
+        spec, split,
+        split == models::Split::TRAIN ? d.synthetic.train_size : d.synthetic.test_size);
   }
   const int limit = split == models::Split::TRAIN ? d.train_limit : d.test_limit;
   return models::load_fashion_mnist(split, d.dir, limit > 0 ? limit : -1);
@@ -72,10 +73,11 @@ TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_lab
   const int workers = scenario.cluster.num_workers();
   const int smallest_shard = train_.size() / workers;
   if (scenario.optimizer.batch_size > smallest_shard) {
-    throw ScenarioError(file_label, "/optimizer/batch_size",
-                        fmt::format("at most the smallest worker shard ({} training samples / {} workers = {})",
-                                    train_.size(), workers, smallest_shard),
-                        std::to_string(scenario.optimizer.batch_size));
+    throw ScenarioError(
+        file_label, "/optimizer/batch_size",
+        fmt::format("at most the smallest worker shard ({} training samples / {} workers = {})",
+                    train_.size(), workers, smallest_shard),
+        std::to_string(scenario.optimizer.batch_size));
   }
 }
 
@@ -88,15 +90,16 @@ SnapshotPtr TrainingMath::initial_snapshot() const {
 
 BatchStream TrainingMath::batch_stream(int worker) const {
   const int workers = scenario_.cluster.num_workers();
-  return BatchStream(
-      models::shard_indices(train_.size(), worker, workers, models::derive_seed(scenario_.seed, SEED_SHARD)),
-      scenario_.optimizer.batch_size,
-      models::derive_seed(models::derive_seed(scenario_.seed, SEED_BATCHES), static_cast<std::uint64_t>(worker)));
+  return BatchStream(models::shard_indices(train_.size(), worker, workers,
+                                           models::derive_seed(scenario_.seed, SEED_SHARD)),
+                     scenario_.optimizer.batch_size,
+                     models::derive_seed(models::derive_seed(scenario_.seed, SEED_BATCHES),
+                                         static_cast<std::uint64_t>(worker)));
 }
 
 std::uint64_t TrainingMath::dropout_seed(int worker, std::int64_t step) const {
-  const std::uint64_t per_worker =
-      models::derive_seed(models::derive_seed(scenario_.seed, SEED_DROPOUT), static_cast<std::uint64_t>(worker));
+  const std::uint64_t per_worker = models::derive_seed(
+      models::derive_seed(scenario_.seed, SEED_DROPOUT), static_cast<std::uint64_t>(worker));
   return models::derive_seed(per_worker, static_cast<std::uint64_t>(step));
 }
 

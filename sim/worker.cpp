@@ -16,7 +16,8 @@ Worker::Worker(RunContext& context, int index)
 void Worker::launch() {
   // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
   inbox_ = sg4::Mailbox::by_name(fmt::format("worker-{}.{}", index_, incarnation_++));
-  actor_ = sg4::Actor::create(fmt::format("worker-{}", index_), context_.roles.workers[static_cast<std::size_t>(index_)],
+  actor_ = sg4::Actor::create(fmt::format("worker-{}", index_),
+                              context_.roles.workers[static_cast<std::size_t>(index_)],
                               [this] { run(); });
 }
 
@@ -29,7 +30,8 @@ void Worker::kill() {
 
 bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, double bytes) {
   try {
-    target.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), context_.scenario.failures.request_timeout);
+    target.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes),
+                          context_.scenario.failures.request_timeout);
   } catch (const simgrid::TimeoutException&) {
     return false;
   } catch (const simgrid::NetworkFailureException&) {
@@ -50,7 +52,8 @@ std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) 
     PullRequest request{index_, 0, pushed_, ++requests_, inbox_};
     // Sync: the round after the last one this worker computed, within this epoch (a restarted
     // server may have rolled back to an older version).
-    if (context_.scenario.consistency.mode == ConsistencyMode::SYNC && min_version_epoch_ == epoch) {
+    if (context_.scenario.consistency.mode == ConsistencyMode::SYNC &&
+        min_version_epoch_ == epoch) {
       request.min_version = min_version_;
     }
     if (!send(target, std::make_unique<ServerMessage>(request), CONTROL_BYTES)) return nullptr;
@@ -95,14 +98,16 @@ void Worker::run() {
     min_version_epoch_ = epoch;
 
     auto grad = context_.gradient_buffers.take();
-    const float loss = context_.math.gradient(params, batches_.next(), context_.math.dropout_seed(index_, step_++), *grad);
+    const float loss = context_.math.gradient(params, batches_.next(),
+                                              context_.math.dropout_seed(index_, step_++), *grad);
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::execute(context_.time.gradient_flops);
     context_.recorder.busy(host, sg4::Engine::get_clock() - start);
     context_.recorder.gradient_computed();
     holding_ = 1;
 
-    auto push = std::make_unique<ServerMessage>(GradientPush{index_, params.version, loss, std::move(grad)});
+    auto push = std::make_unique<ServerMessage>(
+        GradientPush{index_, params.version, loss, std::move(grad)});
     const double push_start = sg4::Engine::get_clock();
     const bool delivered = send(*target, std::move(push), context_.time.param_bytes);
     holding_ = 0;

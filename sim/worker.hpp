@@ -42,8 +42,8 @@ class Worker {
   int index_;
   int incarnation_ = 0;
   BatchStream batches_;
-  std::int64_t step_ = 0;      // gradients started, over all incarnations (seeds dropout)
-  std::int64_t pushed_ = 0;    // gradients delivered to the endpoint of pushed_epoch_: SSP clock
+  std::int64_t step_ = 0;    // gradients started, over all incarnations (seeds dropout)
+  std::int64_t pushed_ = 0;  // gradients delivered to the endpoint of pushed_epoch_: SSP clock
   std::int64_t pushed_epoch_ = -1;
   std::int64_t requests_ = 0;  // pull requests sent
   std::int64_t holding_ = 0;

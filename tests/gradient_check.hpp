@@ -38,7 +38,8 @@ inline GradientCheck check_gradient(models::Model& model, std::vector<float> par
     params[i] = saved;
     const double numeric = (up - down) / (2.0 * h);
     const double analytic = grad[i];
-    const double rel = std::abs(analytic - numeric) / std::max(std::abs(analytic) + std::abs(numeric), floor);
+    const double rel =
+        std::abs(analytic - numeric) / std::max(std::abs(analytic) + std::abs(numeric), floor);
     result.max_rel_error = std::max(result.max_rel_error, rel);
     ++result.checked;
   }

@@ -43,8 +43,8 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
-[[noreturn]] void child(const std::string& scenario_text, const std::vector<std::string>& simgrid_args,
-                        const std::string& dir) {
+[[noreturn]] void child(const std::string& scenario_text,
+                        const std::vector<std::string>& simgrid_args, const std::string& dir) {
   try {
     const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "test-scenario.json");
     sim::RunOptions options;
@@ -53,8 +53,8 @@ void write_file(const std::string& path, const std::string& text) {
     const sim::RunResult result = sim::run(scenario, options);
     sim::write_result_directory(result, dir + "/result");
     const auto& params = result.final_snapshot->params;
-    write_file(dir + "/params.bin",
-               std::string(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(float)));
+    write_file(dir + "/params.bin", std::string(reinterpret_cast<const char*>(params.data()),
+                                                params.size() * sizeof(float)));
     std::_Exit(0);
   } catch (const std::exception& e) {
     write_file(dir + "/error.txt", e.what());
@@ -63,7 +63,8 @@ void write_file(const std::string& path, const std::string& text) {
 }
 }  // namespace
 
-IsolatedRun run_isolated(const std::string& scenario_text, const std::vector<std::string>& simgrid_args) {
+IsolatedRun run_isolated(const std::string& scenario_text,
+                         const std::vector<std::string>& simgrid_args) {
   TempDir dir;
   std::fflush(nullptr);
   const pid_t pid = fork();

@@ -13,16 +13,17 @@
 namespace failsim::testing {
 
 struct IsolatedRun {
-  nlohmann::json result;      ///< result.json
-  std::string result_text;    ///< result.json as written
-  std::string timeseries;     ///< timeseries.csv as written
-  std::string events;         ///< events.csv as written
+  nlohmann::json result;    ///< result.json
+  std::string result_text;  ///< result.json as written
+  std::string timeseries;   ///< timeseries.csv as written
+  std::string events;       ///< events.csv as written
   std::vector<float> final_params;
 };
 
 /// Parses `scenario_text` (a JSON scenario) and runs it in a child process with the given
 /// SimGrid arguments. Throws std::runtime_error with the child's message if the run fails.
-IsolatedRun run_isolated(const std::string& scenario_text, const std::vector<std::string>& simgrid_args = {});
+IsolatedRun run_isolated(const std::string& scenario_text,
+                         const std::vector<std::string>& simgrid_args = {});
 
 /// A temporary directory removed (with its content) when the object goes out of scope.
 class TempDir {

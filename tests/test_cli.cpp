@@ -23,7 +23,8 @@ struct Outcome {
 // Runs `failsim ARGS` from the source directory (scenario paths are relative to it).
 Outcome run_cli(const std::string& args, const TempDir& dir) {
   const std::string out = dir.path() + "/stdout.txt", err = dir.path() + "/stderr.txt";
-  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args +
+                              " >'" + out + "' 2>'" + err + "'";
   const int raw = std::system(command.c_str());
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
 }
@@ -55,8 +56,10 @@ TEST_CASE("failsim validate names file, path, expectation and found value; exit 
 
 TEST_CASE("failsim run writes a complete, deterministic result directory", "[cli]") {
   TempDir dir;
-  const auto a = run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/a'", dir);
-  const auto b = run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/b'", dir);
+  const auto a =
+      run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/a'", dir);
+  const auto b =
+      run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/b'", dir);
   REQUIRE(a.status == 0);
   REQUIRE(b.status == 0);
   CHECK(a.out.empty());  // -q
@@ -88,7 +91,8 @@ TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
   CHECK_THAT(r.err, Catch::Contains("/cluster/workers/speed") && Catch::Contains("10Gbps"));
   CHECK_FALSE(fs::exists(dir.path() + "/out"));
 
-  const auto missing = run_cli("run '" + dir.path() + "/nope.json' -o '" + dir.path() + "/out'", dir);
+  const auto missing =
+      run_cli("run '" + dir.path() + "/nope.json' -o '" + dir.path() + "/out'", dir);
   CHECK(missing.status == 2);
   CHECK_THAT(missing.err, Catch::Contains("nope.json"));
   CHECK_FALSE(fs::exists(dir.path() + "/out"));

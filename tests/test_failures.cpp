@@ -41,7 +41,9 @@ std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std:
   return found;
 }
 
-const json& gradients(const failsim::testing::IsolatedRun& run) { return run.result["summary"]["gradients"]; }
+const json& gradients(const failsim::testing::IsolatedRun& run) {
+  return run.result["summary"]["gradients"];
+}
 
 struct Row {
   double time;
@@ -66,7 +68,8 @@ failsim::models::EvalResult accuracy_by_hand(const json& s, int updates) {
   const auto scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
   failsim::sim::TrainingMath math(scenario, "hand.json");
   auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
-  failsim::models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0}, snapshot->params.size());
+  failsim::models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0},
+                           snapshot->params.size());
   auto stream = math.batch_stream(0);
   failsim::models::FloatBuffer grad(snapshot->params.size());
   for (int k = 0; k < updates; ++k) {
@@ -78,7 +81,8 @@ failsim::models::EvalResult accuracy_by_hand(const json& s, int updates) {
 }
 }  // namespace
 
-TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20", "[failures]") {
+TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20",
+          "[failures]") {
   json s = base_scenario();
   s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
@@ -95,7 +99,8 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
 
   // The evaluation right after recovery is version 20's parameters, exactly.
   const auto rows = timeseries(run);
-  const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.time > failed && r.version == 20; });
+  const auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const Row& r) { return r.time > failed && r.version == 20; });
   REQUIRE(it != rows.end());
   CHECK(it->accuracy == accuracy_by_hand(s, 20).accuracy);
 }
@@ -103,7 +108,8 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
 TEST_CASE("checkpointing: the outage idles the workers, training then goes on", "[failures]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;
-  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 50}, {"blocking", false}}}};
+  s["recovery"] = {{"strategy", "checkpoint"},
+                   {"checkpoint", {{"every_updates", 50}, {"blocking", false}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}, {"down_for", "1s"}}};
   const auto run = run_isolated(s.dump());
   // The host is back at 2 s, later than detection + restart (1.3 s): the restart waits for it.
@@ -140,10 +146,12 @@ TEST_CASE("chain replication: K = 1 loses no update, K = 10 rolls back at most 9
   }
 }
 
-TEST_CASE("stateless: everything computed during the outage is applied at once on return", "[failures]") {
+TEST_CASE("stateless: everything computed during the outage is applied at once on return",
+          "[failures]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;
-  s["recovery"] = {{"strategy", "stateless"}, {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
+  s["recovery"] = {{"strategy", "stateless"},
+                   {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}}};
   const auto run = run_isolated(s.dump());
   const auto restart = events_of(run, "restart").at(0);
@@ -161,7 +169,8 @@ TEST_CASE("stateless: everything computed during the outage is applied at once o
 
 TEST_CASE("stateless with few pending keeps the base learning rate", "[failures]") {
   json s = base_scenario();
-  s["recovery"] = {{"strategy", "stateless"}, {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
+  s["recovery"] = {{"strategy", "stateless"},
+                   {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}}};
   s["timing"]["flops_per_sample"] = 1e7;  // 100 ms per gradient: ~3 pending after 300 ms
   const auto run = run_isolated(s.dump());
@@ -174,7 +183,8 @@ TEST_CASE("a worker killed in sync mode does not stall the others", "[failures]"
   json s = base_scenario();
   s["consistency"] = {{"mode", "sync"}};
   s["cluster"]["workers"]["count"] = 2;
-  s["failures"]["events"] = {{{"target", "worker"}, {"index", 1}, {"at", "1s"}, {"down_for", "1s"}}};
+  s["failures"]["events"] = {
+      {{"target", "worker"}, {"index", 1}, {"at", "1s"}, {"down_for", "1s"}}};
   const auto run = run_isolated(s.dump());
   CHECK(run.result["summary"]["status"] == "completed");
   const double restart = events_of(run, "restart").at(0)["time"].get<double>();
@@ -201,5 +211,6 @@ TEST_CASE("stochastic failures happen at the rate the MTBF implies", "[failures]
   const auto run = run_isolated(s.dump());
   // Each worker fails once per (2 s up + 0.5 s down) on average: 4 x 500 / 2.5 = 800.
   const auto failures = events_of(run, "failure").size();
-  CHECK(static_cast<double>(failures) == Approx(800).margin(4 * std::sqrt(800.0 * 0.64)));  // 4 sigma
+  CHECK(static_cast<double>(failures) ==
+        Approx(800).margin(4 * std::sqrt(800.0 * 0.64)));  // 4 sigma
 }

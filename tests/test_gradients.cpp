@@ -18,7 +18,8 @@ struct RandomBatch {
   RandomBatch(int n, int dim, int classes, std::uint64_t seed) {
     Rng rng(seed);
     for (int i = 0; i < n * dim; ++i) x.push_back(static_cast<float>(rng.normal()));
-    for (int i = 0; i < n; ++i) y.push_back(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(classes))));
+    for (int i = 0; i < n; ++i)
+      y.push_back(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(classes))));
   }
   Batch view() const { return Batch{x.data(), y.data(), static_cast<int>(y.size())}; }
 };
@@ -53,7 +54,8 @@ TEST_CASE("MLP without hidden layers is softmax regression", "[gradients]") {
   const auto p = initial(softmax, 9);
   const RandomBatch batch(3, 5, 3, 5);
   std::vector<float> g1(p.size()), g2(p.size());
-  CHECK(mlp.loss_and_gradient(p, batch.view(), g1, 0) == softmax.loss_and_gradient(p, batch.view(), g2, 0));
+  CHECK(mlp.loss_and_gradient(p, batch.view(), g1, 0) ==
+        softmax.loss_and_gradient(p, batch.view(), g2, 0));
   CHECK(g1 == g2);
 }
 

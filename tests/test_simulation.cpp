@@ -15,7 +15,8 @@ using nlohmann::json;
 namespace {
 // CM02 without cross traffic: a transfer of b bytes over a route takes exactly
 // (sum of latencies) + b / (smallest bandwidth), so times can be computed by hand.
-const std::vector<std::string> EXACT_NETWORK{"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"};
+const std::vector<std::string> EXACT_NETWORK{"--cfg=network/model:CM02",
+                                             "--cfg=network/crosstraffic:0"};
 
 json base_scenario() {
   return json::parse(R"({
@@ -37,7 +38,8 @@ double summary_number(const failsim::testing::IsolatedRun& run, const char* key)
 }
 }  // namespace
 
-TEST_CASE("one sync worker: N updates take what compute and transfers give by hand", "[simulation]") {
+TEST_CASE("one sync worker: N updates take what compute and transfers give by hand",
+          "[simulation]") {
   json s = base_scenario();
   s["consistency"] = {{"mode", "sync"}};
   s["cluster"]["workers"]["speed"] = 1e9;                             // flop/s
@@ -48,9 +50,9 @@ TEST_CASE("one sync worker: N updates take what compute and transfers give by ha
   const auto run = run_isolated(s.dump(), EXACT_NETWORK);
 
   // Each route crosses two links (worker's and server's): latency 2 ms.
-  const double pull = 2e-3 + 64 / 1e8;     // a pull request (64 bytes)
-  const double transfer = 2e-3 + 1e6 / 1e8;  // parameters or a gradient: 12 ms
-  const double compute = 1e6 * 10 / 1e9;     // 10 samples: 10 ms
+  const double pull = 2e-3 + 64 / 1e8;         // a pull request (64 bytes)
+  const double transfer = 2e-3 + 1e6 / 1e8;    // parameters or a gradient: 12 ms
+  const double compute = 1e6 * 10 / 1e9;       // 10 samples: 10 ms
   const double apply = 2.0 * (1e6 / 4) / 1e7;  // 2 flops per parameter on the server: 50 ms
   // The next pull travels while the server applies (50 ms > 2 ms), so it costs nothing extra.
   const double expected = pull + 5 * (transfer + compute + transfer + apply);
@@ -84,11 +86,13 @@ std::vector<float> by_hand(const json& s, int updates) {
 }
 }  // namespace
 
-TEST_CASE("the simulator does not change the math: final parameters equal updates by hand", "[simulation]") {
+TEST_CASE("the simulator does not change the math: final parameters equal updates by hand",
+          "[simulation]") {
   const char* mode = GENERATE("sync", "async");
   json s = base_scenario();
   s["model"] = {{"kind", "mlp"}, {"hidden", {16}}};
-  s["optimizer"] = {{"learning_rate", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-4}, {"batch_size", 16}};
+  s["optimizer"] = {
+      {"learning_rate", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-4}, {"batch_size", 16}};
   s["consistency"] = {{"mode", mode}};
   s["stop"] = {{"updates", 40}};  // more than one pass over the shard: reshuffling included
   s["data"]["train_size"] = 300;
@@ -134,7 +138,8 @@ TEST_CASE("SSP never lets a worker run more than its bound ahead", "[simulation]
   s["consistency"] = {{"mode", "async"}};
   const auto free = run_isolated(s.dump());
   CHECK(free.result["summary"]["max_clock_lead"].is_null());
-  CHECK(free.result["summary"]["staleness"]["max"].get<int>() >= 15);  // ~20 fast updates per slow one
+  CHECK(free.result["summary"]["staleness"]["max"].get<int>() >=
+        15);  // ~20 fast updates per slow one
 }
 
 TEST_CASE("sync waits for the slowest worker", "[simulation]") {

@@ -8,7 +8,8 @@
 
 using namespace failsim::models;
 
-TEST_CASE("softmax regression on real Fashion-MNIST passes a clear accuracy bar", "[training][fashion]") {
+TEST_CASE("softmax regression on real Fashion-MNIST passes a clear accuracy bar",
+          "[training][fashion]") {
   // 10k training samples, one epoch: well-known to reach ~0.75-0.80; chance is 0.10.
   const Dataset train_set = load_fashion_mnist(Split::TRAIN, FASHION_MNIST_DIR, 10000);
   const Dataset test_set = load_fashion_mnist(Split::TEST);
