@@ -159,7 +159,8 @@ std::vector<std::string> read_hosts(const ObjectReader& r) {
 }
 
 std::string quoted_name(RecoveryStrategy strategy) {
-  return "\"" + spelling_of(strategy, STRATEGIES) + "\"";
+  // fmt rather than "\"" + std::string&&: GCC 12 warns falsely (-Wrestrict) on the latter.
+  return fmt::format("\"{}\"", spelling_of(strategy, STRATEGIES));
 }
 
 bool uses_storage(RecoveryStrategy strategy) {
@@ -407,7 +408,7 @@ void check_target(FailureTarget target, RecoveryStrategy strategy, const JsonLoc
                                   "and \"stateless\"";
   where.fail(
       fmt::format("a target of recovery strategy {}: {} ({})", quoted_name(strategy), allowed, why),
-      "\"" + spelling_of(target, targets) + "\"");
+      fmt::format("\"{}\"", spelling_of(target, targets)));
 }
 
 /// The required index of a worker or a chain position, in [0, count).
