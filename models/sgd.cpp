@@ -66,28 +66,48 @@ std::string to_string(StaleRule rule) {
 ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined) {
-  ApplyOutcome outcome;
-  auto sum = map(combined);
-  sum.setZero();
-  for (const PendingGradient& pg : pending) {
-    float weight = 1.0f;
-    if (rule.rule == StaleRule::DROP_STALE && pg.staleness > rule.drop_bound) {
-      ++outcome.dropped;
-      continue;
-    }
+  auto weight = [&](const PendingGradient& pg) {
+    if (rule.rule == StaleRule::DROP_STALE && pg.staleness > rule.drop_bound) return 0.0f;
     if (rule.rule == StaleRule::INVERSE_STALENESS) {
-      weight = 1.0f / static_cast<float>(std::max<std::int64_t>(1, pg.staleness));
+      return 1.0f / static_cast<float>(std::max<std::int64_t>(1, pg.staleness));
     }
-    sum += weight * map(pg.grad);
-    ++outcome.applied;
+    return 1.0f;
+  };
+  ApplyOutcome outcome;
+  const PendingGradient* only = nullptr;
+  for (const PendingGradient& pg : pending) {
+    if (weight(pg) == 0.0f) {
+      ++outcome.dropped;
+    } else {
+      ++outcome.applied;
+      only = &pg;
+    }
   }
   if (outcome.applied == 0) return outcome;
-  if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
   float lr = sgd.config().learning_rate;
-  if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold)
+  if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold) {
     lr = rule.paper_low_lr;
-  sgd.step(params, combined, lr);
+  }
   outcome.learning_rate = lr;
+  if (outcome.applied == 1 && weight(*only) == 1.0f) {
+    // The common case (async): the step is the gradient itself, no combining pass needed.
+    sgd.step(params, only->grad, lr);
+    return outcome;
+  }
+  auto sum = map(combined);
+  bool first = true;
+  for (const PendingGradient& pg : pending) {
+    const float w = weight(pg);
+    if (w == 0.0f) continue;
+    if (first) {
+      sum = w * map(pg.grad);
+    } else {
+      sum += w * map(pg.grad);
+    }
+    first = false;
+  }
+  if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
+  sgd.step(params, combined, lr);
   return outcome;
 }
 

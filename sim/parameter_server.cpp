@@ -74,12 +74,7 @@ std::int64_t ParameterServer::unapplied() const {
 }
 
 SnapshotPtr ParameterServer::snapshot() {
-  if (published_->version != version_) {
-    auto fresh = std::make_shared<Snapshot>();
-    fresh->version = version_;
-    fresh->params = params_;
-    published_ = std::move(fresh);
-  }
+  if (published_->version != version_) published_ = snapshots_.make(version_, params_);
   return published_;
 }
 
@@ -144,8 +139,8 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   pending_.clear();
   for (const GradientPush& push : pushes)
     pending_.push_back({*push.grad, version_ - push.base_version});
-  const models::ApplyOutcome outcome =
-      models::apply_pending(sgd_, params_, pending_, rule, combined_);
+  const models::ApplyOutcome outcome = context_.math.timed(
+      [&] { return models::apply_pending(sgd_, params_, pending_, rule, combined_); });
   for (GradientPush& push : pushes) {
     const std::int64_t staleness = version_ - push.base_version;
     const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;

@@ -90,6 +90,7 @@ class ParameterServer : public Endpoint {
   models::Sgd sgd_;
   std::int64_t version_ = 0;
   SnapshotPtr published_;
+  SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined
   std::vector<std::int64_t> clocks_;  // gradients received per worker (SSP)
   std::deque<PullRequest> deferred_;

@@ -138,7 +138,9 @@ nlohmann::json result_json(const RunResult& r) {
         {{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
   }
   j["events"] = events;
-  j["wall_clock"] = {{"math_seconds", r.math_seconds}, {"total_seconds", r.wall_seconds}};
+  j["wall_clock"] = {{"setup_seconds", r.setup_seconds},
+                     {"math_seconds", r.math_seconds},
+                     {"total_seconds", r.wall_seconds}};
   return j;
 }
 

@@ -41,6 +41,10 @@ void RunContext::request_stop(const std::string& reason) {
 }
 
 namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
 void check_accounting(const RunResult& r) {
   const Recorder& rec = r.recorder;
@@ -99,6 +103,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   Observer observer(context);
   sg4::Actor::create("observer", context.roles.coordinator, [&observer] { observer(); });
 
+  result.setup_seconds = seconds_since(wall_start);
   engine.run();
 
   result.end_time = sg4::Engine::get_clock();

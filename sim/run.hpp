@@ -40,7 +40,8 @@ struct RunResult {
   std::vector<std::string> worker_hosts, server_hosts;
   std::size_t num_params = 0;
   double param_bytes = 0.0, gradient_flops = 0.0;
-  double math_seconds = 0.0;  ///< wall clock in gradients and evaluations
+  double setup_seconds = 0.0;  ///< wall clock before the simulation starts (data, model, platform)
+  double math_seconds = 0.0;   ///< wall clock in gradients, updates and evaluations
   double wall_seconds = 0.0;  ///< wall clock of the whole run, set-up included
 };
 

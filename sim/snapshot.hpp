@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "models/scratch.hpp"
 
@@ -16,5 +17,29 @@ struct Snapshot {
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+/// Reuses the buffers of snapshots nobody holds any more: publishing a version then costs one
+/// copy into warm memory instead of a fresh allocation (page faults included) of the whole
+/// parameter vector.
+class SnapshotPool {
+ public:
+  /// A snapshot of `params` at `version`, in a recycled buffer when one is free.
+  SnapshotPtr make(std::int64_t version, const models::FloatBuffer& params) {
+    std::shared_ptr<Snapshot>* slot = nullptr;
+    for (auto& s : pool_) {
+      if (s.use_count() == 1) {  // only the pool holds it: no reader left
+        slot = &s;
+        break;
+      }
+    }
+    if (slot == nullptr) slot = &pool_.emplace_back(std::make_shared<Snapshot>());
+    (*slot)->version = version;
+    (*slot)->params.assign(params.begin(), params.end());
+    return *slot;
+  }
+
+ private:
+  std::vector<std::shared_ptr<Snapshot>> pool_;
+};
 
 }  // namespace failsim::sim

@@ -3,6 +3,7 @@
 // evaluations. The actors decide *when* (simulated time); this decides *what* (the numbers).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,7 +73,16 @@ class TrainingMath {
   /// latest (snapshot, limit) is cached: the observer asks again while no update happened.
   models::EvalResult evaluate(const SnapshotPtr& snapshot, int limit);
 
-  /// Wall-clock seconds spent computing gradients and evaluations so far.
+  /// Runs `update` (an SGD step on a server) and counts its wall time as math.
+  template <class F>
+  auto timed(F&& update) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = update();
+    math_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  /// Wall-clock seconds spent computing gradients, updates and evaluations so far.
   double math_seconds() const { return math_seconds_; }
 
  private:
