@@ -579,6 +579,53 @@ void check_consistency_between_sections(const Scenario& s, const JsonLocation& r
               std::to_string(s.evaluation.test_subset));
   }
 
+  // What the simulation does not do yet is refused here rather than crashing a run later.
+  const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();
+  if (s.cluster.kind == ClusterKind::PLATFORM &&
+      (has_failures || s.recovery.strategy != RecoveryStrategy::NONE)) {
+    root.child("cluster")
+        .child("platform")
+        .fail(
+            "the built-in star cluster when there are failures or a recovery strategy (the "
+            "coordination service and the storage host need links of their own; platform files "
+            "do not support them yet)",
+            fmt::format("\"{}\"", s.cluster.platform.file));
+  }
+  for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
+    if (s.failures.events[i].target == FailureTarget::STORAGE) {
+      root.child("failures")
+          .child("events")
+          .child(i)
+          .child("target")
+          .fail("\"server\", \"replica\" or \"worker\" (storage failures are not simulated yet)",
+                "\"storage\"");
+    }
+  }
+  for (std::size_t i = 0; i < s.failures.stochastic.size(); ++i) {
+    if (s.failures.stochastic[i].target == FailureTarget::STORAGE) {
+      root.child("failures")
+          .child("stochastic")
+          .child(i)
+          .child("target")
+          .fail("\"server\" or \"worker\" (storage failures are not simulated yet)", "\"storage\"");
+    }
+  }
+  if (s.recovery.strategy == RecoveryStrategy::STATELESS &&
+      s.consistency.mode != ConsistencyMode::ASYNC) {
+    root.child("consistency")
+        .child("mode")
+        .fail(
+            "\"async\" with recovery strategy \"stateless\" (its store applies whatever is "
+            "pending, as the study's stateless server did)",
+            fmt::format("\"{}\"", to_string(s.consistency.mode)));
+  }
+  if (has_failures && !s.stop.time) {
+    root.child("stop").child("time").fail(
+        "a stop time when there are failures (a failure can make any other stop condition "
+        "unreachable)",
+        "nothing");
+  }
+
   if (s.stop.target_accuracy && s.evaluation.interval == 0.0 && s.evaluation.every_updates == 0) {
     root.child("stop")
         .child("target_accuracy")

@@ -398,20 +398,20 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
                                                   "chain": {"every_updates": 1}})"));
     CHECK_FALSE(resolved["cluster"].contains("storage"));
   }
-  SECTION("stateless, drop_stale: the storage host fails, its disk is set") {
+  SECTION("stateless, drop_stale: the server fails for good, the storage disk is set") {
     const auto [s, resolved] = round_trip(json::parse(R"({
       "cluster": {"storage": {"disk_read": "1GBps", "disk_write": "800Mbps"}},
       "recovery": {"strategy": "stateless", "stateless": {"rule": "drop_stale", "drop_bound": 3}},
       "failures": {
-        "events": [{"target": "storage", "at": "2s", "down_for": "forever"}],
-        "stochastic": [{"target": "storage",
+        "events": [{"target": "server", "at": "2s", "down_for": "forever"}],
+        "stochastic": [{"target": "worker",
                         "lifetime": {"distribution": "exponential", "mean": "1h"},
                         "repair": {"distribution": "fixed", "value": "5min"}}]
       }})"));
     CHECK(s.cluster.storage == StorageConfig{"", 1e9, 1e8});
     CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::DROP_STALE, 50, 0.001, 3});
     CHECK(s.failures.events ==
-          std::vector<FailureEvent>{{FailureTarget::STORAGE, 0, 2.0, std::nullopt, std::nullopt}});
+          std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 2.0, std::nullopt, std::nullopt}});
     CHECK(resolved["cluster"]["storage"] ==
           json::parse(R"({"disk_read": 1e9, "disk_write": 1e8})"));
     CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless",
@@ -441,30 +441,6 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
           json::parse(R"({"every_updates": 0, "every_seconds": 30.0, "blocking": false})"));
     CHECK(resolved["cluster"]["storage"] ==
           json::parse(R"({"disk_read": 5e8, "disk_write": 2e8})"));
-  }
-  SECTION("checkpoint with a platform file: the storage host is named") {
-    json patch = json::parse(R"({
-      "cluster": {"workers": {"count": null, "speed": null, "hosts": ["fast-1", "slow-1"]},
-                  "servers": {"speed": null, "hosts": ["ps"]},
-                  "storage": {"host": "fast-2"}},
-      "recovery": {"strategy": "checkpoint"}})");
-    patch["cluster"]["platform"] = (EXAMPLES_DIR / "lab-platform.xml").string();
-    const auto [s, resolved] = round_trip(patch);
-    CHECK(s.cluster.kind == ClusterKind::PLATFORM);
-    CHECK(s.cluster.storage == StorageConfig{"fast-2", 500e6, 200e6});
-    CHECK(resolved["cluster"]["storage"] ==
-          json::parse(R"({"host": "fast-2", "disk_read": 5e8, "disk_write": 2e8})"));
-  }
-  SECTION("chain with a platform file: one replica per server host, in order") {
-    json patch = json::parse(R"({
-      "cluster": {"workers": {"count": null, "speed": null, "hosts": ["slow-1"]},
-                  "servers": {"speed": null, "hosts": ["ps", "fast-1", "fast-2"]}},
-      "recovery": {"strategy": "chain"},
-      "failures": {"events": [{"target": "replica", "index": 2, "at": 1}]}})");
-    patch["cluster"]["platform"] = (EXAMPLES_DIR / "lab-platform.xml").string();
-    const auto [s, resolved] = round_trip(patch);
-    CHECK(s.cluster.num_servers() == 3);
-    CHECK(s.cluster.platform.server_hosts == std::vector<std::string>{"ps", "fast-1", "fast-2"});
   }
 }
 
@@ -555,6 +531,43 @@ const std::vector<BadScenario>& catalogue() {
        R"({"failure": {}})",
        "/failure",
        {"found unknown key 'failure' (did you mean 'failures'?)"}},
+      // What the simulation does not do yet: refused before any run.
+      {"a storage failure",
+       R"({"recovery": {"strategy": "checkpoint"},
+           "failures": {"events": [{"target": "storage", "at": "1s"}]}})",
+       "/failures/events/0/target",
+       {"(storage failures are not simulated yet), found \"storage\""}},
+      {"random storage failures",
+       R"({"recovery": {"strategy": "stateless"},
+           "failures": {"stochastic": [{"target": "storage",
+             "lifetime": {"distribution": "fixed", "value": "1s"},
+             "repair": {"distribution": "fixed", "value": "1s"}}]}})",
+       "/failures/stochastic/0/target",
+       {"storage failures are not simulated yet"}},
+      {"a platform file with a recovery strategy",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps"]},
+                       "storage": {"host": "fast-2"}},
+           "recovery": {"strategy": "checkpoint"}})",
+       "/cluster/platform",
+       {"expected the built-in star cluster when there are failures or a recovery strategy"}},
+      {"a platform file with failures",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps"]}},
+           "failures": {"events": [{"target": "worker", "index": 0, "at": "1s"}]}})",
+       "/cluster/platform",
+       {"platform files do not support them yet"}},
+      {"a stateless server in sync mode",
+       R"({"recovery": {"strategy": "stateless"}, "consistency": {"mode": "sync"}})",
+       "/consistency/mode",
+       {"expected \"async\" with recovery strategy \"stateless\"", "found \"sync\""}},
+      {"failures without a stop time",
+       R"({"stop": {"time": null, "updates": 100},
+           "failures": {"events": [{"target": "server", "at": "1s"}]}})",
+       "/stop/time",
+       {"expected a stop time when there are failures", "found nothing"}},
       {"key needing JSON Pointer escapes",
        R"({"cluster": {"network": {"band/width": 1}}})",
        "/cluster/network/band~1width",
