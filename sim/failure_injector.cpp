@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <mutex>
 
 #include "models/rng.hpp"
 #include "sim/parameter_server.hpp"
@@ -50,7 +51,8 @@ double draw(const Distribution& d, models::Rng& rng) {
 }
 }  // namespace
 
-FailureInjector::FailureInjector(RunContext& context) : context_(context) {}
+FailureInjector::FailureInjector(RunContext& context)
+    : context_(context), mutex_(sg4::Mutex::create()), host_up_(sg4::ConditionVariable::create()) {}
 
 void FailureInjector::launch() {
   const FailureConfig& f = context_.scenario.failures;
@@ -93,6 +95,21 @@ void FailureInjector::after_update(std::int64_t n) {
                          [this, event, i] { fire(event, i); });
     }
   }
+}
+
+bool FailureInjector::wait_until_up(sg4::Host* host) {
+  const std::unique_lock lock(*mutex_);
+  while (!host->is_on()) {
+    const auto it = down_.find(host);
+    if (it == down_.end() || std::isinf(it->second.until)) return false;
+    host_up_->wait(lock);  // the repair notifies (possibly at this very instant)
+  }
+  return true;
+}
+
+void FailureInjector::finish(double end) {
+  for (const auto& [host, outage] : down_)
+    context_.recorder.down(host->get_name(), end - outage.since);
 }
 
 void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
@@ -149,14 +166,19 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   if (worker != nullptr) worker->kill();
   if (down_for && *down_for > 0) {
     host->turn_off();
+    down_[host] = {now, host_back};
     sg4::Actor::create("repair", context_.roles.coordinator, [this, host, down_for] {
       sg4::this_actor::sleep_for(*down_for);
       host->turn_on();
+      down_.erase(host);
+      const std::unique_lock lock(*mutex_);
+      host_up_->notify_all();
       context_.recorder.down(host->get_name(), *down_for);
       context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
     });
   } else if (!down_for) {
     host->turn_off();
+    down_[host] = {now, NEVER};
     context_.recorder.event(now, "host_lost", host->get_name());
   }
   if (server == nullptr && worker == nullptr) return;
@@ -177,6 +199,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
     if (std::isinf(ready)) return;
     sg4::this_actor::sleep_until(ready);
+    if (!wait_until_up(context_.roles.workers[static_cast<std::size_t>(worker->index())])) return;
     worker->launch();
     context_.coordinator.set_worker_live(worker->index(), true);
     context_.recorder.event(sg4::Engine::get_clock(), "restart",

@@ -6,7 +6,11 @@
 // restarted on its host after `restart_delay` (once the host is up).
 #pragma once
 
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -26,6 +30,11 @@ class FailureInjector {
   void launch();
   /// Called by the server after each update: fires the failures scheduled after update `n`.
   void after_update(std::int64_t n);
+  /// Blocks the calling actor until `host` is up (it may have failed again since a restart was
+  /// scheduled). Returns false if it is down for good.
+  bool wait_until_up(simgrid::s4u::Host* host);
+  /// Adds the downtime of hosts still down at the end of the run (`end`: simulated seconds).
+  void finish(double end);
 
  private:
   /// Fails the target of event `i` now.
@@ -36,6 +45,13 @@ class FailureInjector {
                  const std::string& cause);
 
   RunContext& context_;
+  struct Outage {
+    double since;
+    double until;  // infinity: for good
+  };
+  std::map<simgrid::s4u::Host*, Outage> down_;  // hosts down now
+  simgrid::s4u::MutexPtr mutex_;
+  simgrid::s4u::ConditionVariablePtr host_up_;  // notified at every repair
 };
 
 }  // namespace failsim::sim

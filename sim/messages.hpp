@@ -20,13 +20,12 @@ namespace failsim::sim {
 inline constexpr double CONTROL_BYTES = 64;
 
 /// A worker asks for parameters. The server answers once its version is at least min_version
-/// (sync: the round the worker is about to compute) and, under SSP, once the slowest worker
-/// is within the bound of `clock` (the number of gradients this worker has pushed). `request`
-/// numbers a worker's pulls, so a late answer to an abandoned pull is recognised.
+/// (sync: the round the worker is about to compute) and, under SSP, once the worker's clock
+/// (gradients the server received from it) is within the bound of the slowest live worker's.
+/// `request` numbers a worker's pulls, so a late answer to an abandoned pull is recognised.
 struct PullRequest {
   int worker = 0;
   std::int64_t min_version = 0;
-  std::int64_t clock = 0;
   std::int64_t request = 0;
   simgrid::s4u::Mailbox* reply_to = nullptr;
 };

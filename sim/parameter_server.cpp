@@ -37,6 +37,7 @@ ParameterServer::ParameterServer(RunContext& context, ServerState initial, int i
       version_(initial.snapshot->version),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
+      known_live_(clocks_.size(), true),
       combined_(params_.size()) {
   if (initial.velocity) sgd_.set_velocity(*initial.velocity);
   combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN
@@ -87,6 +88,25 @@ ServerState ParameterServer::state() {
   return s;
 }
 
+std::int64_t ParameterServer::clock(int worker) const {
+  return clocks_[static_cast<std::size_t>(worker)];
+}
+
+void ParameterServer::on_membership_changed() {
+  // A worker back from a failure starts level with the slowest live one: SSP waits for
+  // stragglers, not for the dead.
+  std::int64_t slowest = -1;
+  for (std::size_t w = 0; w < clocks_.size(); ++w) {
+    if (known_live_[w]) slowest = slowest < 0 ? clocks_[w] : std::min(slowest, clocks_[w]);
+  }
+  for (std::size_t w = 0; w < clocks_.size(); ++w) {
+    const bool live = context_.coordinator.worker_live(static_cast<int>(w));
+    if (live && !known_live_[w] && slowest >= 0) clocks_[w] = std::max(clocks_[w], slowest);
+    known_live_[w] = live;
+  }
+  maybe_complete_round();
+}
+
 std::int64_t ParameterServer::slowest_clock() const {
   std::int64_t slowest = -1;
   for (std::size_t w = 0; w < clocks_.size(); ++w) {
@@ -99,12 +119,12 @@ std::int64_t ParameterServer::slowest_clock() const {
 bool ParameterServer::can_serve(const PullRequest& request) const {
   if (version_ < request.min_version) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
-  return request.clock - slowest_clock() <= context_.scenario.consistency.bound;
+  return clock(request.worker) - slowest_clock() <= context_.scenario.consistency.bound;
 }
 
 void ParameterServer::reply(const PullRequest& request) {
   if (context_.scenario.consistency.mode == ConsistencyMode::SSP) {
-    context_.recorder.clock_lead(request.clock - slowest_clock());
+    context_.recorder.clock_lead(clock(request.worker) - slowest_clock());
   }
   // Detached: the server goes on serving while the parameters travel; the receiver owns the
   // payload, and the clean-up function frees it if the transfer never completes.
@@ -206,7 +226,7 @@ void ParameterServer::serve_workers() {
       ++consumed_;
       on_gradient(std::move(*push));
     } else {
-      maybe_complete_round();  // MembershipChanged
+      on_membership_changed();
     }
     if (!context_.stopping()) serve_deferred();
   }

@@ -74,6 +74,8 @@ class ParameterServer : public Endpoint {
                              const models::StaleRuleConfig& rule);
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
+  std::int64_t clock(int worker) const;
+  void on_membership_changed();
   void reply(const PullRequest& request);
   void serve_deferred();
   void defer(const PullRequest& request);
@@ -93,6 +95,7 @@ class ParameterServer : public Endpoint {
   SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined
   std::vector<std::int64_t> clocks_;  // gradients received per worker (SSP)
+  std::vector<bool> known_live_;      // workers live at the last membership change
   std::deque<PullRequest> deferred_;
   std::vector<GradientPush> round_;               // gradients waiting to be applied (a sync round)
   std::vector<models::PendingGradient> pending_;  // scratch for apply_pending

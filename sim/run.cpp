@@ -107,6 +107,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   engine.run();
 
   result.end_time = sg4::Engine::get_clock();
+  injector.finish(result.end_time);
+  for (const auto& w : context.workers) w->finish(result.end_time);
   if (deadlock) {
     result.status = RunStatus::DEADLOCK;
     result.stop_reason = "deadlock";

@@ -42,7 +42,7 @@ struct RunResult {
   double param_bytes = 0.0, gradient_flops = 0.0;
   double setup_seconds = 0.0;  ///< wall clock before the simulation starts (data, model, platform)
   double math_seconds = 0.0;   ///< wall clock in gradients, updates and evaluations
-  double wall_seconds = 0.0;  ///< wall clock of the whole run, set-up included
+  double wall_seconds = 0.0;   ///< wall clock of the whole run, set-up included
 };
 
 /// Simulates the scenario. Throws ScenarioError for input found bad only now (e.g. a host name

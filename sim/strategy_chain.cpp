@@ -12,6 +12,7 @@
 
 #include <cmath>
 
+#include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
@@ -203,6 +204,7 @@ class ChainReplication final : public Strategy {
     if (std::isinf(ready)) return;
     sg4::Actor::create("joiner", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);
+      if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
       Replica* tail = nullptr;
       for (Replica* r : chain_) {
         if (r->alive()) tail = r;

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "sim/checkpoint_storage.hpp"
+#include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
@@ -98,6 +99,7 @@ class Checkpointing final : public Strategy {
     }
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);
+      if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
       context_.recorder.event(sg4::Engine::get_clock(), "restart",
                               fmt::format("server-{}", servers_.size()),
                               {{"host", host->get_name()}});

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "sim/endpoint.hpp"
+#include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
@@ -241,6 +242,7 @@ class Stateless final : public Strategy {
     }
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
       sg4::this_actor::sleep_until(ready);
+      if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
       context_.recorder.event(sg4::Engine::get_clock(), "restart",
                               fmt::format("server-{}", servers_.size()),
                               {{"host", host->get_name()}, {"pending", store_.pending()}});

@@ -78,7 +78,8 @@ class TrainingMath {
   auto timed(F&& update) {
     const auto start = std::chrono::steady_clock::now();
     auto result = update();
-    math_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    math_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 

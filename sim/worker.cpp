@@ -21,7 +21,15 @@ void Worker::launch() {
                               [this] { run(); });
 }
 
+void Worker::finish(double end) {
+  if (alive() && trouble_since_ >= 0) {
+    context_.recorder.recovery_wait(
+        context_.roles.workers[static_cast<std::size_t>(index_)]->get_name(), end - trouble_since_);
+  }
+}
+
 void Worker::kill() {
+  trouble_since_ = -1;  // a dead process waits for nothing
   context_.recorder.gradients_lost(holding_);
   holding_ = 0;
   if (actor_) actor_->kill();
@@ -44,12 +52,7 @@ bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, doub
 
 std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) {
   while (true) {
-    // The SSP clock counts gradients delivered to this endpoint: a new server starts at zero.
-    if (pushed_epoch_ != epoch) {
-      pushed_epoch_ = epoch;
-      pushed_ = 0;
-    }
-    PullRequest request{index_, 0, pushed_, ++requests_, inbox_};
+    PullRequest request{index_, 0, ++requests_, inbox_};
     // Sync: the round after the last one this worker computed, within this epoch (a restarted
     // server may have rolled back to an older version).
     if (context_.scenario.consistency.mode == ConsistencyMode::SYNC &&
@@ -73,11 +76,10 @@ std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) 
 
 void Worker::run() {
   const std::string& host = sg4::this_actor::get_host()->get_name();
-  double trouble_since = -1;  // when requests started failing: idle, waiting for recovery
   while (true) {
     Endpoint* target = context_.coordinator.primary();
     if (target == nullptr) {
-      if (trouble_since < 0) trouble_since = sg4::Engine::get_clock();
+      if (trouble_since_ < 0) trouble_since_ = sg4::Engine::get_clock();
       target = context_.coordinator.wait_for_primary(context_.coordinator.epoch());
     }
     const std::int64_t epoch = context_.coordinator.epoch();
@@ -86,12 +88,12 @@ void Worker::run() {
     if (!reply) {
       // Timed out or failed: the coordinator still names this endpoint until the failure is
       // detected, so the next attempt tries again and costs another timeout.
-      if (trouble_since < 0) trouble_since = attempt;
+      if (trouble_since_ < 0) trouble_since_ = attempt;
       continue;
     }
-    if (trouble_since >= 0) {
-      context_.recorder.recovery_wait(host, sg4::Engine::get_clock() - trouble_since);
-      trouble_since = -1;
+    if (trouble_since_ >= 0) {
+      context_.recorder.recovery_wait(host, sg4::Engine::get_clock() - trouble_since_);
+      trouble_since_ = -1;
     }
     const Snapshot& params = *reply->snapshot;
     min_version_ = params.version + 1;
@@ -113,10 +115,9 @@ void Worker::run() {
     holding_ = 0;
     if (delivered) {
       target->delivered();
-      ++pushed_;
     } else {
       context_.recorder.gradients_lost(1);
-      trouble_since = push_start;
+      trouble_since_ = push_start;
     }
   }
 }

@@ -25,6 +25,8 @@ class Worker {
   void launch();
   /// The process dies now; a gradient it computed but had not delivered is lost.
   void kill();
+  /// Adds a recovery wait still going on at the end of the run (`end`: simulated seconds).
+  void finish(double end);
   /// Whether a process of this worker runs now.
   bool alive() const { return actor_ != nullptr; }
   /// Gradients computed and not yet delivered (pending if the run ends now).
@@ -42,12 +44,11 @@ class Worker {
   int index_;
   int incarnation_ = 0;
   BatchStream batches_;
-  std::int64_t step_ = 0;    // gradients started, over all incarnations (seeds dropout)
-  std::int64_t pushed_ = 0;  // gradients delivered to the endpoint of pushed_epoch_: SSP clock
-  std::int64_t pushed_epoch_ = -1;
+  std::int64_t step_ = 0;      // gradients started, over all incarnations (seeds dropout)
   std::int64_t requests_ = 0;  // pull requests sent
   std::int64_t holding_ = 0;
-  std::int64_t min_version_ = 0;         // sync: the next round this worker may compute...
+  double trouble_since_ = -1;     // when requests started failing: waiting for recovery since
+  std::int64_t min_version_ = 0;  // sync: the next round this worker may compute...
   std::int64_t min_version_epoch_ = -1;  // ...as long as the endpoint's epoch is this one
   simgrid::s4u::Mailbox* inbox_ = nullptr;
   simgrid::s4u::ActorPtr actor_;
