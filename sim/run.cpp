@@ -45,6 +45,20 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A request must be able to complete within the workers' request timeout, or every push
+// would time out and be lost even without a failure.
+void check_request_timeout(const Scenario& s, const TimeModel& time, const std::string& file) {
+  if (s.cluster.kind != ClusterKind::STAR) return;
+  const double transfer = 2 * s.cluster.star.latency + time.param_bytes / s.cluster.star.bandwidth;
+  if (s.failures.request_timeout <= 2 * transfer) {
+    throw ScenarioError(file, "/failures/request_timeout",
+                        fmt::format("more than twice the time one parameter message takes on the "
+                                    "network ({} s for {} bytes)",
+                                    transfer, time.param_bytes),
+                        fmt::format("{}", s.failures.request_timeout));
+  }
+}
+
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
 void check_accounting(const RunResult& r) {
   const Recorder& rec = r.recorder;
@@ -84,6 +98,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
                      .coordinator = Coordinator(scenario.cluster.num_workers()),
                      .roles = build_platform(engine, scenario.cluster, options.file_label),
                      .on_evaluation = options.on_evaluation};
+  check_request_timeout(scenario, context.time, options.file_label);
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;

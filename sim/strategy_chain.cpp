@@ -70,9 +70,10 @@ class Replica {
   }
 
  public:
-  /// Sends `copy` to `next` and waits for its acknowledgement, each within the request timeout
-  /// (a dead successor is skipped: its failure is detected and repaired separately).
-  static void forward(Replica& next, const StateCopy& copy, RunContext& context,
+  /// Sends `copy` to `next` and waits for its acknowledgement, each within the request timeout.
+  /// False when it timed out (a dead successor: its failure is detected and repaired
+  /// separately; meanwhile the chain ends before it).
+  static bool forward(Replica& next, const StateCopy& copy, RunContext& context,
                       sg4::Mailbox* ack) {
     const double timeout = context.scenario.failures.request_timeout;
     const double bytes = context.time.param_bytes * (copy.velocity ? 2.0 : 1.0);
@@ -81,9 +82,11 @@ class Replica {
       next.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), timeout);
       static_cast<void>(message.release());
       ack->get_unique<int>(timeout);
+      return true;
     } catch (const simgrid::TimeoutException&) {
     } catch (const simgrid::NetworkFailureException&) {
     }
+    return false;
   }
 
  private:
@@ -112,34 +115,28 @@ class ChainReplication final : public Strategy {
 
   void after_update(ParameterServer& server) override {
     if (server.version() % context_.scenario.recovery.chain.every_updates != 0) return;
-    Replica* first = first_live();
-    if (first == nullptr) return;
+    // The head knows its successor from the coordinator: a replica whose failure is not yet
+    // detected is still in the chain, and costs a timeout.
+    if (chain_.empty()) return;
     const ServerState state = server.state();
-    Replica::forward(*first, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
-                     sg4::Mailbox::by_name(server.name() + ".ack"));
-    context_.recorder.event(sg4::Engine::get_clock(), "replicated", server.name(),
+    const bool acknowledged =
+        Replica::forward(*chain_.front(), StateCopy{state.snapshot, state.velocity, nullptr},
+                         context_, sg4::Mailbox::by_name(server.name() + ".ack"));
+    context_.recorder.event(sg4::Engine::get_clock(),
+                            acknowledged ? "replicated" : "replication_incomplete", server.name(),
                             {{"version", state.snapshot->version}});
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
+    lost_head_version_ = dead.version();
+    // The first replica in chain order that is up (the coordinator knows of every failure
+    // detected so far) becomes the head.
     Replica* next = first_live();
     if (next == nullptr) {
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
-                              {{"reason", "no live replica"}});
+                              {{"reason", "no live replica; a joining one will be promoted"}});
     } else {
-      // Promotion: the replica's process becomes the head, with the state it holds.
-      const ServerState state = next->state();
-      const std::int64_t lost = dead.version() - state.snapshot->version;
-      context_.recorder.updates_rolled_back(lost);
-      next->kill();  // its process now runs the server
-      chain_.erase(std::find(chain_.begin(), chain_.end(), next));
-      head_ = start_server(next->host(), state);
-      context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
-                              {{"host", next->host()->get_name()},
-                               {"version", state.snapshot->version},
-                               {"updates_lost", lost}});
-      context_.coordinator.set_primary(head_);
-      Observer::evaluate_now(context_);  // the accuracy right after recovery
+      promote(*next);
     }
     replace(dead.host(), host_back);
   }
@@ -174,6 +171,24 @@ class ChainReplication final : public Strategy {
   }
 
  private:
+  /// The replica's process becomes the head, with the state it holds; updates the dead head had
+  /// applied since are lost.
+  void promote(Replica& replica) {
+    const ServerState state = replica.state();
+    const std::int64_t lost =
+        std::max<std::int64_t>(0, lost_head_version_ - state.snapshot->version);
+    context_.recorder.updates_rolled_back(lost);
+    replica.kill();  // its process now runs the server
+    chain_.erase(std::find(chain_.begin(), chain_.end(), &replica));
+    head_ = start_server(replica.host(), state);
+    context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
+                            {{"host", replica.host()->get_name()},
+                             {"version", state.snapshot->version},
+                             {"updates_lost", lost}});
+    context_.coordinator.set_primary(head_);
+    Observer::evaluate_now(context_);  // the accuracy right after recovery
+  }
+
   Replica* first_live() {
     for (Replica* r : chain_) {
       if (r->alive()) return r;
@@ -188,10 +203,7 @@ class ChainReplication final : public Strategy {
     chain_.push_back(r);
     r->launch([this](Replica* self) -> Replica* {
       auto it = std::find(chain_.begin(), chain_.end(), self);
-      for (++it; it != chain_.end(); ++it) {
-        if ((*it)->alive()) return *it;
-      }
-      return nullptr;
+      return it == chain_.end() || ++it == chain_.end() ? nullptr : *it;
     });
     return r;
   }
@@ -209,16 +221,24 @@ class ChainReplication final : public Strategy {
       for (Replica* r : chain_) {
         if (r->alive()) tail = r;
       }
-      ServerState state = tail != nullptr ? tail->state() : head_->state();
+      if (tail == nullptr && !head_->alive()) {
+        // Every copy of the parameters died: nothing to join from.
+        context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+                                {{"reason", "no live node holds the parameters"}});
+        return;
+      }
+      const ServerState state = tail != nullptr ? tail->state() : head_->state();
       Replica* joined = add_replica(host, ServerState{context_.math.initial_snapshot(), nullptr});
       Replica::forward(*joined, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
                        sg4::Mailbox::by_name(joined->name() + ".join"));
       context_.recorder.event(sg4::Engine::get_clock(), "replica_joined", joined->name(),
                               {{"host", host->get_name()}, {"version", state.snapshot->version}});
+      if (!head_->alive() && context_.coordinator.primary() == nullptr) promote(*joined);
     });
   }
 
   ParameterServer* head_ = nullptr;
+  std::int64_t lost_head_version_ = 0;  // the dead head's version: what a promotion loses from
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> chain_;  // live and not-yet-detected replicas, in chain order
 };

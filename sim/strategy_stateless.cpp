@@ -147,16 +147,26 @@ class Store final : public Endpoint {
       if (!pending_.empty()) send_pending();
     } else if (auto* read = std::get_if<ReadParams>(request.get())) {
       read->reply_to
-          ->put_init(new StateCopy{latest_, velocity_, nullptr},
-                     static_cast<std::uint64_t>(context_.time.param_bytes))
+          ->put_init(
+              new StateCopy{latest_, velocity_, nullptr},
+              static_cast<std::uint64_t>(context_.time.param_bytes * (velocity_ ? 2.0 : 1.0)))
           ->detach([](void* p) { delete static_cast<StateCopy*>(p); });
     } else {
       const auto& copy = std::get<StateCopy>(*request);
       latest_ = copy.snapshot;
       velocity_ = copy.velocity;
+      if (evaluate_next_publish_) {
+        evaluate_next_publish_ = false;
+        Observer::evaluate_now(context_);  // the accuracy right after recovery
+      }
     }
   }
 
+ public:
+  /// The next parameters published are the first after a recovery: evaluate them on arrival.
+  void evaluate_next_publish() { evaluate_next_publish_ = true; }
+
+ private:
   void send_pending() {
     auto* batch = new PendingBatch{std::move(pending_)};
     pending_.clear();
@@ -176,6 +186,7 @@ class Store final : public Endpoint {
   std::vector<GradientPush> pending_;
   std::int64_t delivered_ = 0, consumed_ = 0, peak_pending_ = 0, sent_ = 0;
   sg4::Mailbox* waiting_server_ = nullptr;  // a server waiting for gradients
+  bool evaluate_next_publish_ = false;
   ServerMessage* worker_message_ = nullptr;
   StoreRequest* server_message_ = nullptr;
 };
@@ -219,9 +230,9 @@ class Stateless final : public Strategy {
                                  {"learning_rate", outcome.learning_rate}});
       }
       const ServerState state = server.state();
+      if (restarted && first) store_.evaluate_next_publish();
       send(new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
-           context_.time.param_bytes);
-      if (restarted && first) Observer::evaluate_now(context_);  // accuracy right after recovery
+           state_bytes(state));
       first = false;
     }
   }
@@ -232,6 +243,9 @@ class Stateless final : public Strategy {
     store_.forget_server(dead.mailbox());
     context_.recorder.gradients_lost(store_.sent() - received_);
     received_ = store_.sent();
+    // Updates applied but not yet published died with the server.
+    const std::int64_t unpublished = dead.version() - store_.latest()->version;
+    if (unpublished > 0) context_.recorder.updates_rolled_back(unpublished);
     sg4::Host* host = dead.host();
     const double ready =
         std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
@@ -258,6 +272,11 @@ class Stateless final : public Strategy {
   std::int64_t peak_pending() const override { return store_.peak_pending(); }
 
  private:
+  /// Parameters, plus the optimiser state when there is one.
+  double state_bytes(const ServerState& state) const {
+    return context_.time.param_bytes * (state.velocity ? 2.0 : 1.0);
+  }
+
   void send(StoreRequest* request, double bytes) {
     std::unique_ptr<StoreRequest> owned(request);
     store_.server_inbox()->put(owned.get(), static_cast<std::uint64_t>(bytes));
