@@ -64,12 +64,16 @@ std::vector<int> shuffled_indices(int n, std::uint64_t seed) {
 }
 
 std::vector<int> shard_indices(int n, int shard, int num_shards, std::uint64_t seed) {
+  return shard_of(shuffled_indices(n, seed), shard, num_shards);
+}
+
+std::vector<int> shard_of(std::span<const int> order, int shard, int num_shards) {
   if (num_shards <= 0 || shard < 0 || shard >= num_shards) {
     throw std::invalid_argument(
         fmt::format("shard_indices: expected 0 <= shard < num_shards, found shard {} of {}", shard,
                     num_shards));
   }
-  const std::vector<int> order = shuffled_indices(n, seed);
+  const int n = static_cast<int>(order.size());
   const int base = n / num_shards;
   const int extra = n % num_shards;
   const int begin = shard * base + std::min(shard, extra);

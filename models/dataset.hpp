@@ -67,6 +67,10 @@ std::vector<int> shuffled_indices(int n, std::uint64_t seed);
 /// more). Throws std::invalid_argument unless 0 <= shard < num_shards and n >= 0.
 std::vector<int> shard_indices(int n, int shard, int num_shards, std::uint64_t seed);
 
+/// The same shard taken from an already drawn permutation (shard_indices draws it anew on every
+/// call: with many shards, draw once and slice).
+std::vector<int> shard_of(std::span<const int> permutation, int shard, int num_shards);
+
 /// Normalises raw 8-bit pixels as out[i] = (raw[i]/255 - mean) / std_dev (the study used mean
 /// 0.5, std 0.5, which maps [0, 255] onto [-1, 1]). Throws std::invalid_argument if the spans
 /// differ in size or std_dev is not positive.

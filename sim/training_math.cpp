@@ -69,7 +69,9 @@ TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_lab
       test_(load_split(scenario, models::Split::TEST)),
       model_(build_model(scenario.model, train_)),
       batch_(scenario.optimizer.batch_size, train_.dim()),
-      evaluator_(*model_) {
+      evaluator_(*model_),
+      shard_order_(
+          models::shuffled_indices(train_.size(), models::derive_seed(scenario.seed, SEED_SHARD))) {
   const int workers = scenario.cluster.num_workers();
   const int smallest_shard = train_.size() / workers;
   if (scenario.optimizer.batch_size > smallest_shard) {
@@ -89,9 +91,7 @@ SnapshotPtr TrainingMath::initial_snapshot() const {
 }
 
 BatchStream TrainingMath::batch_stream(int worker) const {
-  const int workers = scenario_.cluster.num_workers();
-  return BatchStream(models::shard_indices(train_.size(), worker, workers,
-                                           models::derive_seed(scenario_.seed, SEED_SHARD)),
+  return BatchStream(models::shard_of(shard_order_, worker, scenario_.cluster.num_workers()),
                      scenario_.optimizer.batch_size,
                      models::derive_seed(models::derive_seed(scenario_.seed, SEED_BATCHES),
                                          static_cast<std::uint64_t>(worker)));

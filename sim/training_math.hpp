@@ -93,6 +93,7 @@ class TrainingMath {
   std::unique_ptr<models::Model> model_;
   models::BatchBuffer batch_;
   models::Evaluator evaluator_;
+  std::vector<int> shard_order_;  // the seeded permutation the workers' shards are cut from
   struct CachedEval {
     SnapshotPtr snapshot;  // held, so its address cannot be reused by another snapshot
     int limit;
