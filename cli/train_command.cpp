@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <stdexcept>
 
 #include "cli/commands.hpp"
 #include "models/idx.hpp"
@@ -33,25 +34,32 @@ int run_train(const TrainOptions& o) {
     fmt::print(stderr, "failsim train: {}\n", e.what());
     return BAD_INPUT;
   }
-  models::ModelSpec spec;
-  spec.kind = o.model == "softmax" ? models::ModelKind::SOFTMAX
-              : o.model == "mlp"   ? models::ModelKind::MLP
-                                   : models::ModelKind::CNN;
-  spec.hidden = o.hidden;
-  auto model = models::make_model(spec, train_set.channels, train_set.height, train_set.width,
-                                  train_set.num_classes);
-  models::TrainConfig config;
-  config.epochs = o.epochs;
-  config.batch_size = o.batch;
-  config.sgd.learning_rate = o.lr;
-  config.seed = o.seed;
-  fmt::print("training {} ({} parameters) on {} samples, batch {}, lr {}, seed {}\n", model->name(),
-             model->num_params(), train_set.size(), o.batch, o.lr, o.seed);
-  models::train(*model, train_set, test_set, config, [&](const models::EpochReport& r) {
-    fmt::print(
-        "epoch {}: train loss {:.4f}, test loss {:.4f}, test accuracy {:.4f} ({:.1f} s of math)\n",
-        r.epoch, r.train_loss, r.test.loss, r.test.accuracy, r.math_seconds);
-  });
+  try {
+    models::ModelSpec spec;
+    spec.kind = o.model == "softmax" ? models::ModelKind::SOFTMAX
+                : o.model == "mlp"   ? models::ModelKind::MLP
+                                     : models::ModelKind::CNN;
+    spec.hidden = o.hidden;
+    auto model = models::make_model(spec, train_set.channels, train_set.height, train_set.width,
+                                    train_set.num_classes);
+    models::TrainConfig config;
+    config.epochs = o.epochs;
+    config.batch_size = o.batch;
+    config.sgd.learning_rate = o.lr;
+    config.seed = o.seed;
+    fmt::print("training {} ({} parameters) on {} samples, batch {}, lr {}, seed {}\n",
+               model->name(), model->num_params(), train_set.size(), o.batch, o.lr, o.seed);
+    models::train(*model, train_set, test_set, config, [&](const models::EpochReport& r) {
+      fmt::print(
+          "epoch {}: train loss {:.4f}, test loss {:.4f}, test accuracy {:.4f} ({:.1f} s of "
+          "math)\n",
+          r.epoch, r.train_loss, r.test.loss, r.test.accuracy, r.math_seconds);
+    });
+  } catch (const std::invalid_argument& e) {
+    // E.g. a batch larger than the training set, or an empty hidden layer.
+    fmt::print(stderr, "failsim train: {}\n", e.what());
+    return BAD_INPUT;
+  }
   return OK;
 }
 }  // namespace

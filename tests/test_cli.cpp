@@ -107,4 +107,8 @@ TEST_CASE("failsim --version and --help", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("Usage"));
   }
   CHECK(run_cli("frobnicate", dir).status == 2);
+  // Impossible training input is bad input too, not a crash.
+  const auto train = run_cli("train --model softmax --train-limit 10 --batch 32", dir);
+  CHECK(train.status == 2);
+  CHECK_THAT(train.err, Catch::Contains("batch size"));
 }
