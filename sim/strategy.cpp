@@ -2,7 +2,12 @@
 
 #include "sim/strategies.hpp"
 
+#include <fmt/core.h>
 #include <simgrid/s4u.hpp>
+
+#include <cmath>
+
+#include "sim/failure_injector.hpp"
 
 namespace failsim::sim {
 
@@ -29,6 +34,29 @@ void Strategy::membership_changed() {
   server->mailbox()
       ->put_init(new ServerMessage{MembershipChanged{}}, static_cast<std::uint64_t>(CONTROL_BYTES))
       ->detach([](void* p) { delete static_cast<ServerMessage*>(p); });
+}
+
+void Strategy::restart_later(ParameterServer& dead, double host_back,
+                             std::function<nlohmann::json()> details,
+                             std::function<void(simgrid::s4u::Host*)> start) {
+  namespace sg4 = simgrid::s4u;
+  sg4::Host* host = dead.host();
+  const double ready =
+      std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+  if (std::isinf(ready)) {
+    context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+                            {{"reason", "host down for good"}});
+    return;
+  }
+  sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready, details, start] {
+    sg4::this_actor::sleep_until(ready);
+    if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
+    nlohmann::json d = details();
+    d["host"] = host->get_name();
+    context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                            fmt::format("server-{}", servers_.size()), d);
+    start(host);
+  });
 }
 
 ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState state) {

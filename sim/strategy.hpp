@@ -3,6 +3,7 @@
 // incarnations and any helper processes (storage, replicas, store).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,6 +53,11 @@ class Strategy {
   explicit Strategy(RunContext& context) : context_(context) {}
   /// Creates and launches a new server incarnation on `host`.
   ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
+  /// Replaces the dead server on its host once the restart delay has passed and the host is up
+  /// (never, if it is down for good): records "restart" with `details` and calls `start`.
+  void restart_later(ParameterServer& dead, double host_back,
+                     std::function<nlohmann::json()> details,
+                     std::function<void(simgrid::s4u::Host*)> start);
 
   RunContext& context_;
   std::vector<std::unique_ptr<ParameterServer>> servers_;

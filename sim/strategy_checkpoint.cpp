@@ -89,23 +89,12 @@ class Checkpointing final : public Strategy {
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     lost_version_ = dead.version();
-    sg4::Host* host = dead.host();
-    const double ready =
-        std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
-    if (std::isinf(ready)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
-                              {{"reason", "host down for good"}});
-      return;
-    }
-    sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
-      sg4::this_actor::sleep_until(ready);
-      if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
-      context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                              fmt::format("server-{}", servers_.size()),
-                              {{"host", host->get_name()}});
-      // It loads the checkpoint in on_server_start, then becomes the primary.
-      current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});
-    });
+    restart_later(
+        dead, host_back, [] { return nlohmann::json::object(); },
+        [this](sg4::Host* host) {
+          // It loads the checkpoint in run_server, then becomes the primary.
+          current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});
+        });
   }
 
   ParameterServer* primary() override { return current_->alive() ? current_ : nullptr; }

@@ -246,22 +246,14 @@ class Stateless final : public Strategy {
     // Updates applied but not yet published died with the server.
     const std::int64_t unpublished = dead.version() - store_.latest()->version;
     if (unpublished > 0) context_.recorder.updates_rolled_back(unpublished);
-    sg4::Host* host = dead.host();
-    const double ready =
-        std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
-    if (std::isinf(ready)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
-                              {{"reason", "host down for good"}});
-      return;
-    }
-    sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready] {
-      sg4::this_actor::sleep_until(ready);
-      if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
-      context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                              fmt::format("server-{}", servers_.size()),
-                              {{"host", host->get_name()}, {"pending", store_.pending()}});
-      current_ = start_server(host, ServerState{store_.latest(), nullptr});
-    });
+    restart_later(
+        dead, host_back,
+        [this] {
+          return nlohmann::json{{"pending", store_.pending()}};
+        },
+        [this](sg4::Host* host) {
+          current_ = start_server(host, ServerState{store_.latest(), nullptr});
+        });
   }
 
   ParameterServer* primary() override { return current_->alive() ? current_ : nullptr; }
