@@ -46,4 +46,27 @@ inline GradientCheck check_gradient(models::Model& model, std::vector<float> par
   return result;
 }
 
+/// A batch of n standard-normal inputs with uniform labels, drawn from `seed`.
+struct RandomBatch {
+  std::vector<float> x;
+  std::vector<std::int32_t> y;
+  RandomBatch(int n, int dim, int classes, std::uint64_t seed) {
+    models::Rng rng(seed);
+    for (int i = 0; i < n * dim; ++i) x.push_back(static_cast<float>(rng.normal()));
+    for (int i = 0; i < n; ++i) {
+      y.push_back(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(classes))));
+    }
+  }
+  models::Batch view() const {
+    return models::Batch{x.data(), y.data(), static_cast<int>(y.size())};
+  }
+};
+
+/// The model's seeded initial parameters.
+inline std::vector<float> initial(const models::Model& model, std::uint64_t seed) {
+  std::vector<float> p(model.num_params());
+  model.init(p, seed);
+  return p;
+}
+
 }  // namespace failsim::testing

@@ -9,10 +9,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gradient_check.hpp"
 #include "models/cnn.hpp"
 #include "models/rng.hpp"
 
 using namespace failsim::models;
+using failsim::testing::initial;
+using failsim::testing::RandomBatch;
 
 // Counting allocations: this executable's malloc wraps glibc's and counts the calls made by the
 // current thread while `g_count_mallocs` is set. Every allocation goes through it: operator new,
@@ -31,25 +34,6 @@ extern "C" void* malloc(std::size_t size) {
 #endif
 
 namespace {
-
-struct RandomBatch {
-  std::vector<float> x;
-  std::vector<std::int32_t> y;
-  RandomBatch(int n, int dim, int classes, std::uint64_t seed) {
-    Rng rng(seed);
-    for (int i = 0; i < n * dim; ++i) x.push_back(static_cast<float>(rng.normal()));
-    for (int i = 0; i < n; ++i) {
-      y.push_back(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(classes))));
-    }
-  }
-  Batch view() const { return Batch{x.data(), y.data(), static_cast<int>(y.size())}; }
-};
-
-std::vector<float> initial(const Model& model, std::uint64_t seed) {
-  std::vector<float> p(model.num_params());
-  model.init(p, seed);
-  return p;
-}
 
 struct Tensor {
   const char* name;

@@ -10,26 +10,8 @@
 
 using namespace failsim::models;
 using failsim::testing::check_gradient;
-
-namespace {
-struct RandomBatch {
-  std::vector<float> x;
-  std::vector<std::int32_t> y;
-  RandomBatch(int n, int dim, int classes, std::uint64_t seed) {
-    Rng rng(seed);
-    for (int i = 0; i < n * dim; ++i) x.push_back(static_cast<float>(rng.normal()));
-    for (int i = 0; i < n; ++i)
-      y.push_back(static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(classes))));
-  }
-  Batch view() const { return Batch{x.data(), y.data(), static_cast<int>(y.size())}; }
-};
-
-std::vector<float> initial(const Model& model, std::uint64_t seed) {
-  std::vector<float> p(model.num_params());
-  model.init(p, seed);
-  return p;
-}
-}  // namespace
+using failsim::testing::initial;
+using failsim::testing::RandomBatch;
 
 TEST_CASE("softmax regression gradient matches finite differences", "[gradients]") {
   SoftmaxRegression model(7, 4);
