@@ -33,6 +33,10 @@ std::string target_name(FailureTarget t) {
       return "worker";
     case FailureTarget::STORAGE:
       return "storage";
+    case FailureTarget::SERVER_LINK:
+      return "server_link";
+    case FailureTarget::WORKER_LINK:
+      return "worker_link";
   }
   return "?";
 }
@@ -129,6 +133,19 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
     case FailureTarget::STORAGE:
       host = context_.roles.storage;
       break;
+    case FailureTarget::SERVER_LINK:
+    case FailureTarget::WORKER_LINK: {
+      ParameterServer* primary = context_.strategy->primary();
+      sg4::Host* owner = event.target == FailureTarget::WORKER_LINK
+                             ? context_.roles.workers[static_cast<std::size_t>(event.index)]
+                         : primary != nullptr ? primary->host()
+                                              : nullptr;
+      if (owner != nullptr) {
+        fail_link(owner, event.down_for, fmt::format("event {}", i));
+        return;
+      }
+      break;
+    }
   }
   if (host == nullptr) {
     context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
@@ -136,6 +153,29 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
     return;
   }
   fail_host(host, event.down_for, fmt::format("event {}", i));
+}
+
+void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
+                                const std::string& cause) {
+  // The star gives every host one split-duplex link, "<host>-link": both directions fail.
+  sg4::Link* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
+  const double now = sg4::Engine::get_clock();
+  if (!link->is_on()) {
+    context_.recorder.event(now, "failure_skipped", link->get_name(),
+                            {{"cause", cause}, {"reason", "link already down"}});
+    return;
+  }
+  link->turn_off();
+  context_.recorder.event(
+      now, "link_failure", link->get_name(),
+      {{"cause", cause},
+       {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  if (!down_for) return;
+  sg4::Actor::create("link-repair", context_.roles.coordinator, [this, link, down_for] {
+    sg4::this_actor::sleep_for(*down_for);
+    link->turn_on();
+    context_.recorder.event(sg4::Engine::get_clock(), "link_up", link->get_name());
+  });
 }
 
 void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,

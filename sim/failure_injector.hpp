@@ -39,6 +39,10 @@ class FailureInjector {
  private:
   /// Fails the target of event `i` now.
   void fire(const FailureEvent& event, std::size_t i);
+  /// Turns the network link of `host` off for `down_for` (nullopt: for good). No process dies
+  /// and nobody is told: requests through it fail or time out until it is back.
+  void fail_link(simgrid::s4u::Host* host, std::optional<double> down_for,
+                 const std::string& cause);
   /// Kills what runs on `host`, turns it off for `down_for` (nullopt: for good), and starts the
   /// detection and recovery timeline.
   void fail_host(simgrid::s4u::Host* host, std::optional<double> down_for,

@@ -176,7 +176,9 @@ struct StopConfig {
 /// What a failure hits. SERVER is whichever server process is the primary at that moment
 /// (the chain's head); REPLICA is a chain position (0 = head ... N-1 = tail) at that moment;
 /// WORKER a worker by index; STORAGE the checkpoint storage / external store host.
-enum class FailureTarget { SERVER, REPLICA, WORKER, STORAGE };
+/// SERVER_LINK and WORKER_LINK are the network link of the primary's host or of a worker's
+/// host: no process dies, but nothing crosses the link while it is down.
+enum class FailureTarget { SERVER, REPLICA, WORKER, STORAGE, SERVER_LINK, WORKER_LINK };
 
 /// One scheduled failure: the target's process dies at `at_time` (or right after the server
 /// applies update `at_update`; exactly one of the two is set) and its host stays down for

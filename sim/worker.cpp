@@ -87,8 +87,12 @@ void Worker::run() {
     const auto reply = pull(*target, epoch);
     if (!reply) {
       // Timed out or failed: the coordinator still names this endpoint until the failure is
-      // detected, so the next attempt tries again and costs another timeout.
+      // detected, so the next attempt tries again and costs another timeout. A request that
+      // failed at once (a dead link refuses it) waits that long too before the retry.
       if (trouble_since_ < 0) trouble_since_ = attempt;
+      if (sg4::Engine::get_clock() == attempt) {
+        sg4::this_actor::sleep_for(context_.scenario.failures.request_timeout);
+      }
       continue;
     }
     if (trouble_since_ >= 0) {

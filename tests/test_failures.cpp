@@ -214,3 +214,35 @@ TEST_CASE("stochastic failures happen at the rate the MTBF implies", "[failures]
   CHECK(static_cast<double>(failures) ==
         Approx(800).margin(4 * std::sqrt(800.0 * 0.64)));  // 4 sigma
 }
+
+TEST_CASE("a worker's link fails: that worker waits, the others go on, nobody is restarted",
+          "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 2;
+  s["failures"]["events"] = {
+      {{"target", "worker_link"}, {"index", 1}, {"at", "1s"}, {"down_for", "500ms"}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(events_of(run, "link_failure").at(0)["subject"] == "worker-1-link");
+  CHECK(events_of(run, "link_up").at(0)["time"].get<double>() == Approx(1.5));
+  CHECK(events_of(run, "detected").empty());  // no process died
+  CHECK(events_of(run, "restart").empty());
+  const auto& hosts = run.result["summary"]["hosts"];
+  CHECK(hosts[1]["recovery_wait_seconds"] == 0.0);
+  // Worker 1 waits out the outage, in request-timeout steps (50 ms).
+  CHECK(hosts[2]["recovery_wait_seconds"].get<double>() == Approx(0.5).margin(0.06));
+  CHECK(gradients(run)["lost"].get<int>() <= 1);
+}
+
+TEST_CASE("the server's link fails: every worker waits until it is back", "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 2;
+  s["failures"]["events"] = {{{"target", "server_link"}, {"at", "1s"}, {"down_for", "500ms"}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(events_of(run, "link_failure").at(0)["subject"] == "server-0-link");
+  CHECK(events_of(run, "detected").empty());
+  const auto& hosts = run.result["summary"]["hosts"];
+  for (int h : {1, 2})
+    CHECK(hosts[h]["recovery_wait_seconds"].get<double>() == Approx(0.5).margin(0.06));
+  CHECK(run.result["summary"]["status"] == "completed");
+  CHECK(run.result["summary"]["updates"].get<int>() > 300);
+}

@@ -932,7 +932,8 @@ const std::vector<BadScenario>& catalogue() {
       {"unknown failure target",
        R"({"failures": {"events": [{"target": "ps", "at": 1}]}})",
        "/failures/events/0/target",
-       {"expected one of \"server\", \"replica\", \"worker\", \"storage\", found \"ps\""}},
+       {"expected one of \"server\", \"replica\", \"worker\", \"storage\", \"server_link\", "
+        "\"worker_link\", found \"ps\""}},
       {"event without a target",
        R"({"failures": {"events": [{"at": 1}]}})",
        "/failures/events/0/target",
@@ -990,8 +991,9 @@ const std::vector<BadScenario>& catalogue() {
       {"replica without chain replication",
        R"({"failures": {"events": [{"target": "replica", "index": 0, "at": 1}]}})",
        "/failures/events/0/target",
-       {"expected a target of recovery strategy \"none\": \"server\", \"worker\" (a replica is a "
-        "chain position of strategy \"chain\"), found \"replica\""}},
+       {"expected a target of recovery strategy \"none\": \"server\", \"worker\", "
+        "\"server_link\", \"worker_link\" (a replica is a chain position of strategy \"chain\"), "
+        "found \"replica\""}},
       {"replica past the tail",
        R"({"cluster": {"servers": {"count": 3}}, "recovery": {"strategy": "chain"},
            "failures": {"events": [{"target": "replica", "index": 3, "at": 1}]}})",
@@ -1001,9 +1003,22 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"servers": {"count": 2}}, "recovery": {"strategy": "chain"},
            "failures": {"events": [{"target": "storage", "at": 1}]}})",
        "/failures/events/0/target",
-       {"expected a target of recovery strategy \"chain\": \"server\", \"replica\", \"worker\" "
-        "(the storage host exists only with strategies \"checkpoint\" and \"stateless\"), found "
-        "\"storage\""}},
+       {"expected a target of recovery strategy \"chain\": \"server\", \"replica\", \"worker\", "
+        "\"server_link\", \"worker_link\" (the storage host exists only with strategies "
+        "\"checkpoint\" and \"stateless\"), found \"storage\""}},
+      {"a worker link without its index",
+       R"({"failures": {"events": [{"target": "worker_link", "at": 1}]}})",
+       "/failures/events/0/index",
+       {"expected a worker index in [0, 1] (the cluster has 2 workers) (required), found nothing"}},
+      {"the server link with an index",
+       R"({"failures": {"events": [{"target": "server_link", "index": 0, "at": 1}]}})",
+       "/failures/events/0/index",
+       {"target \"server_link\" is the link of the primary at that moment"}},
+      {"the server link under checkpointing",
+       R"({"recovery": {"strategy": "checkpoint"},
+           "failures": {"events": [{"target": "server_link", "at": 1}]}})",
+       "/failures/events/0/target",
+       {"simulated with strategies \"none\" and \"chain\" only", "found \"server_link\""}},
       {"random failures of a chain position",
        R"({"failures": {"stochastic": [{"target": "replica"}]}})",
        "/failures/stochastic/0/target",
