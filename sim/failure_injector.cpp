@@ -105,7 +105,11 @@ bool FailureInjector::wait_until_up(sg4::Host* host) {
   const std::unique_lock lock(*mutex_);
   while (!host->is_on()) {
     const auto it = down_.find(host);
-    if (it == down_.end() || std::isinf(it->second.until)) return false;
+    if (it == down_.end() || std::isinf(it->second.until)) {
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+                              {{"reason", "host down for good"}});
+      return false;
+    }
     host_up_->wait(lock);  // the repair notifies (possibly at this very instant)
   }
   return true;
@@ -158,9 +162,9 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
 void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
                                 const std::string& cause) {
   // The star gives every host one split-duplex link, "<host>-link": both directions fail.
-  sg4::Link* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
+  sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
   const double now = sg4::Engine::get_clock();
-  if (!link->is_on()) {
+  if (!link->get_link_up()->is_on()) {  // the pair's own state does not follow turn_off
     context_.recorder.event(now, "failure_skipped", link->get_name(),
                             {{"cause", cause}, {"reason", "link already down"}});
     return;

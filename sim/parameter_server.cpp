@@ -37,9 +37,13 @@ ParameterServer::ParameterServer(RunContext& context, ServerState initial, int i
       version_(initial.snapshot->version),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
-      known_live_(clocks_.size(), true),
+      known_live_(clocks_.size()),
       combined_(params_.size()) {
   if (initial.velocity) sgd_.set_velocity(*initial.velocity);
+  // A replacement server starts from the coordinator's current view of the workers.
+  for (std::size_t w = 0; w < known_live_.size(); ++w) {
+    known_live_[w] = context.coordinator.worker_live(static_cast<int>(w));
+  }
   combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN
                       ? models::StaleRule::MEAN
                       : models::StaleRule::SUM;

@@ -63,8 +63,11 @@ class Replica {
       state_ = ServerState{copy->snapshot, copy->velocity};
       if (Replica* next = successor_(this)) forward(*next, *copy, context_, ack_);
       if (copy->ack_to != nullptr) {
-        copy->ack_to->put_init(new int(0), static_cast<std::uint64_t>(CONTROL_BYTES))
-            ->detach([](void* p) { delete static_cast<int*>(p); });
+        // The acknowledgement names the version, so a late one is not taken for the next.
+        copy->ack_to
+            ->put_init(new std::int64_t(copy->snapshot->version),
+                       static_cast<std::uint64_t>(CONTROL_BYTES))
+            ->detach([](void* p) { delete static_cast<std::int64_t*>(p); });
       }
     }
   }
@@ -81,7 +84,8 @@ class Replica {
     try {
       next.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), timeout);
       static_cast<void>(message.release());
-      ack->get_unique<int>(timeout);
+      while (*ack->get_unique<std::int64_t>(timeout) != copy.snapshot->version) {
+      }
       return true;
     } catch (const simgrid::TimeoutException&) {
     } catch (const simgrid::NetworkFailureException&) {
@@ -134,7 +138,7 @@ class ChainReplication final : public Strategy {
     Replica* next = first_live();
     if (next == nullptr) {
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
-                              {{"reason", "no live replica; a joining one will be promoted"}});
+                              {{"reason", "no live replica"}});
     } else {
       promote(*next);
     }
@@ -196,11 +200,13 @@ class ChainReplication final : public Strategy {
     return nullptr;
   }
 
-  Replica* add_replica(sg4::Host* host, ServerState state) {
+  /// A new replica process on `host`; it enters the chain (as the tail) when `in_chain`, else
+  /// the caller adds it once it holds its state.
+  Replica* add_replica(sg4::Host* host, ServerState state, bool in_chain = true) {
     replicas_.push_back(std::make_unique<Replica>(context_, host, std::move(state),
                                                   static_cast<int>(replicas_.size())));
     Replica* r = replicas_.back().get();
-    chain_.push_back(r);
+    if (in_chain) chain_.push_back(r);
     r->launch([this](Replica* self) -> Replica* {
       auto it = std::find(chain_.begin(), chain_.end(), self);
       return it == chain_.end() || ++it == chain_.end() ? nullptr : *it;
@@ -228,9 +234,14 @@ class ChainReplication final : public Strategy {
         return;
       }
       const ServerState state = tail != nullptr ? tail->state() : head_->state();
-      Replica* joined = add_replica(host, ServerState{context_.math.initial_snapshot(), nullptr});
-      Replica::forward(*joined, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
-                       sg4::Mailbox::by_name(joined->name() + ".join"));
+      // Outside the chain until it holds the state: a promotion meanwhile must not pick it.
+      Replica* joined =
+          add_replica(host, ServerState{context_.math.initial_snapshot(), nullptr}, false);
+      if (!Replica::forward(*joined, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
+                            sg4::Mailbox::by_name(joined->name() + ".join"))) {
+        return;  // it died while joining: its own failure is detected and replaced
+      }
+      chain_.push_back(joined);
       context_.recorder.event(sg4::Engine::get_clock(), "replica_joined", joined->name(),
                               {{"host", host->get_name()}, {"version", state.snapshot->version}});
       if (!head_->alive() && context_.coordinator.primary() == nullptr) promote(*joined);

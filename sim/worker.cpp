@@ -29,7 +29,8 @@ void Worker::finish(double end) {
 }
 
 void Worker::kill() {
-  trouble_since_ = -1;  // a dead process waits for nothing
+  finish(sg4::Engine::get_clock());  // the wait so far was spent; a dead process waits no more
+  trouble_since_ = -1;
   context_.recorder.gradients_lost(holding_);
   holding_ = 0;
   if (actor_) actor_->kill();
