@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <catch2/catch.hpp>
 
+#include "scenario_error_of.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -73,17 +75,7 @@ class TempDir {
   fs::path path_;
 };
 
-/// The ScenarioError thrown by `f`; fails the test when `f` throws none.
-template <class F>
-ScenarioError error_of(F f) {
-  try {
-    f();
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  FAIL("no ScenarioError thrown");
-  throw std::logic_error("unreachable");
-}
+using failsim::testing::error_of;
 
 std::string absolute_normal(const fs::path& p) {
   return fs::absolute(p).lexically_normal().string();

@@ -3,11 +3,13 @@
 // bandwidth="10Gbps" into 1.25e9 B/s, as scenarios/examples/lab-platform.xml does), and every
 // way a quantity can be wrong, each with its message.
 #include <catch2/catch.hpp>
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+#include "scenario_error_of.hpp"
 
 #include "sim/scenario_error.hpp"
 #include "sim/units.hpp"
@@ -36,17 +38,7 @@ struct Bad {
   const char* found;  ///< the whole "found" part of the message
 };
 
-/// The ScenarioError thrown by `f`; fails the test when `f` throws none.
-template <class F>
-ScenarioError error_of(F f) {
-  try {
-    f();
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  FAIL("no ScenarioError thrown");
-  throw std::logic_error("unreachable");
-}
+using failsim::testing::error_of;
 
 }  // namespace
 
