@@ -1,0 +1,84 @@
+// What a run would cost in a cloud: each simulated host is an instance of a type named by a
+// pricing plan, billed by the plan's rule over the time the host was held. Prices and rules
+// live in a price file users edit (analysis/prices.json, documented in docs/cost-model.md).
+// Engine-free: it reads host timelines, not a simulation.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace failsim::analysis {
+
+/// A closed-open interval of simulated seconds [begin, end).
+struct Interval {
+  double begin = 0.0;
+  double end = 0.0;
+};
+
+/// One simulated host over a run: its role and when it was down. A host is held from 0 to the
+/// run's end except while down (a failed instance is released at the failure and its
+/// replacement is billed from when the host is back).
+struct HostTimeline {
+  std::string host;  ///< e.g. "server-0", "worker-3"
+  /// "server", "replica", "worker", "storage" or "coordinator" (result.json's hosts[].role).
+  std::string role;
+  std::vector<Interval> down;  ///< disjoint, sorted
+};
+
+/// How an instance type is charged.
+enum class BillingRule {
+  PER_SECOND,  ///< each held interval billed by the second, at least `minimum_seconds`
+  PER_HOUR,    ///< each held interval rounded up to whole hours
+  COMMITMENT,  ///< the whole window [0, end) for every host, held or down, busy or idle
+  SPOT,        ///< per second at the spot price; preemptions are failures the run injects
+};
+
+/// A pricing plan: which instance type each role runs on and how it is billed.
+struct Plan {
+  std::string name;
+  std::string description;
+  BillingRule rule = BillingRule::PER_SECOND;
+  double minimum_seconds = 0.0;             ///< PER_SECOND and SPOT: minimum per held interval
+  std::map<std::string, std::string> roles;  ///< role -> instance type; roles absent: not billed
+};
+
+/// An instance type's prices (USD per hour), with where and when they were read.
+struct InstanceType {
+  std::string name;
+  std::string provider;
+  std::string region;
+  double on_demand_per_hour = 0.0;
+  double commitment_per_hour = 0.0;  ///< effective hourly rate of the fixed-term commitment
+  double spot_per_hour = 0.0;
+  double spot_interruptions_per_hour = 0.0;  ///< for injecting preemptions as failures
+  std::string source;                        ///< URL or document the prices come from
+  std::string date;                          ///< when they were read, YYYY-MM-DD
+};
+
+struct PriceBook {
+  std::map<std::string, InstanceType> instances;
+  std::map<std::string, Plan> plans;
+  std::string default_plan;
+};
+
+/// Reads and validates a price file. Bad input throws sim::ScenarioError (file, JSON path,
+/// expectation, found value), like a scenario file.
+PriceBook load_price_book(const std::filesystem::path& file);
+
+/// The cost of a run's hosts over [0, until) under one plan.
+struct Cost {
+  double usd = 0.0;
+  double host_hours = 0.0;    ///< hours the billed hosts were held in [0, until)
+  double billed_hours = 0.0;  ///< hours charged after the plan's rounding and minimums
+};
+
+/// Bills every host whose role the plan names; `until` clips the window (the run's end time
+/// for the whole run, the time a target accuracy was reached for the cost to reach it).
+/// Throws std::invalid_argument for a plan name the book does not hold.
+Cost cost_of_run(const PriceBook& book, std::string_view plan,
+                 const std::vector<HostTimeline>& hosts, double until);
+
+}  // namespace failsim::analysis
