@@ -41,7 +41,7 @@ struct Plan {
   std::string name;
   std::string description;
   BillingRule rule = BillingRule::PER_SECOND;
-  double minimum_seconds = 0.0;             ///< PER_SECOND and SPOT: minimum per held interval
+  double minimum_seconds = 0.0;              ///< PER_SECOND and SPOT: minimum per held interval
   std::map<std::string, std::string> roles;  ///< role -> instance type; roles absent: not billed
 };
 
@@ -56,6 +56,9 @@ struct InstanceType {
   double spot_interruptions_per_hour = 0.0;  ///< for injecting preemptions as failures
   std::string source;                        ///< URL or document the prices come from
   std::string date;                          ///< when they were read, YYYY-MM-DD
+  /// Which figure comes from which source, and which come from knowledge rather than a page
+  /// (with the date they are known to be valid); "" when the sources say it all.
+  std::string note;
 };
 
 struct PriceBook {
@@ -68,6 +71,12 @@ struct PriceBook {
 /// expectation, found value), like a scenario file.
 PriceBook load_price_book(const std::filesystem::path& file);
 
+/// Parses and validates the text of a price file; `file_label` names it in error messages.
+PriceBook parse_price_book_text(const std::string& text, const std::string& file_label);
+
+/// The price file's spelling of a rule: "per_second", "per_hour", "commitment" or "spot".
+std::string to_string(BillingRule rule);
+
 /// The cost of a run's hosts over [0, until) under one plan.
 struct Cost {
   double usd = 0.0;
@@ -78,6 +87,19 @@ struct Cost {
 /// Bills every host whose role the plan names; `until` clips the window (the run's end time
 /// for the whole run, the time a target accuracy was reached for the cost to reach it).
 /// Throws std::invalid_argument for a plan name the book does not hold.
+///
+/// A host is held on [0, until) minus its down intervals (clipped to [0, until)); its held
+/// intervals are the maximal intervals of positive length left. With L_i their lengths in
+/// seconds and p the instance type's price per hour for the rule:
+///   PER_SECOND  usd = sum_i max(L_i, minimum_seconds) / 3600 * on_demand_per_hour
+///   PER_HOUR    usd = sum_i ceil(L_i / 3600) * on_demand_per_hour
+///   COMMITMENT  usd = until / 3600 * commitment_per_hour       (down or not)
+///   SPOT        usd = sum_i max(L_i, minimum_seconds) / 3600 * spot_per_hour
+/// The minimum applies to every held interval, also one cut short by `until` (an instance
+/// started is charged its minimum). host_hours = sum_i L_i / 3600 and billed_hours the hours
+/// charged (the factor of p above), both summed over the billed hosts. Throws
+/// std::invalid_argument for a negative or NaN `until`, or down intervals that are not sorted,
+/// disjoint and with begin <= end.
 Cost cost_of_run(const PriceBook& book, std::string_view plan,
                  const std::vector<HostTimeline>& hosts, double until);
 
