@@ -10,6 +10,8 @@ void Recorder::evaluation(EvalRecord record) {
   if (loss_count_ > 0) record.train_loss = loss_sum_ / static_cast<double>(loss_count_);
   loss_sum_ = 0.0;
   loss_count_ = 0;
+  record.gradients_computed = gradients_computed_;
+  record.gradients_applied = gradients_applied_;
   evaluations_.push_back(record);
 }
 

@@ -22,6 +22,9 @@ struct EvalRecord {
   /// Mean training loss of the gradients applied since the previous evaluation (none: nullopt).
   std::optional<double> train_loss;
   int test_samples = 0;
+  /// Cumulative counts when the evaluation was taken (filled in by Recorder::evaluation).
+  std::int64_t gradients_computed = 0;
+  std::int64_t gradients_applied = 0;
 };
 
 struct EventRecord {

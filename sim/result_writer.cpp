@@ -145,11 +145,14 @@ nlohmann::json result_json(const RunResult& r) {
 }
 
 std::string timeseries_csv(const RunResult& r) {
-  std::string out = "time,version,test_accuracy,test_loss,train_loss,test_samples\n";
+  std::string out =
+      "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
+      "gradients_applied\n";
   for (const EvalRecord& e : r.recorder.evaluations()) {
     out +=
-        fmt::format("{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
-                    number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples);
+        fmt::format("{},{},{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
+                    number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples,
+                    e.gradients_computed, e.gradients_applied);
   }
   return out;
 }

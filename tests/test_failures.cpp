@@ -49,18 +49,36 @@ struct Row {
   double time;
   long version;
   double accuracy;
+  long gradients_computed;
 };
 std::vector<Row> timeseries(const failsim::testing::IsolatedRun& run) {
   std::vector<Row> rows;
   std::istringstream in(run.timeseries);
   std::string line;
-  std::getline(in, line);  // header
+  std::getline(in, line);
+  REQUIRE(line ==
+          "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
+          "gradients_applied");
   while (std::getline(in, line)) {
-    Row r{};
-    std::sscanf(line.c_str(), "%lf,%ld,%lf", &r.time, &r.version, &r.accuracy);
-    rows.push_back(r);
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    REQUIRE(fields.size() == 8);
+    rows.push_back(
+        {std::stod(fields[0]), std::stol(fields[1]), std::stod(fields[2]), std::stol(fields[6])});
   }
   return rows;
+}
+
+/// Gradients computed in the evaluation interval (t0, t1] of the time series.
+long computed_between(const std::vector<Row>& rows, double t0, double t1) {
+  long first = -1, last = -1;
+  for (const Row& r : rows) {
+    if (r.time <= t0) first = r.gradients_computed;
+    if (r.time <= t1) last = r.gradients_computed;
+  }
+  REQUIRE(first >= 0);
+  return last - first;
 }
 
 // Parameters after `updates` plain SGD steps of worker 0's stream: a single worker's run.
@@ -111,6 +129,7 @@ TEST_CASE("checkpointing: the outage idles the workers, training then goes on", 
   s["recovery"] = {{"strategy", "checkpoint"},
                    {"checkpoint", {{"every_updates", 50}, {"blocking", false}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}, {"down_for", "1s"}}};
+  s["evaluation"]["interval"] = "100ms";
   const auto run = run_isolated(s.dump());
   // The host is back at 2 s, later than detection + restart (1.3 s): the restart waits for it.
   CHECK(events_of(run, "restart").at(0)["time"].get<double>() == Approx(2.0));
@@ -119,6 +138,11 @@ TEST_CASE("checkpointing: the outage idles the workers, training then goes on", 
   CHECK(run.result["summary"]["hosts"][0]["down_seconds"] == 1.0);
   CHECK(gradients(run)["lost"].get<int>() <= 2);  // at most one in flight per worker
   CHECK(run.result["summary"]["updates"].get<int>() > 300);
+  // The time series shows the stall: no gradient computed while the server is down, except the
+  // one each worker had in hand when it died.
+  const auto rows = timeseries(run);
+  CHECK(computed_between(rows, 1.15, 1.95) == 0);
+  CHECK(computed_between(rows, 0.15, 0.95) > 100);
 }
 
 TEST_CASE("chain replication: K = 1 loses no update, K = 10 rolls back at most 9", "[failures]") {
@@ -153,6 +177,7 @@ TEST_CASE("stateless: everything computed during the outage is applied at once o
   s["recovery"] = {{"strategy", "stateless"},
                    {"stateless", {{"rule", "paper"}, {"paper_threshold", 50}}}};
   s["failures"]["events"] = {{{"target", "server"}, {"at", "1s"}}};
+  s["evaluation"]["interval"] = "100ms";
   const auto run = run_isolated(s.dump());
   const auto restart = events_of(run, "restart").at(0);
   const auto applied = events_of(run, "pending_applied").at(0);
@@ -165,6 +190,9 @@ TEST_CASE("stateless: everything computed during the outage is applied at once o
   CHECK(applied["details"]["learning_rate"].get<double>() == Approx(0.001));
   CHECK(run.result["summary"]["peak_pending_gradients"].get<int>() >= pending);
   CHECK(run.result["summary"]["hosts"][1]["recovery_wait_seconds"] == 0.0);  // never idle
+  // ... and the time series counts them as they are computed, not when they are applied.
+  const auto rows = timeseries(run);
+  CHECK(computed_between(rows, 1.05, 1.25) == Approx(40).margin(3));  // 2 workers x 200 ms
 }
 
 TEST_CASE("stateless with few pending keeps the base learning rate", "[failures]") {
