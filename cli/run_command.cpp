@@ -2,8 +2,11 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "models/idx.hpp"
@@ -17,15 +20,32 @@ namespace {
 struct RunOptions {
   std::string scenario;
   std::string output;
+  std::string seed;  ///< empty: the scenario's
   bool quiet = false;
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
 };
 
+/// A seed as typed: decimal digits only, within uint64 (CLI11 would clamp an overflow silently).
+std::optional<std::uint64_t> parse_seed(const std::string& text) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc{} || ptr != end) return std::nullopt;
+  return value;
+}
+
 int run_scenario(const RunOptions& o) {
+  const auto seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_seed(o.seed);
+  if (!o.seed.empty() && !seed) {
+    fmt::print(stderr, "failsim run: --seed: expected an integer in [0, 2^64 - 1], found {}\n",
+               o.seed);
+    return BAD_INPUT;
+  }
   sim::Scenario scenario;
   try {
     scenario = sim::load_scenario(o.scenario);
+    if (seed) scenario.seed = *seed;
   } catch (const sim::ScenarioError& e) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return BAD_INPUT;
@@ -85,6 +105,8 @@ Command add_run_command(CLI::App& app) {
       ->required();
   sub->add_option("-o,--output", options->output,
                   "result directory (default: the scenario's output.directory)");
+  sub->add_option("--seed", options->seed,
+                  "seed of the run instead of the scenario's (recorded in result.json)");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
   sub->add_option("--cfg", options->simgrid_cfg,
                   "SimGrid configuration, e.g. --cfg=network/model:CM02")

@@ -98,6 +98,28 @@ TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
   CHECK_FALSE(fs::exists(dir.path() + "/out"));
 }
 
+TEST_CASE("failsim run --seed replaces the scenario's seed; a bad seed is exit 2", "[cli]") {
+  TempDir dir;
+  const auto run = [&](const std::string& seed, const std::string& out) {
+    return run_cli("run scenarios/examples/quickstart.json -q --seed " + seed + " -o '" +
+                       dir.path() + "/" + out + "'",
+                   dir);
+  };
+  REQUIRE(run("7", "seven").status == 0);
+  const auto result = nlohmann::json::parse(read_file(dir.path() + "/seven/result.json"));
+  CHECK(result["scenario"]["seed"] == 7);
+  REQUIRE(run("1", "one").status == 0);  // the scenario's own seed
+  CHECK(read_file(dir.path() + "/seven/timeseries.csv") !=
+        read_file(dir.path() + "/one/timeseries.csv"));
+  for (const std::string bad : {"-3", "1e3", "99999999999999999999999"}) {
+    const auto r = run(bad, "bad");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err,
+               Catch::Contains("--seed: expected an integer in [0, 2^64 - 1], found " + bad));
+  }
+  CHECK_FALSE(fs::exists(dir.path() + "/bad"));
+}
+
 TEST_CASE("failsim --version and --help", "[cli]") {
   TempDir dir;
   CHECK(run_cli("--version", dir).out.find("failsim ") == 0);
