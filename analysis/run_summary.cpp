@@ -1,0 +1,351 @@
+// Reading a result directory back. Events come from result.json (the same list as events.csv,
+// already structured, so no CSV-quoted JSON to unpick); evaluations from timeseries.csv, the
+// only place they are all written.
+#include "analysis/run_summary.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "sim/scenario_error.hpp"
+#include "sim/scenario_reader.hpp"
+
+namespace failsim::analysis {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using sim::describe_found;
+using sim::JsonLocation;
+using sim::ScenarioError;
+
+namespace {
+
+constexpr std::int64_t COUNT_MAX = std::numeric_limits<std::int64_t>::max();
+
+std::string read_text(const fs::path& file, const std::string& what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    const bool exists = fs::exists(file, ec);
+    throw ScenarioError(file.string(), "", "a readable " + what,
+                        exists ? "a file that cannot be read" : "no such file");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The member `key` of the object `object` (which is at `at`), required.
+const json& member(const json& object, const JsonLocation& at, const std::string& key,
+                   const std::string& expected) {
+  const auto it = object.find(key);
+  if (it == object.end()) at.child(key).fail(expected + " (required)", "nothing");
+  return *it;
+}
+
+/// The member `key`, required to be an object.
+const json& object_member(const json& object, const JsonLocation& at, const std::string& key) {
+  const json& v = member(object, at, key, "an object");
+  if (!v.is_object()) at.child(key).fail("an object", describe_found(v));
+  return v;
+}
+
+double number_member(const json& object, const JsonLocation& at, const std::string& key,
+                     const sim::Interval& range) {
+  return sim::read_number(member(object, at, key, "a number " + range.describe()), at.child(key),
+                          range);
+}
+
+std::int64_t count_member(const json& object, const JsonLocation& at, const std::string& key) {
+  return sim::read_integer(member(object, at, key, "an integer >= 0"), at.child(key), 0, COUNT_MAX);
+}
+
+/// A string member; empty strings allowed (an event's subject is "" for the run).
+std::string string_member(const json& object, const JsonLocation& at, const std::string& key) {
+  const json& v = member(object, at, key, "a string");
+  if (!v.is_string()) at.child(key).fail("a string", describe_found(v));
+  return v.get<std::string>();
+}
+
+std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
+  const std::size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < index; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, static_cast<int>(index - line_start) + 1};
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at ...: " prefix.
+std::string syntax_error(const std::string& what) {
+  std::size_t start = what.find("] ");
+  start = start == std::string::npos ? 0 : start + 2;
+  const std::size_t colon = what.find(": ", start);
+  return colon == std::string::npos ? what.substr(start) : what.substr(colon + 2);
+}
+
+HostSummary read_host(const json& v, const JsonLocation& at) {
+  if (!v.is_object()) at.fail("an object", describe_found(v));
+  HostSummary h;
+  h.host = sim::read_string(member(v, at, "host", "a non-empty string"), at.child("host"));
+  h.role = sim::read_string(member(v, at, "role", "a non-empty string"), at.child("role"));
+  h.recovery_wait_seconds =
+      number_member(v, at, "recovery_wait_seconds", sim::Interval::non_negative());
+  h.down_seconds = number_member(v, at, "down_seconds", sim::Interval::non_negative());
+  return h;
+}
+
+RunEvent read_event(const json& v, const JsonLocation& at) {
+  if (!v.is_object()) at.fail("an object", describe_found(v));
+  RunEvent e;
+  e.time = number_member(v, at, "time", sim::Interval::non_negative());
+  e.type = sim::read_string(member(v, at, "type", "a non-empty string"), at.child("type"));
+  e.subject = string_member(v, at, "subject");
+  e.details = object_member(v, at, "details");
+  if (e.type == "failure" || e.type == "link_failure") {
+    const JsonLocation down_at = at.child("details").child("down_for");
+    const std::string expected = "a number >= 0 (seconds) or \"forever\"";
+    const json& down = member(e.details, at.child("details"), "down_for", expected);
+    if (down == "forever") {
+      e.down_for = std::numeric_limits<double>::infinity();
+    } else if (down.is_number() && down.get<double>() >= 0.0 && std::isfinite(down.get<double>())) {
+      e.down_for = down.get<double>();
+    } else {
+      down_at.fail(expected, describe_found(down));
+    }
+  }
+  return e;
+}
+
+/// Splits one CSV line at commas; timeseries.csv has no quoted fields (numbers only).
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    fields.push_back(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    const auto [line, column] = line_and_column(text, e.byte);
+    throw ScenarioError(file_label, "", "valid JSON", syntax_error(e.what()), line, column);
+  }
+  const JsonLocation root{file_label, ""};
+  if (!doc.is_object()) root.fail("a failsim result (a JSON object)", describe_found(doc));
+  const json& format = member(doc, root, "format", "\"failsim-result\"");
+  if (format != "failsim-result")
+    root.child("format").fail("\"failsim-result\"", describe_found(format));
+  sim::read_integer(member(doc, root, "format_version", "1"), root.child("format_version"), 1, 1);
+
+  const JsonLocation scenario_at = root.child("scenario");
+  const json& scenario = object_member(doc, root, "scenario");
+  run.name = sim::read_string(member(scenario, scenario_at, "name", "a non-empty string"),
+                              scenario_at.child("name"));
+  run.seed = sim::read_uint64(member(scenario, scenario_at, "seed", "an integer >= 0"),
+                              scenario_at.child("seed"));
+
+  const JsonLocation summary_at = root.child("summary");
+  const json& summary = object_member(doc, root, "summary");
+  run.status = sim::read_string(member(summary, summary_at, "status", "a non-empty string"),
+                                summary_at.child("status"));
+  run.end_time = number_member(summary, summary_at, "end_time", sim::Interval::non_negative());
+  const json& final_eval = member(summary, summary_at, "final", "an evaluation object or null");
+  if (final_eval.is_null()) {
+    run.final_accuracy.reset();
+  } else if (final_eval.is_object()) {
+    run.final_accuracy = number_member(final_eval, summary_at.child("final"), "test_accuracy",
+                                       {0.0, 1.0, false, false});
+  } else {
+    summary_at.child("final").fail("an evaluation object or null", describe_found(final_eval));
+  }
+  const JsonLocation gradients_at = summary_at.child("gradients");
+  const json& gradients = object_member(summary, summary_at, "gradients");
+  run.gradients.computed = count_member(gradients, gradients_at, "computed");
+  run.gradients.applied = count_member(gradients, gradients_at, "applied");
+  run.gradients.dropped = count_member(gradients, gradients_at, "dropped");
+  run.gradients.lost = count_member(gradients, gradients_at, "lost");
+  run.gradients.pending_at_end = count_member(gradients, gradients_at, "pending_at_end");
+  run.updates = count_member(summary, summary_at, "updates");
+  run.updates_rolled_back = count_member(summary, summary_at, "updates_rolled_back");
+  if (run.updates_rolled_back > run.updates) {
+    summary_at.child("updates_rolled_back")
+        .fail(fmt::format("an integer <= summary.updates ({})", run.updates),
+              std::to_string(run.updates_rolled_back));
+  }
+
+  const json& hosts = member(summary, summary_at, "hosts", "a list of host objects");
+  if (!hosts.is_array())
+    summary_at.child("hosts").fail("a list of host objects", describe_found(hosts));
+  run.hosts.clear();
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    run.hosts.push_back(read_host(hosts[i], summary_at.child("hosts").child(i)));
+  }
+
+  const json& events = member(doc, root, "events", "a list of event objects");
+  if (!events.is_array())
+    root.child("events").fail("a list of event objects", describe_found(events));
+  run.events.clear();
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    run.events.push_back(read_event(events[i], root.child("events").child(i)));
+  }
+}
+
+std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
+                                              const std::string& file_label) {
+  std::vector<EvaluationPoint> points;
+  std::size_t line_start = 0;
+  int line_number = 0;
+  std::vector<std::string> header;
+  std::size_t time_col = 0, version_col = 0, accuracy_col = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    std::string_view line(text.data() + line_start, line_end - line_start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++line_number;
+    const auto fields = split(line);
+    // Column (1-based) of a field: its offset in the line, since fields are views into it.
+    const auto column_of = [&](std::size_t i) {
+      return static_cast<int>(fields[i].data() - line.data()) + 1;
+    };
+    const auto fail = [&](int column, const std::string& expected, const std::string& found) {
+      throw ScenarioError(file_label, "", expected, found, line_number, column);
+    };
+    if (line_number == 1) {
+      for (const auto& f : fields) header.emplace_back(f);
+      const auto find_column = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) {
+          fail(1, fmt::format("a header line with a '{}' column", name),
+               describe_found(json(std::string(line))));
+        }
+        return static_cast<std::size_t>(it - header.begin());
+      };
+      time_col = find_column("time");
+      version_col = find_column("version");
+      accuracy_col = find_column("test_accuracy");
+    } else {
+      if (fields.size() != header.size()) {
+        fail(1, fmt::format("{} comma-separated fields, as in the header", header.size()),
+             fmt::format("{}", fields.size()));
+      }
+      const auto number = [&](std::size_t col, const std::string& expected, auto& out) {
+        const std::string_view f = fields[col];
+        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), out);
+        if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
+          fail(column_of(col), fmt::format("{} in column '{}'", expected, header[col]),
+               f.empty() ? std::string("an empty field") : describe_found(json(std::string(f))));
+        }
+      };
+      EvaluationPoint p;
+      number(time_col, "a number >= 0", p.time);
+      number(version_col, "an integer >= 0", p.version);
+      number(accuracy_col, "a number in [0, 1]", p.test_accuracy);
+      if (!(p.time >= 0.0))
+        fail(column_of(time_col), "a number >= 0 in column 'time'", std::string(fields[time_col]));
+      if (p.version < 0)
+        fail(column_of(version_col), "an integer >= 0 in column 'version'",
+             std::string(fields[version_col]));
+      if (!(p.test_accuracy >= 0.0 && p.test_accuracy <= 1.0)) {
+        fail(column_of(accuracy_col), "a number in [0, 1] in column 'test_accuracy'",
+             std::string(fields[accuracy_col]));
+      }
+      if (!points.empty() && p.time < points.back().time) {
+        fail(column_of(time_col),
+             fmt::format("times in order (the previous row is at {})", points.back().time),
+             std::string(fields[time_col]));
+      }
+      points.push_back(p);
+    }
+    line_start = line_end + 1;
+  }
+  if (line_number == 0) {
+    throw ScenarioError(file_label, "", "a header line (time,version,test_accuracy,...)",
+                        "an empty file");
+  }
+  return points;
+}
+
+RunSummary load_run(const fs::path& directory) {
+  RunSummary run;
+  run.directory = directory;
+  const fs::path result = directory / "result.json";
+  parse_result_json(read_text(result, "result.json"), result.string(), run);
+  const fs::path timeseries = directory / "timeseries.csv";
+  std::error_code ec;
+  if (!fs::exists(timeseries, ec)) {
+    throw ScenarioError(
+        timeseries.string(), "",
+        "a timeseries.csv beside result.json (the scenario's output.timeseries must "
+        "be true)",
+        "no such file");
+  }
+  run.evaluations = parse_timeseries(read_text(timeseries, "timeseries.csv"), timeseries.string());
+  return run;
+}
+
+std::vector<FoundDirectory> find_result_directories(const std::vector<fs::path>& roots) {
+  std::vector<FoundDirectory> found;
+  std::set<fs::path> seen;
+  const auto add = [&](const fs::path& dir, std::size_t root_index) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(dir, ec);
+    if (ec) canonical = dir;
+    if (seen.insert(canonical).second) found.push_back({dir, root_index});
+  };
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const fs::path& root = roots[r];
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) {
+      throw ScenarioError(
+          root.string(), "", "a result directory or a directory holding some",
+          fs::exists(root, ec) ? "a file that is not a directory" : "no such directory");
+    }
+    if (fs::exists(root / "result.json", ec)) {
+      add(root, r);
+      continue;
+    }
+    std::vector<fs::path> under;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+    if (ec) {
+      throw ScenarioError(root.string(), "", "a readable directory", ec.message());
+    }
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) throw ScenarioError(root.string(), "", "a readable directory tree", ec.message());
+      if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
+      if (fs::exists(it->path() / "result.json", ec)) {
+        under.push_back(it->path());
+        it.disable_recursion_pending();
+      }
+    }
+    if (under.empty()) {
+      throw ScenarioError(
+          root.string(), "",
+          "a result directory (holding result.json) or a directory with some below it", "none");
+    }
+    std::sort(under.begin(), under.end());
+    for (const auto& dir : under) add(dir, r);
+  }
+  return found;
+}
+
+}  // namespace failsim::analysis

@@ -1,0 +1,98 @@
+// Reading result directories written by `failsim run` (docs/result-format.md) into plain data
+// for the tables: result.json's summary and events, and timeseries.csv's evaluations. Nothing
+// here knows about tables or statistics; table.hpp computes the metrics.
+//
+// Unlike a scenario, a result file is our own output, read back: unknown keys and columns are
+// ignored (newer writers add fields, e.g. timeseries.csv's gradient columns), but every field
+// the tables use is checked for presence and type, and a bad one is a sim::ScenarioError
+// naming the file, the JSON Pointer (or line and column), the expectation and the found value.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace failsim::analysis {
+
+/// One row of timeseries.csv (a scheduled evaluation).
+struct EvaluationPoint {
+  double time = 0.0;           ///< s (simulated)
+  std::int64_t version = 0;    ///< updates
+  double test_accuracy = 0.0;  ///< fraction
+};
+
+/// One event of result.json's `events` list.
+struct RunEvent {
+  double time = 0.0;  ///< s (simulated)
+  std::string type;
+  std::string subject;
+  nlohmann::json details;  ///< an object
+  /// `failure` and `link_failure` events: details.down_for in s, +infinity for "forever";
+  /// 0 for other events.
+  double down_for = 0.0;
+};
+
+/// One entry of result.json's `summary.hosts`.
+struct HostSummary {
+  std::string host;
+  std::string role;  ///< "server" or "worker"
+  double recovery_wait_seconds = 0.0;
+  double down_seconds = 0.0;
+};
+
+/// summary.gradients.
+struct GradientCounts {
+  std::int64_t computed = 0;
+  std::int64_t applied = 0;
+  std::int64_t dropped = 0;
+  std::int64_t lost = 0;
+  std::int64_t pending_at_end = 0;
+};
+
+/// What the tables need from one result directory.
+struct RunSummary {
+  std::filesystem::path directory;       ///< as found (argument, or argument + relative path)
+  std::string name;                      ///< scenario.name: the configuration
+  std::uint64_t seed = 0;                ///< scenario.seed
+  std::string status;                    ///< summary.status
+  double end_time = 0.0;                 ///< summary.end_time, s
+  std::optional<double> final_accuracy;  ///< summary.final.test_accuracy; none if final is null
+  GradientCounts gradients;
+  std::int64_t updates = 0;
+  std::int64_t updates_rolled_back = 0;
+  std::vector<HostSummary> hosts;
+  std::vector<RunEvent> events;
+  std::vector<EvaluationPoint> evaluations;  ///< timeseries.csv, in time order
+};
+
+/// Reads `directory`/result.json and `directory`/timeseries.csv. Throws sim::ScenarioError.
+RunSummary load_run(const std::filesystem::path& directory);
+
+/// Parses result.json text into `run` (all but `directory` and `evaluations`); `file_label`
+/// names the file in errors. Throws sim::ScenarioError.
+void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run);
+
+/// Parses timeseries.csv text: columns found by header name (time, version, test_accuracy are
+/// required, others ignored), every row with as many fields as the header, times
+/// non-decreasing. Throws sim::ScenarioError with the line and column.
+std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
+                                              const std::string& file_label);
+
+/// The result directories under `roots`, in order: a root holding result.json is itself one;
+/// any other directory is searched recursively (without following symbolic links, without
+/// descending into a result directory), its finds sorted by path. A directory reached twice
+/// (the same canonical path) is listed once, at its first place. Each is returned with the
+/// index of the first root it was found under. Throws sim::ScenarioError for a root that is not
+/// a directory or holds no result directory.
+struct FoundDirectory {
+  std::filesystem::path path;
+  std::size_t root_index = 0;
+};
+std::vector<FoundDirectory> find_result_directories(
+    const std::vector<std::filesystem::path>& roots);
+
+}  // namespace failsim::analysis

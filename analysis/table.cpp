@@ -1,0 +1,561 @@
+// Metrics, grouping and rendering of `failsim table`. The metric definitions live here and in
+// docs/tables.md; a column is one MetricColumn, so a new metric is one entry in
+// metric_columns() and one row in the docs.
+#include "analysis/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "analysis/stats.hpp"
+#include "sim/scenario_error.hpp"
+
+namespace failsim::analysis {
+namespace {
+
+std::string role_of(const RunSummary& run, const std::string& host) {
+  for (const auto& h : run.hosts) {
+    if (h.host == host) return h.role;
+  }
+  return "";
+}
+
+/// The host of a link failure's subject "<host>-link".
+std::string link_host(const std::string& link) {
+  constexpr std::string_view SUFFIX = "-link";
+  if (link.size() > SUFFIX.size() && link.ends_with(SUFFIX)) {
+    return link.substr(0, link.size() - SUFFIX.size());
+  }
+  return link;
+}
+
+/// Decimals that show `x` to `significant` significant digits, in [0, 12].
+int decimals_for(double x, int significant) {
+  if (x == 0.0 || !std::isfinite(x)) return 0;
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(x))));
+  return std::clamp(significant - 1 - exponent, 0, 12);
+}
+
+/// A number for CSV: the shortest text that reads back as the same double.
+std::string csv_number(double x) { return fmt::format("{}", x); }
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+std::string markdown_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string latex_escape(const std::string& text) {
+  // The non-ASCII characters that human text here holds, as LaTeX writes them.
+  static const std::vector<std::pair<std::string_view, std::string_view>> UNICODE = {
+      {"±", "$\\pm$"}, {"—", "---"}, {"µ", "$\\mu$"}};
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::string_view rest = std::string_view(text).substr(i);
+    const auto special = std::find_if(UNICODE.begin(), UNICODE.end(),
+                                      [&](const auto& u) { return rest.starts_with(u.first); });
+    if (special != UNICODE.end()) {
+      out += special->second;
+      i += special->first.size() - 1;
+      continue;
+    }
+    const char c = text[i];
+    switch (c) {
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
+        out += '\\';
+        out += c;
+        break;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+/// A cell's statistics: the values present over the runs of a configuration.
+struct Cell {
+  std::size_t runs = 0;
+  std::vector<double> values;
+};
+
+Cell cell_of(const Configuration& c, const MetricColumn& column, double scale) {
+  Cell cell;
+  cell.runs = c.runs.size();
+  for (const auto& r : c.runs) {
+    if (const auto v = column.value(r)) cell.values.push_back(*v * scale);
+  }
+  return cell;
+}
+
+/// Markdown text of a cell (LaTeX escapes it).
+std::string human_cell(const Cell& cell, const MetricColumn& column) {
+  const std::size_t m = cell.values.size();
+  std::string text = "—";
+  if (m > 0) {
+    const MeanInterval s = mean_interval(cell.values);
+    text = format_mean_interval(s.mean, s.half_width);
+  }
+  if (column.show_count || m < cell.runs) {
+    text += fmt::format(" ({}/{})", m, cell.runs);
+  } else if (m == 1) {
+    text += " (n=1)";
+  }
+  return text;
+}
+
+std::string human_header(const MetricColumn& column) {
+  return column.unit.empty() ? column.header : column.header + " (" + column.unit + ")";
+}
+
+std::string caption(const TableLayout& layout) {
+  return fmt::format(
+      "Mean ± half-width of the 95% confidence interval over seeds (Student's t); (m/n): runs "
+      "with a value / runs. Target accuracy {}; cost plan '{}' of {}.",
+      layout.target, layout.plan, layout.prices);
+}
+
+std::string render_markdown(const std::vector<Configuration>& configurations,
+                            const std::vector<MetricColumn>& columns, const TableLayout& layout) {
+  std::string out = "| configuration | seeds |";
+  for (const auto& c : columns) out += fmt::format(" {} |", markdown_escape(human_header(c)));
+  out += "\n| --- | ---: |";
+  for (std::size_t i = 0; i < columns.size(); ++i) out += " ---: |";
+  out += '\n';
+  for (const auto& config : configurations) {
+    out += fmt::format("| {} | {} |", markdown_escape(config.name), config.runs.size());
+    for (const auto& c : columns) {
+      out += fmt::format(" {} |", human_cell(cell_of(config, c, c.scale), c));
+    }
+    out += '\n';
+  }
+  out += fmt::format("\n{}\n", caption(layout));
+  return out;
+}
+
+std::string render_latex(const std::vector<Configuration>& configurations,
+                         const std::vector<MetricColumn>& columns, const TableLayout& layout) {
+  // Needs \usepackage{booktabs}. The caption is a comment: the table goes in the user's own
+  // table environment with the user's own caption.
+  std::string out = "% " + latex_escape(caption(layout)) + "\n";
+  out += "% Needs \\usepackage{booktabs}.\n";
+  out += "\\begin{tabular}{lr" + std::string(columns.size(), 'r') + "}\n\\toprule\n";
+  out += "configuration & seeds";
+  for (const auto& c : columns) out += " & " + latex_escape(human_header(c));
+  out += " \\\\\n\\midrule\n";
+  for (const auto& config : configurations) {
+    out += latex_escape(config.name) + fmt::format(" & {}", config.runs.size());
+    for (const auto& c : columns) {
+      out += " & " + latex_escape(human_cell(cell_of(config, c, c.scale), c));
+    }
+    out += " \\\\\n";
+  }
+  out += "\\bottomrule\n\\end{tabular}\n";
+  return out;
+}
+
+std::string render_csv(const std::vector<Configuration>& configurations,
+                       const std::vector<MetricColumn>& columns, const TableLayout& layout) {
+  std::string out = "configuration,runs,target_accuracy,plan";
+  for (const auto& c : columns) out += fmt::format(",{0}_mean,{0}_ci95,{0}_n", c.key);
+  out += '\n';
+  for (const auto& config : configurations) {
+    out += fmt::format("{},{},{},{}", csv_field(config.name), config.runs.size(),
+                       csv_number(layout.target), csv_field(layout.plan));
+    for (const auto& c : columns) {
+      const Cell cell = cell_of(config, c, 1.0);
+      if (cell.values.empty()) {
+        out += ",,,0";
+        continue;
+      }
+      const MeanInterval s = mean_interval(cell.values);
+      out += ',' + csv_number(s.mean) + ',' + (s.half_width ? csv_number(*s.half_width) : "") +
+             ',' + std::to_string(s.n);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_csv_per_run(const std::vector<Configuration>& configurations,
+                               const std::vector<MetricColumn>& columns,
+                               const TableLayout& layout) {
+  std::string out = "configuration,seed,directory,status,target_accuracy,plan";
+  for (const auto& c : columns) out += ',' + c.key;
+  out += '\n';
+  for (const auto& config : configurations) {
+    for (const auto& r : config.runs) {
+      out += fmt::format("{},{},{},{},{},{}", csv_field(config.name), r.seed,
+                         csv_field(r.directory.string()), csv_field(r.status),
+                         csv_number(layout.target), csv_field(layout.plan));
+      for (const auto& c : columns) {
+        const auto v = c.value(r);
+        out += ',' + (v ? csv_number(*v) : std::string());
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FailureWindow> failure_windows(const RunSummary& run) {
+  std::vector<FailureWindow> windows;
+  for (const auto& e : run.events) {
+    if (e.type != "failure" && e.type != "link_failure") continue;
+    FailureWindow w;
+    w.host = e.type == "failure" ? e.subject : link_host(e.subject);
+    w.begin = std::min(e.time, run.end_time);
+    w.end = std::min(e.time + e.down_for, run.end_time);  // +inf for "forever"
+    w.server_side = role_of(run, w.host) == "server";
+    windows.push_back(w);
+  }
+  return windows;
+}
+
+std::vector<HostTimeline> host_timelines(const RunSummary& run) {
+  std::vector<HostTimeline> timelines;
+  for (const auto& h : run.hosts) {
+    // A platform host running several workers is listed once per worker; bill it once.
+    const bool listed = std::any_of(timelines.begin(), timelines.end(),
+                                    [&](const HostTimeline& t) { return t.host == h.host; });
+    if (listed) continue;
+    HostTimeline t{h.host, h.role, {}};
+    std::optional<double> down_since;
+    for (const auto& e : run.events) {
+      if (e.subject != h.host) continue;
+      if (e.type == "failure" && e.down_for > 0.0 && !down_since) {
+        down_since = std::min(e.time, run.end_time);
+      } else if (e.type == "host_up" && down_since) {
+        t.down.push_back({*down_since, std::max(*down_since, std::min(e.time, run.end_time))});
+        down_since.reset();
+      }
+    }
+    if (down_since) t.down.push_back({*down_since, run.end_time});
+    // Events come in time order and a failure of a down host is skipped, so the intervals
+    // are sorted and disjoint; merge anyway, the cost model refuses anything else.
+    std::sort(t.down.begin(), t.down.end(),
+              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    std::vector<Interval> merged;
+    for (const auto& d : t.down) {
+      if (!merged.empty() && d.begin <= merged.back().end) {
+        merged.back().end = std::max(merged.back().end, d.end);
+      } else {
+        merged.push_back(d);
+      }
+    }
+    t.down = std::move(merged);
+    timelines.push_back(std::move(t));
+  }
+  return timelines;
+}
+
+std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evaluations,
+                                       double target) {
+  for (const auto& p : evaluations) {
+    if (p.test_accuracy >= target) return p.time;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> accuracy_at_or_before(const std::vector<EvaluationPoint>& evaluations,
+                                            double t) {
+  std::optional<double> last;
+  for (const auto& p : evaluations) {
+    if (p.time <= t) last = p.test_accuracy;
+  }
+  return last;
+}
+
+std::optional<double> lowest_accuracy_in(const std::vector<EvaluationPoint>& evaluations,
+                                         double after, double until) {
+  std::optional<double> lowest;
+  for (const auto& p : evaluations) {
+    if (p.time > after && p.time <= until && (!lowest || p.test_accuracy < *lowest)) {
+      lowest = p.test_accuracy;
+    }
+  }
+  return lowest;
+}
+
+double union_length(std::vector<FailureWindow> windows) {
+  std::sort(windows.begin(), windows.end(),
+            [](const FailureWindow& a, const FailureWindow& b) { return a.begin < b.begin; });
+  double total = 0.0;
+  double covered_to = -std::numeric_limits<double>::infinity();
+  for (const auto& w : windows) {
+    const double begin = std::max(w.begin, covered_to);
+    if (w.end > begin) total += w.end - begin;
+    covered_to = std::max(covered_to, w.end);
+  }
+  return total;
+}
+
+RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
+                           double target) {
+  RunMetrics m;
+  m.configuration = run.name;
+  m.seed = run.seed;
+  m.directory = run.directory;
+  m.status = run.status;
+  m.final_accuracy = run.final_accuracy;
+  m.gradients_computed = run.gradients.computed;
+  m.gradients_applied = run.gradients.applied;
+  m.gradients_lost = run.gradients.lost;
+  m.updates = run.updates;
+  m.updates_rolled_back = run.updates_rolled_back;
+
+  const std::vector<FailureWindow> windows = failure_windows(run);
+  m.failures = windows.size();
+  std::vector<FailureWindow> server;
+  for (const auto& w : windows) {
+    if (w.server_side) server.push_back(w);
+  }
+  std::stable_sort(
+      server.begin(), server.end(),
+      [](const FailureWindow& a, const FailureWindow& b) { return a.begin < b.begin; });
+  for (std::size_t i = 0; i < server.size(); ++i) {
+    FailureOutcome f;
+    f.time = server[i].begin;
+    // The next server-side failure strictly later (simultaneous failures share one window).
+    double next = run.end_time;
+    for (std::size_t j = i + 1; j < server.size(); ++j) {
+      if (server[j].begin > f.time) {
+        next = server[j].begin;
+        break;
+      }
+    }
+    f.accuracy_before = accuracy_at_or_before(run.evaluations, f.time);
+    f.lowest_after = lowest_accuracy_in(run.evaluations, f.time, next);
+    m.server_failures.push_back(f);
+  }
+
+  m.time_to_target = time_to_accuracy(run.evaluations, target);
+
+  std::size_t workers = 0;
+  double waited = 0.0;
+  for (const auto& h : run.hosts) {
+    if (h.role != "worker") continue;
+    ++workers;
+    waited += h.recovery_wait_seconds;
+  }
+  const double outage = union_length(server);
+  if (workers > 0 && outage > 0.0) {
+    m.idle_fraction = waited / (static_cast<double>(workers) * outage);
+  }
+
+  const std::vector<HostTimeline> timelines = host_timelines(run);
+  const Cost whole = cost_of_run(book, plan, timelines, run.end_time);
+  m.host_hours = whole.host_hours;
+  m.cost_usd = whole.usd;
+  if (m.time_to_target)
+    m.cost_to_target_usd = cost_of_run(book, plan, timelines, *m.time_to_target).usd;
+  const std::int64_t useful = run.updates - run.updates_rolled_back;
+  if (useful > 0) m.cost_per_useful_update_usd = whole.usd / static_cast<double>(useful);
+  return m;
+}
+
+std::vector<Configuration> group_runs(std::vector<RunMetrics> runs) {
+  std::map<std::string, std::size_t> index;
+  std::vector<Configuration> configurations;
+  std::vector<std::size_t> first_root;
+  for (auto& r : runs) {
+    auto [it, inserted] = index.try_emplace(r.configuration, configurations.size());
+    if (inserted) {
+      configurations.push_back({r.configuration, {}});
+      first_root.push_back(r.root_index);
+    }
+    first_root[it->second] = std::min(first_root[it->second], r.root_index);
+    configurations[it->second].runs.push_back(std::move(r));
+  }
+  std::vector<std::size_t> order(configurations.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (first_root[a] != first_root[b]) return first_root[a] < first_root[b];
+    return configurations[a].name < configurations[b].name;
+  });
+  std::vector<Configuration> sorted;
+  for (std::size_t i : order) {
+    Configuration& c = configurations[i];
+    // Stable: of two runs with one seed, the one found first is named as the first.
+    std::stable_sort(c.runs.begin(), c.runs.end(),
+                     [](const RunMetrics& a, const RunMetrics& b) { return a.seed < b.seed; });
+    for (std::size_t k = 1; k < c.runs.size(); ++k) {
+      if (c.runs[k].seed != c.runs[k - 1].seed) continue;
+      throw sim::ScenarioError(
+          (c.runs[k].directory / "result.json").string(), "/scenario/seed",
+          fmt::format("a seed no other run of configuration '{}' has (one seed, one run)", c.name),
+          fmt::format("{}, the seed of {} too", c.runs[k].seed, c.runs[k - 1].directory.string()));
+    }
+    sorted.push_back(std::move(c));
+  }
+  return sorted;
+}
+
+std::optional<TableFormat> parse_table_format(const std::string& name) {
+  if (name == "md") return TableFormat::MARKDOWN;
+  if (name == "csv") return TableFormat::CSV;
+  if (name == "latex") return TableFormat::LATEX;
+  return std::nullopt;
+}
+
+std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
+                                         const TableLayout& layout) {
+  using V = std::optional<double>;
+  const auto count = [](std::int64_t RunMetrics::*field) {
+    return [field](const RunMetrics& r) -> V { return static_cast<double>(r.*field); };
+  };
+  std::size_t k_max = 0;
+  for (const auto& c : configurations) {
+    for (const auto& r : c.runs) k_max = std::max(k_max, r.server_failures.size());
+  }
+  k_max = std::min(k_max, layout.max_failures);
+  const std::string target = fmt::format("{}", layout.target);
+
+  std::vector<MetricColumn> columns;
+  columns.push_back({"final_accuracy", "final accuracy", "fraction", 1.0, false,
+                     [](const RunMetrics& r) { return r.final_accuracy; }});
+  for (std::size_t k = 0; k < k_max; ++k) {
+    columns.push_back({fmt::format("accuracy_before_failure_{}", k + 1),
+                       fmt::format("accuracy before failure {}", k + 1), "fraction", 1.0, false,
+                       [k](const RunMetrics& r) -> V {
+                         if (k >= r.server_failures.size()) return std::nullopt;
+                         return r.server_failures[k].accuracy_before;
+                       }});
+    columns.push_back({fmt::format("lowest_accuracy_after_failure_{}", k + 1),
+                       fmt::format("lowest accuracy after failure {}", k + 1), "fraction", 1.0,
+                       false, [k](const RunMetrics& r) -> V {
+                         if (k >= r.server_failures.size()) return std::nullopt;
+                         return r.server_failures[k].lowest_after;
+                       }});
+  }
+  columns.push_back({"time_to_target_s", "time to " + target, "s", 1.0, true,
+                     [](const RunMetrics& r) { return r.time_to_target; }});
+  columns.push_back({"gradients_computed", "gradients computed", "", 1.0, false,
+                     count(&RunMetrics::gradients_computed)});
+  columns.push_back({"gradients_applied", "gradients applied", "", 1.0, false,
+                     count(&RunMetrics::gradients_applied)});
+  columns.push_back(
+      {"gradients_lost", "gradients lost", "", 1.0, false, count(&RunMetrics::gradients_lost)});
+  columns.push_back({"updates", "updates", "", 1.0, false, count(&RunMetrics::updates)});
+  columns.push_back({"updates_rolled_back", "updates rolled back", "", 1.0, false,
+                     count(&RunMetrics::updates_rolled_back)});
+  columns.push_back({"idle_fraction", "worker idle fraction in outages", "fraction", 1.0, false,
+                     [](const RunMetrics& r) { return r.idle_fraction; }});
+  columns.push_back({"host_hours", "host-hours", "h", 1.0, false,
+                     [](const RunMetrics& r) -> V { return r.host_hours; }});
+  columns.push_back(
+      {"cost_usd", "cost", "USD", 1.0, false, [](const RunMetrics& r) -> V { return r.cost_usd; }});
+  columns.push_back({"cost_to_target_usd", "cost to " + target, "USD", 1.0, true,
+                     [](const RunMetrics& r) { return r.cost_to_target_usd; }});
+  columns.push_back({"cost_per_useful_update_usd", "cost per useful update", "µUSD", 1e6, false,
+                     [](const RunMetrics& r) { return r.cost_per_useful_update_usd; }});
+  return columns;
+}
+
+std::string format_mean_interval(double mean, std::optional<double> half_width) {
+  if (half_width && *half_width > 0.0) {
+    const int decimals = decimals_for(*half_width, 2);
+    return fmt::format("{:.{}f} ± {:.{}f}", mean, decimals, *half_width, decimals);
+  }
+  const std::string value = fmt::format("{:.{}f}", mean, decimals_for(mean, 3));
+  return half_width ? value + " ± 0" : value;
+}
+
+std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
+                         const TableLayout& layout) {
+  const std::vector<MetricColumn> columns = metric_columns(configurations, layout);
+  switch (format) {
+    case TableFormat::MARKDOWN:
+      return render_markdown(configurations, columns, layout);
+    case TableFormat::LATEX:
+      return render_latex(configurations, columns, layout);
+    case TableFormat::CSV:
+      return layout.per_run ? render_csv_per_run(configurations, columns, layout)
+                            : render_csv(configurations, columns, layout);
+  }
+  throw std::logic_error("render_table: unknown format");
+}
+
+std::string make_table(const TableRequest& request) {
+  const auto format = parse_table_format(request.format);
+  if (!format) {
+    throw TableOptionError(
+        fmt::format("--format: expected md, csv or latex, found \"{}\"", request.format));
+  }
+  if (!(request.target > 0.0 && request.target <= 1.0)) {
+    throw TableOptionError(
+        fmt::format("--target: expected a test accuracy in (0, 1], found {}", request.target));
+  }
+  if (request.per_run && *format != TableFormat::CSV) {
+    throw TableOptionError(fmt::format(
+        "--per-run: expected with --format csv only, found --format {}", request.format));
+  }
+  if (request.directories.empty()) {
+    throw TableOptionError("DIR: expected at least one result directory, found none");
+  }
+  std::error_code ec;
+  if (request.prices_is_default && !std::filesystem::exists(request.prices, ec)) {
+    throw TableOptionError(fmt::format(
+        "--prices: expected a price file; the default, {}, is the price file of the source tree "
+        "failsim was built from, and it does not exist (moved or deleted): give one with "
+        "--prices FILE (format: docs/cost-model.md)",
+        request.prices.string()));
+  }
+  const PriceBook book = load_price_book(request.prices);
+  const std::string plan = request.plan.empty() ? book.default_plan : request.plan;
+  if (book.plans.count(plan) == 0) {
+    std::string known;
+    for (const auto& [name, p] : book.plans) known += (known.empty() ? "" : ", ") + name;
+    throw TableOptionError(fmt::format("--plan: expected a plan of {} ({}), found \"{}\"",
+                                       request.prices.string(), known, plan));
+  }
+
+  std::vector<RunMetrics> runs;
+  for (const auto& found : find_result_directories(request.directories)) {
+    RunMetrics m = compute_metrics(load_run(found.path), book, plan, request.target);
+    m.root_index = found.root_index;
+    runs.push_back(std::move(m));
+  }
+  TableLayout layout;
+  layout.target = request.target;
+  layout.plan = plan;
+  layout.prices = request.prices.string();
+  layout.max_failures = request.max_failures;
+  layout.per_run = request.per_run;
+  return render_table(group_runs(std::move(runs)), *format, layout);
+}
+
+}  // namespace failsim::analysis

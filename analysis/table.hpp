@@ -1,0 +1,167 @@
+// `failsim table`: per-run metrics computed from result directories (run_summary.hpp), runs
+// grouped into configurations (scenario.name) and seeds, and one table rendered as Markdown,
+// CSV or LaTeX with the mean and 95% confidence interval over seeds (stats.hpp). Every column
+// is defined in docs/tables.md. Engine-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/cost_model.hpp"
+#include "analysis/run_summary.hpp"
+
+namespace failsim::analysis {
+
+/// One failure of a run: a `failure` event (the host is off for down_for) or a `link_failure`
+/// (the host's link is off), as a window [begin, end) clipped to the run's end.
+struct FailureWindow {
+  double begin = 0.0;  ///< s: the event's time
+  double end = 0.0;    ///< s: begin + down_for ("forever": the run's end), at most the end
+  std::string host;    ///< the failed host (a link's host for a link failure)
+  /// The host's role in summary.hosts is "server" (every chain host is one). Failures of
+  /// hosts summary.hosts does not list count as not server-side.
+  bool server_side = false;
+};
+
+/// Every failure of `run`, in event order.
+std::vector<FailureWindow> failure_windows(const RunSummary& run);
+
+/// Per host of summary.hosts (once per host name, with the role of its first entry), the
+/// intervals it was down: from each `failure` with down_for > 0 to the host's next `host_up`,
+/// or to the run's end if none (a "forever" loss, or an outage still going on). A crash
+/// (down_for 0) does not turn the host off. Link failures do not either.
+std::vector<HostTimeline> host_timelines(const RunSummary& run);
+
+/// Time of the first evaluation with test_accuracy >= target; none if never reached.
+std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evaluations,
+                                       double target);
+/// Accuracy of the last evaluation at time <= t; none if there is none.
+std::optional<double> accuracy_at_or_before(const std::vector<EvaluationPoint>& evaluations,
+                                            double t);
+/// Lowest accuracy over the evaluations with time in (after, until]; none if there is none.
+std::optional<double> lowest_accuracy_in(const std::vector<EvaluationPoint>& evaluations,
+                                         double after, double until);
+/// Total length of the union of `windows`' [begin, end) intervals (overlaps counted once).
+double union_length(std::vector<FailureWindow> windows);
+
+/// What happened around one server-side failure.
+struct FailureOutcome {
+  double time = 0.0;                      ///< s
+  std::optional<double> accuracy_before;  ///< accuracy_at_or_before(time)
+  /// lowest_accuracy_in(time, the next server-side failure's time or the run's end)
+  std::optional<double> lowest_after;
+};
+
+/// The metrics of one run (docs/tables.md defines each).
+struct RunMetrics {
+  std::string configuration;  ///< scenario.name
+  std::uint64_t seed = 0;
+  std::filesystem::path directory;
+  std::size_t root_index = 0;  ///< index of the DIR argument it was found under
+  std::string status;
+  std::optional<double> final_accuracy;
+  std::vector<FailureOutcome> server_failures;  ///< in time order
+  std::size_t failures = 0;                     ///< every failure, server-side or not
+  std::optional<double> time_to_target;         ///< s
+  std::int64_t gradients_computed = 0;
+  std::int64_t gradients_applied = 0;
+  std::int64_t gradients_lost = 0;
+  std::int64_t updates = 0;
+  std::int64_t updates_rolled_back = 0;
+  /// sum over workers of recovery_wait_seconds / (workers x union length of the server-side
+  /// failure windows); none without a server-side window of positive length, or without workers.
+  std::optional<double> idle_fraction;
+  double host_hours = 0.0;                   ///< Cost::host_hours of the whole run
+  double cost_usd = 0.0;                     ///< Cost::usd of the whole run
+  std::optional<double> cost_to_target_usd;  ///< Cost::usd until time_to_target
+  /// cost_usd / (updates - updates_rolled_back); none when that is 0.
+  std::optional<double> cost_per_useful_update_usd;
+};
+
+/// Computes the metrics of `run` for a target accuracy in (0, 1] and a plan of `book`
+/// (cost_of_run's std::invalid_argument for an unknown plan).
+RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
+                           double target);
+
+/// The runs of one configuration, by increasing seed.
+struct Configuration {
+  std::string name;
+  std::vector<RunMetrics> runs;
+};
+
+/// Groups runs by configuration. Configurations are ordered by the first DIR argument they
+/// appear under, then by name. Two runs of one configuration with the same seed throw
+/// sim::ScenarioError naming both directories.
+std::vector<Configuration> group_runs(std::vector<RunMetrics> runs);
+
+enum class TableFormat { MARKDOWN, CSV, LATEX };
+
+/// "md", "csv", "latex"; std::nullopt for anything else.
+std::optional<TableFormat> parse_table_format(const std::string& name);
+
+/// What a table shows besides the runs.
+struct TableLayout {
+  double target = 0.70;
+  std::string plan;              ///< shown in the caption and the CSV
+  std::string prices;            ///< the price file, shown in the caption
+  std::size_t max_failures = 3;  ///< at most this many "failure k" column pairs
+  bool per_run = false;          ///< CSV: one row per run instead of per configuration
+};
+
+/// One column of metrics.
+struct MetricColumn {
+  std::string key;     ///< CSV name (with its unit), e.g. "time_to_target_s"
+  std::string header;  ///< human header without unit, e.g. "time to 0.7"
+  std::string unit;    ///< human unit, e.g. "s"; "" for a count
+  double scale = 1.0;  ///< Markdown/LaTeX show value x scale (e.g. 1e6 for µUSD); CSV never
+  /// Markdown/LaTeX always show how many runs have a value, "(m/n)"; otherwise only when some
+  /// runs have none.
+  bool show_count = false;
+  std::function<std::optional<double>(const RunMetrics&)> value;
+};
+
+/// The metric columns, with K = min(layout.max_failures, the most server-side failures of any
+/// run) pairs of failure columns.
+std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
+                                         const TableLayout& layout);
+
+/// "mean ± half-width" rounded to the half-width's second significant digit (3 significant
+/// digits of the mean when there is no interval or it is 0), e.g. "0.8431 ± 0.0041".
+std::string format_mean_interval(double mean, std::optional<double> half_width);
+
+/// The whole table as text (ending in a newline).
+std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
+                         const TableLayout& layout);
+
+/// A bad option of `failsim table` (format, target, plan, price file): what() names the option,
+/// the expectation and the found value.
+class TableOptionError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Everything `failsim table` is asked (docs/cli.md).
+struct TableRequest {
+  std::vector<std::filesystem::path> directories;
+  std::string format = "md";
+  double target = 0.70;
+  std::filesystem::path prices;
+  /// `prices` is the built-in default (the source tree's analysis/prices.json), not the user's.
+  bool prices_is_default = false;
+  std::string plan;  ///< "" = the price book's default_plan
+  std::size_t max_failures = 3;
+  bool per_run = false;
+};
+
+/// Checks the options, reads the price file and every result directory, and renders the table.
+/// Throws TableOptionError for a bad option and sim::ScenarioError for a bad file (a price file,
+/// a result directory, a duplicate seed). Writes nothing.
+std::string make_table(const TableRequest& request);
+
+}  // namespace failsim::analysis

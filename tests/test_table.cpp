@@ -1,0 +1,781 @@
+// `failsim table` below the CLI (engine-free): Student's t intervals against values worked out
+// by hand, reading result directories (and every way they can be bad), the metrics of a small
+// hand-made run with two server failures, grouping by configuration and seed, and rendering.
+// Each test writes its result directories into its own temporary directory.
+#include <stdlib.h>
+#include <catch2/catch.hpp>
+
+#include "scenario_error_of.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/run_summary.hpp"
+#include "analysis/stats.hpp"
+#include "analysis/table.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace failsim::analysis;
+using Catch::Matchers::Contains;
+using failsim::sim::ScenarioError;
+using failsim::testing::error_of;
+
+namespace {
+
+/// A temporary directory removed with its content when the object goes out of scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "failsim-table-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+json event(double time, const std::string& type, const std::string& subject,
+           json details = json::object()) {
+  return {{"time", time}, {"type", type}, {"subject", subject}, {"details", std::move(details)}};
+}
+
+json host(const std::string& name, const std::string& role, double wait, double down) {
+  return {{"host", name},         {"role", role},
+          {"busy_seconds", 1.0},  {"recovery_wait_seconds", wait},
+          {"down_seconds", down}, {"idle_seconds", 0.0},
+          {"utilisation", 0.01}};
+}
+
+/// A 100 s run of one server and two workers. The server fails at 30 s for 20 s and at 70 s
+/// for 10 s; worker-1 crashes at 60 s (down_for 0: not down, not server-side). The workers
+/// waited 15 s and 13 s for recovery.
+json result_json(const std::string& name, std::uint64_t seed) {
+  return {{"format", "failsim-result"},
+          {"format_version", 1},
+          {"scenario", {{"name", name}, {"seed", seed}, {"description", "hand-made"}}},
+          {"summary",
+           {{"status", "completed"},
+            {"stop_reason", "time"},
+            {"end_time", 100.0},
+            {"final", {{"test_accuracy", 0.8}, {"time", 100.0}, {"version", 950}}},
+            {"best", nullptr},
+            {"gradients",
+             {{"computed", 1000},
+              {"applied", 990},
+              {"dropped", 0},
+              {"lost", 10},
+              {"pending_at_end", 0}}},
+            {"updates", 990},
+            {"updates_rolled_back", 40},
+            {"hosts",
+             {host("server-0", "server", 0.0, 30.0), host("worker-0", "worker", 15.0, 0.0),
+              host("worker-1", "worker", 13.0, 0.0)}}}},
+          {"events",
+           {event(0.0, "start", "", {{"workers", 2}, {"params", 10}}),
+            event(30.0, "failure", "server-0",
+                  {{"cause", "event 0"}, {"down_for", 20.0}, {"process", "server-0"}}),
+            event(35.0, "detected", "server-0"), event(50.0, "host_up", "server-0"),
+            event(50.0, "restart", "server-1", {{"host", "server-0"}}),
+            event(60.0, "failure", "worker-1",
+                  {{"cause", "event 1"}, {"down_for", 0.0}, {"process", "worker-1"}}),
+            event(70.0, "failure", "server-0",
+                  {{"cause", "event 2"}, {"down_for", 10.0}, {"process", "server-1"}}),
+            event(80.0, "host_up", "server-0"), event(100.0, "stop", "", {{"reason", "time"}})}},
+          {"wall_clock", {{"total_seconds", 1.0}}}};
+}
+
+/// Evaluations every 10 s, in the newer layout (gradient columns after test_samples).
+const std::string TIMESERIES =
+    "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
+    "gradients_applied\n"
+    "0,0,0.1,2.3,,100,0,0\n"
+    "10,100,0.5,1.5,1.6,100,100,100\n"
+    "20,200,0.6,1.2,1.3,100,200,200\n"
+    "30,300,0.65,1.1,1.2,100,300,300\n"
+    "40,260,0.55,1.3,1.2,100,310,300\n"
+    "50,260,0.5,1.4,1.2,100,320,300\n"
+    "60,400,0.68,1.0,1.1,100,450,440\n"
+    "70,500,0.72,0.9,1.0,100,550,540\n"
+    "80,480,0.6,1.2,1.0,100,560,540\n"
+    "90,600,0.7,0.95,1.0,100,700,690\n"
+    "100,700,0.75,0.9,0.9,100,800,790\n";
+
+void write_run(const fs::path& dir, const json& result,
+               const std::string& timeseries = TIMESERIES) {
+  write_text(dir / "result.json", result.dump(2) + "\n");
+  write_text(dir / "timeseries.csv", timeseries);
+  write_text(dir / "events.csv", "time,type,subject,details\n");
+}
+
+/// Prices that make costs easy by hand: 3.6 USD/h = 0.001 USD/s for every role.
+PriceBook round_prices() {
+  PriceBook book;
+  InstanceType t;
+  t.name = "t";
+  t.on_demand_per_hour = 3.6;
+  t.commitment_per_hour = 1.8;
+  book.instances["t"] = t;
+  Plan per_second;
+  per_second.name = "per-second";
+  per_second.rule = BillingRule::PER_SECOND;
+  per_second.roles = {{"server", "t"}, {"worker", "t"}};
+  book.plans["per-second"] = per_second;
+  Plan commitment = per_second;
+  commitment.name = "commitment";
+  commitment.rule = BillingRule::COMMITMENT;
+  book.plans["commitment"] = commitment;
+  book.default_plan = "per-second";
+  return book;
+}
+
+/// The same prices as a price file (docs/cost-model.md).
+const std::string ROUND_PRICE_FILE = R"({
+  "format": "failsim-prices", "format_version": 1, "description": "round numbers",
+  "default_plan": "per-second",
+  "instances": {"t": {"provider": "test", "region": "none", "on_demand_per_hour": 3.6,
+                      "commitment_per_hour": 1.8, "sources": ["by hand"], "date": "2024-01-01"}},
+  "plans": {"per-second": {"description": "by the second", "rule": "per_second",
+                           "roles": {"server": "t", "worker": "t"}},
+            "commitment": {"description": "whole window", "rule": "commitment",
+                           "roles": {"server": "t", "worker": "t"}}}
+})";
+
+RunSummary parsed(const json& result, const std::string& timeseries = TIMESERIES) {
+  RunSummary run;
+  parse_result_json(result.dump(), "r/result.json", run);
+  run.evaluations = parse_timeseries(timeseries, "r/timeseries.csv");
+  return run;
+}
+
+std::string result_error(const json& result) {
+  RunSummary run;
+  return error_of([&] { parse_result_json(result.dump(2), "r/result.json", run); }).what();
+}
+
+std::string timeseries_error(const std::string& text) {
+  return error_of([&] { parse_timeseries(text, "r/timeseries.csv"); }).what();
+}
+
+std::string option_error(const TableRequest& request) {
+  try {
+    make_table(request);
+  } catch (const TableOptionError& e) {
+    return e.what();
+  }
+  FAIL("no TableOptionError thrown");
+  return "";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+TEST_CASE("t quantiles: the exact table, and the expansion beyond df 30", "[table][stats]") {
+  // Printed tables (3 decimals) and mpmath's inverse of the incomplete beta function.
+  CHECK(t_quantile_975(1) == Approx(12.706).margin(5e-4));
+  CHECK(t_quantile_975(2) == Approx(4.303).margin(5e-4));
+  CHECK(t_quantile_975(4) == Approx(2.776).margin(5e-4));
+  CHECK(t_quantile_975(9) == Approx(2.262).margin(5e-4));
+  CHECK(t_quantile_975(30) == Approx(2.042).margin(5e-4));
+  CHECK(t_quantile_975(40) == Approx(2.021).margin(5e-4));
+  CHECK(t_quantile_975(120) == Approx(1.980).margin(5e-4));
+  CHECK(t_quantile_975(31) == Approx(2.0395134464).margin(1e-7));
+  CHECK(t_quantile_975(50) == Approx(2.0085591121).margin(1e-7));
+  CHECK(t_quantile_975(1000) == Approx(1.9623390808).margin(1e-7));
+  // Decreasing in df towards the normal quantile.
+  for (int df = 1; df < 200; ++df) CHECK(t_quantile_975(df + 1) < t_quantile_975(df));
+  CHECK(t_quantile_975(100000) == Approx(1.95996).margin(1e-4));
+  CHECK_THROWS_AS(t_quantile_975(0), std::invalid_argument);
+}
+
+TEST_CASE("mean and 95% half-width by hand", "[table][stats]") {
+  // 1..5: mean 3, s^2 = (4 + 1 + 0 + 1 + 4) / 4 = 2.5, half-width t_{0.975,4} sqrt(2.5 / 5).
+  const MeanInterval a = mean_interval({1, 2, 3, 4, 5});
+  CHECK(a.n == 5);
+  CHECK(a.mean == Approx(3.0));
+  CHECK(a.stddev == Approx(std::sqrt(2.5)));
+  REQUIRE(a.half_width);
+  CHECK(*a.half_width == Approx(2.7764451052 * std::sqrt(0.5)));
+  CHECK(*a.half_width == Approx(1.96324316).epsilon(1e-8));
+
+  // 0.80, 0.82, 0.81: s = 0.01, half-width 4.30265 x 0.01 / sqrt(3) = 0.0248414.
+  const MeanInterval b = mean_interval({0.80, 0.82, 0.81});
+  CHECK(b.mean == Approx(0.81));
+  CHECK(b.stddev == Approx(0.01));
+  CHECK(*b.half_width == Approx(0.0248413771).epsilon(1e-8));
+
+  // No cancellation on large values with a small spread: s is exactly 1.
+  const MeanInterval c = mean_interval({1e9 + 1, 1e9 + 2, 1e9 + 3});
+  CHECK(c.stddev == 1.0);
+
+  // n = 1: the value, no interval; n = 0: nothing.
+  const MeanInterval one = mean_interval({0.7});
+  CHECK(one.n == 1);
+  CHECK(one.mean == 0.7);
+  CHECK_FALSE(one.half_width);
+  CHECK(mean_interval({}).n == 0);
+
+  // Equal values: a zero-width interval.
+  CHECK(*mean_interval({2, 2, 2}).half_width == 0.0);
+}
+
+TEST_CASE("mean ± half-width is rounded to the half-width's second digit", "[table][stats]") {
+  CHECK(format_mean_interval(0.84312, 0.00412) == "0.8431 ± 0.0041");
+  CHECK(format_mean_interval(5012.4, 31.2) == "5012 ± 31");
+  CHECK(format_mean_interval(101.25, 4.21) == "101.2 ± 4.2");
+  CHECK(format_mean_interval(0.7, std::nullopt) == "0.700");
+  CHECK(format_mean_interval(101.25, std::nullopt) == "101");
+  CHECK(format_mean_interval(0.012, 0.0) == "0.0120 ± 0");
+  CHECK(format_mean_interval(0.0, 0.0) == "0 ± 0");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading result directories
+
+TEST_CASE("a result directory is read field by field", "[table][read]") {
+  TempDir tmp;
+  write_run(tmp.path() / "a", result_json("cfg", 3));
+  const RunSummary run = load_run(tmp.path() / "a");
+  CHECK(run.name == "cfg");
+  CHECK(run.seed == 3);
+  CHECK(run.status == "completed");
+  CHECK(run.end_time == 100.0);
+  CHECK(run.final_accuracy == 0.8);
+  CHECK(run.gradients.computed == 1000);
+  CHECK(run.gradients.lost == 10);
+  CHECK(run.updates_rolled_back == 40);
+  REQUIRE(run.hosts.size() == 3);
+  CHECK(run.hosts[1].recovery_wait_seconds == 15.0);
+  REQUIRE(run.events.size() == 9);
+  CHECK(run.events[1].down_for == 20.0);
+  CHECK(run.events[0].down_for == 0.0);
+  REQUIRE(run.evaluations.size() == 11);
+  CHECK(run.evaluations[3].time == 30.0);
+  CHECK(run.evaluations[3].version == 300);
+  CHECK(run.evaluations[3].test_accuracy == 0.65);
+
+  // "forever", a null final evaluation.
+  json r = result_json("cfg", 3);
+  r["events"][6]["details"]["down_for"] = "forever";
+  r["summary"]["final"] = nullptr;
+  const RunSummary forever = parsed(r);
+  CHECK(std::isinf(forever.events[6].down_for));
+  CHECK_FALSE(forever.final_accuracy);
+}
+
+TEST_CASE("timeseries.csv columns are found by name, old and new layouts", "[table][read]") {
+  const auto old_layout = parse_timeseries(
+      "time,version,test_accuracy,test_loss,train_loss,test_samples\n"
+      "0,0,0.086,2.5,,1000\n"
+      "0.30000000000000004,150,0.676,1.18,1.26,1000\n",
+      "t.csv");
+  REQUIRE(old_layout.size() == 2);
+  CHECK(old_layout[1].time == 0.30000000000000004);
+  CHECK(old_layout[1].test_accuracy == 0.676);
+  const auto reordered =
+      parse_timeseries("test_accuracy,extra,time,version\r\n0.5,x,2.5,7\r\n", "t.csv");
+  REQUIRE(reordered.size() == 1);
+  CHECK(reordered[0].time == 2.5);
+  CHECK(reordered[0].version == 7);
+  CHECK(parse_timeseries("time,version,test_accuracy\n", "t.csv").empty());
+}
+
+TEST_CASE("bad timeseries.csv: file, line, column, expectation, found", "[table][read][errors]") {
+  CHECK(timeseries_error("") ==
+        "r/timeseries.csv: expected a header line (time,version,test_accuracy,...), found an "
+        "empty file");
+  CHECK(timeseries_error("time,version,accuracy\n") ==
+        "r/timeseries.csv:1:1: expected a header line with a 'test_accuracy' column, found "
+        "\"time,version,accuracy\"");
+  CHECK(timeseries_error("time,version,test_accuracy\n0,0,0.1\n1,5,abc\n") ==
+        "r/timeseries.csv:3:5: expected a number in [0, 1] in column 'test_accuracy', found "
+        "\"abc\"");
+  CHECK(timeseries_error("time,version,test_accuracy\n1,,0.5\n") ==
+        "r/timeseries.csv:2:3: expected an integer >= 0 in column 'version', found an empty "
+        "field");
+  CHECK(timeseries_error("time,version,test_accuracy\n1,2\n") ==
+        "r/timeseries.csv:2:1: expected 3 comma-separated fields, as in the header, found 2");
+  CHECK(timeseries_error("time,version,test_accuracy\n1,2,1.5\n") ==
+        "r/timeseries.csv:2:5: expected a number in [0, 1] in column 'test_accuracy', found 1.5");
+  CHECK(timeseries_error("time,version,test_accuracy\n-1,2,0.5\n") ==
+        "r/timeseries.csv:2:1: expected a number >= 0 in column 'time', found -1");
+  CHECK(timeseries_error("time,version,test_accuracy\n2,2,0.5\n1,3,0.5\n") ==
+        "r/timeseries.csv:3:1: expected times in order (the previous row is at 2), found 1");
+}
+
+TEST_CASE("bad result.json: file, JSON path, expectation, found", "[table][read][errors]") {
+  RunSummary run;
+  CHECK_THAT(
+      error_of([&] { parse_result_json("{\n  \"format\": ,\n}", "r/result.json", run); }).what(),
+      Contains("r/result.json:2:13: expected valid JSON, found"));
+  CHECK(result_error(json::array()) ==
+        "r/result.json: expected a failsim result (a JSON object), found []");
+
+  json r = result_json("cfg", 1);
+  r["format"] = "failsim-prices";
+  CHECK(result_error(r) ==
+        "r/result.json: /format: expected \"failsim-result\", found \"failsim-prices\"");
+  r = result_json("cfg", 1);
+  r["format_version"] = 2;
+  CHECK(result_error(r) ==
+        "r/result.json: /format_version: expected an integer in [1, 1], found 2");
+  r = result_json("cfg", 1);
+  r["scenario"].erase("name");
+  CHECK(result_error(r) ==
+        "r/result.json: /scenario/name: expected a non-empty string (required), found nothing");
+  r = result_json("cfg", 1);
+  r["scenario"]["seed"] = "one";
+  CHECK(result_error(r) ==
+        "r/result.json: /scenario/seed: expected an integer in [0, 18446744073709551615], found "
+        "\"one\"");
+  r = result_json("cfg", 1);
+  r.erase("summary");
+  CHECK(result_error(r) == "r/result.json: /summary: expected an object (required), found nothing");
+  r = result_json("cfg", 1);
+  r["summary"]["final"]["test_accuracy"] = "high";
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/final/test_accuracy: expected a number in [0, 1], found \"high\"");
+  r = result_json("cfg", 1);
+  r["summary"]["final"] = 0.8;
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/final: expected an evaluation object or null, found 0.8");
+  r = result_json("cfg", 1);
+  r["summary"]["gradients"]["lost"] = -1;
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/gradients/lost: expected an integer >= 0, found -1");
+  r = result_json("cfg", 1);
+  r["summary"]["updates_rolled_back"] = 991;
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/updates_rolled_back: expected an integer <= summary.updates "
+        "(990), found 991");
+  r = result_json("cfg", 1);
+  r["summary"]["hosts"][2].erase("recovery_wait_seconds");
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/hosts/2/recovery_wait_seconds: expected a number >= 0 "
+        "(required), found nothing");
+  r = result_json("cfg", 1);
+  r["summary"]["hosts"] = json::object();
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/hosts: expected a list of host objects, found {}");
+  r = result_json("cfg", 1);
+  r["summary"]["end_time"] = nullptr;
+  CHECK(result_error(r) == "r/result.json: /summary/end_time: expected a number >= 0, found null");
+  r = result_json("cfg", 1);
+  r["events"][1]["details"]["down_for"] = "20s";
+  CHECK(result_error(r) ==
+        "r/result.json: /events/1/details/down_for: expected a number >= 0 (seconds) or "
+        "\"forever\", found \"20s\"");
+  r = result_json("cfg", 1);
+  r["events"][1]["details"].erase("down_for");
+  CHECK(result_error(r) ==
+        "r/result.json: /events/1/details/down_for: expected a number >= 0 (seconds) or "
+        "\"forever\" (required), found nothing");
+  r = result_json("cfg", 1);
+  r["events"][2]["subject"] = 7;
+  CHECK(result_error(r) == "r/result.json: /events/2/subject: expected a string, found 7");
+  r = result_json("cfg", 1);
+  r["events"][2]["details"] = json::array();
+  CHECK(result_error(r) == "r/result.json: /events/2/details: expected an object, found []");
+}
+
+TEST_CASE("a result directory without its files", "[table][read][errors]") {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "empty");
+  const std::string dir = (tmp.path() / "empty").string();
+  CHECK(std::string(error_of([&] { load_run(dir); }).what()) ==
+        dir + "/result.json: expected a readable result.json, found no such file");
+  write_text(tmp.path() / "empty" / "result.json", result_json("cfg", 1).dump());
+  CHECK(std::string(error_of([&] { load_run(dir); }).what()) ==
+        dir +
+            "/timeseries.csv: expected a timeseries.csv beside result.json (the scenario's "
+            "output.timeseries must be true), found no such file");
+}
+
+TEST_CASE("result directories are found recursively, in order, once", "[table][read]") {
+  TempDir tmp;
+  const fs::path root = tmp.path();
+  write_run(root / "b" / "seed-2", result_json("b", 2));
+  write_run(root / "b" / "seed-1", result_json("b", 1));
+  write_run(root / "a" / "deep" / "seed-1", result_json("a", 1));
+  write_run(root / "c", result_json("c", 1));
+  // Not searched below a result directory.
+  write_run(root / "c" / "nested", result_json("c", 2));
+  fs::create_directories(root / "unrelated");
+
+  const auto found = find_result_directories({root / "c", root});
+  REQUIRE(found.size() == 4);
+  CHECK(found[0].path == root / "c");
+  CHECK(found[0].root_index == 0);
+  CHECK(found[1].path == root / "a" / "deep" / "seed-1");
+  CHECK(found[1].root_index == 1);
+  CHECK(found[2].path == root / "b" / "seed-1");
+  CHECK(found[3].path == root / "b" / "seed-2");
+
+  CHECK(std::string(error_of([&] { find_result_directories({root / "nope"}); }).what()) ==
+        (root / "nope").string() +
+            ": expected a result directory or a directory holding some, found no such directory");
+  CHECK(std::string(
+            error_of([&] { find_result_directories({root / "c" / "result.json"}); }).what()) ==
+        (root / "c" / "result.json").string() +
+            ": expected a result directory or a directory holding some, found a "
+            "file that is not a directory");
+  CHECK(std::string(error_of([&] { find_result_directories({root / "unrelated"}); }).what()) ==
+        (root / "unrelated").string() +
+            ": expected a result directory (holding result.json) or a directory with some below "
+            "it, found none");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+
+TEST_CASE("accuracy before each server failure and lowest after it", "[table][metrics]") {
+  const RunSummary run = parsed(result_json("cfg", 1));
+  const RunMetrics m = compute_metrics(run, round_prices(), "per-second", 0.7);
+  CHECK(m.failures == 3);  // two server failures and a worker crash
+  REQUIRE(m.server_failures.size() == 2);
+  // Failure at 30 s: the evaluation at 30 s is "before" (time <= failure); lowest over
+  // (30, 70]: 0.55, 0.5, 0.68, 0.72.
+  CHECK(m.server_failures[0].time == 30.0);
+  CHECK(m.server_failures[0].accuracy_before == 0.65);
+  CHECK(m.server_failures[0].lowest_after == 0.5);
+  // Failure at 70 s: lowest over (70, 100]: 0.6, 0.7, 0.75.
+  CHECK(m.server_failures[1].accuracy_before == 0.72);
+  CHECK(m.server_failures[1].lowest_after == 0.6);
+
+  CHECK_FALSE(accuracy_at_or_before(run.evaluations, -1.0));
+  CHECK_FALSE(lowest_accuracy_in(run.evaluations, 100.0, 200.0));
+  CHECK(lowest_accuracy_in(run.evaluations, 95.0, 100.0) == 0.75);
+}
+
+TEST_CASE("time to a target accuracy", "[table][metrics]") {
+  const RunSummary run = parsed(result_json("cfg", 1));
+  CHECK(time_to_accuracy(run.evaluations, 0.7) == 70.0);   // 0.72 at 70 s
+  CHECK(time_to_accuracy(run.evaluations, 0.72) == 70.0);  // >=
+  CHECK(time_to_accuracy(run.evaluations, 0.75) == 100.0);
+  CHECK(time_to_accuracy(run.evaluations, 0.1) == 0.0);
+  CHECK_FALSE(time_to_accuracy(run.evaluations, 0.8));
+  CHECK_FALSE(compute_metrics(run, round_prices(), "per-second", 0.8).time_to_target);
+  CHECK_FALSE(compute_metrics(run, round_prices(), "per-second", 0.8).cost_to_target_usd);
+}
+
+TEST_CASE("idle fraction of workers during the outages", "[table][metrics]") {
+  // Server windows [30, 50) and [70, 80): 30 s; 2 workers waited 15 + 13 s: 28 / (2 x 30).
+  json r = result_json("cfg", 1);
+  CHECK(*compute_metrics(parsed(r), round_prices(), "per-second", 0.7).idle_fraction ==
+        Approx(28.0 / 60.0));
+
+  // Overlapping windows count once: a second server host fails at 40 s for 20 s, so the
+  // outages cover [30, 60) and [70, 80): 40 s.
+  r["summary"]["hosts"].push_back(host("server-1", "server", 0.0, 20.0));
+  r["events"].insert(r["events"].begin() + 3,
+                     event(40.0, "failure", "server-1", {{"down_for", 20.0}}));
+  r["events"].insert(r["events"].begin() + 6, event(60.0, "host_up", "server-1"));
+  const RunMetrics overlap = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
+  CHECK(overlap.server_failures.size() == 3);
+  CHECK(*overlap.idle_fraction == Approx(28.0 / 80.0));
+
+  // "forever" at 70 s: the window runs to the end, [70, 100): 20 + 30 = 50 s.
+  r = result_json("cfg", 1);
+  r["events"][6]["details"]["down_for"] = "forever";
+  CHECK(*compute_metrics(parsed(r), round_prices(), "per-second", 0.7).idle_fraction ==
+        Approx(28.0 / 100.0));
+
+  // A server link failure is server-side; a worker failure is not.
+  r = result_json("cfg", 1);
+  r["events"][1] =
+      event(30.0, "link_failure", "server-0-link", {{"cause", "event 0"}, {"down_for", 20.0}});
+  r["events"][6] = event(70.0, "failure", "worker-0",
+                         {{"cause", "event 2"}, {"down_for", 10.0}, {"process", "worker-0"}});
+  const RunMetrics link = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
+  CHECK(link.server_failures.size() == 1);
+  CHECK(*link.idle_fraction == Approx(28.0 / 40.0));
+
+  // No server failure, or only a crash (down_for 0): no outage, no fraction.
+  r = result_json("cfg", 1);
+  r["events"] = {event(0.0, "start", ""), event(100.0, "stop", "")};
+  CHECK_FALSE(compute_metrics(parsed(r), round_prices(), "per-second", 0.7).idle_fraction);
+  r["events"] = {event(10.0, "failure", "server-0", {{"down_for", 0.0}})};
+  const RunMetrics crash = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
+  CHECK(crash.server_failures.size() == 1);
+  CHECK_FALSE(crash.idle_fraction);
+}
+
+TEST_CASE("host timelines from failures and host_up events", "[table][metrics]") {
+  json r = result_json("cfg", 1);
+  auto timelines = host_timelines(parsed(r));
+  REQUIRE(timelines.size() == 3);
+  CHECK(timelines[0].host == "server-0");
+  CHECK(timelines[0].role == "server");
+  REQUIRE(timelines[0].down.size() == 2);
+  CHECK(timelines[0].down[0].begin == 30.0);
+  CHECK(timelines[0].down[0].end == 50.0);
+  CHECK(timelines[0].down[1].begin == 70.0);
+  CHECK(timelines[0].down[1].end == 80.0);
+  CHECK(timelines[2].down.empty());  // worker-1's crash does not turn its host off
+
+  // Lost for good, or still down at the end: down to the end. A host listed twice is one host.
+  r["events"][6]["details"]["down_for"] = "forever";
+  r["events"].erase(7);  // no host_up
+  r["summary"]["hosts"].push_back(host("worker-1", "worker", 0.0, 0.0));
+  timelines = host_timelines(parsed(r));
+  REQUIRE(timelines.size() == 3);
+  REQUIRE(timelines[0].down.size() == 2);
+  CHECK(timelines[0].down[1].end == 100.0);
+}
+
+TEST_CASE("host-hours and costs by hand", "[table][metrics]") {
+  const RunSummary run = parsed(result_json("cfg", 1));
+  // Held: server 100 - 30 = 70 s, workers 100 s each: 270 s at 0.001 USD/s.
+  const RunMetrics m = compute_metrics(run, round_prices(), "per-second", 0.7);
+  CHECK(m.host_hours == Approx(270.0 / 3600.0));
+  CHECK(m.cost_usd == Approx(0.27));
+  // To 70 s: server [0, 30) and [50, 70) = 50 s, workers 70 s each: 190 s.
+  CHECK(*m.cost_to_target_usd == Approx(0.19));
+  // 990 updates, 40 rolled back.
+  CHECK(*m.cost_per_useful_update_usd == Approx(0.27 / 950.0));
+  // Commitment: 3 hosts x 100 s at 1.8 USD/h, down or not.
+  CHECK(compute_metrics(run, round_prices(), "commitment", 0.7).cost_usd ==
+        Approx(3 * 100.0 * 1.8 / 3600.0));
+
+  json r = result_json("cfg", 1);
+  r["summary"]["updates_rolled_back"] = 990;
+  CHECK_FALSE(
+      compute_metrics(parsed(r), round_prices(), "per-second", 0.7).cost_per_useful_update_usd);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grouping
+
+RunMetrics metrics(const std::string& name, std::uint64_t seed, std::size_t root,
+                   double final_accuracy = 0.8) {
+  RunMetrics m;
+  m.configuration = name;
+  m.seed = seed;
+  m.root_index = root;
+  m.directory = fs::path("results") / name / ("seed-" + std::to_string(seed)) /
+                ("root-" + std::to_string(root));
+  m.final_accuracy = final_accuracy;
+  return m;
+}
+
+TEST_CASE("configurations by first argument then name, runs by seed", "[table][group]") {
+  const auto configs =
+      group_runs({metrics("zeta", 2, 0), metrics("beta", 1, 1), metrics("alpha", 1, 1),
+                  metrics("zeta", 1, 0), metrics("alpha", 3, 0)});
+  REQUIRE(configs.size() == 3);
+  // alpha appears under argument 0 (seed 3) too, so it comes before beta.
+  CHECK(configs[0].name == "alpha");
+  CHECK(configs[1].name == "zeta");
+  CHECK(configs[2].name == "beta");
+  REQUIRE(configs[1].runs.size() == 2);
+  CHECK(configs[1].runs[0].seed == 1);
+  CHECK(configs[1].runs[1].seed == 2);
+  CHECK(configs[0].runs[0].seed == 1);
+}
+
+TEST_CASE("two runs of one configuration with one seed: an error naming both", "[table][group]") {
+  const auto e = error_of([] {
+    group_runs({metrics("cfg", 1, 0), metrics("other", 1, 0), metrics("cfg", 1, 1)});
+  });
+  CHECK(std::string(e.what()) ==
+        "results/cfg/seed-1/root-1/result.json: /scenario/seed: expected a seed no other run of "
+        "configuration 'cfg' has (one seed, one run), found 1, the seed of "
+        "results/cfg/seed-1/root-0 too");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+std::vector<Configuration> two_configurations() {
+  RunMetrics a1 = metrics("a_x", 1, 0, 0.80), a2 = metrics("a_x", 2, 0, 0.82),
+             a3 = metrics("a_x", 3, 0, 0.81);
+  a1.time_to_target = 100.0;
+  a2.time_to_target = 110.0;
+  a1.server_failures = {{30.0, 0.6, 0.4}};
+  a2.server_failures = {{30.0, 0.62, 0.5}};
+  a3.server_failures = {{30.0, 0.61, 0.45}};
+  a1.gradients_computed = a2.gradients_computed = a3.gradients_computed = 5000;
+  a1.cost_per_useful_update_usd = a2.cost_per_useful_update_usd = a3.cost_per_useful_update_usd =
+      2.5e-6;
+  RunMetrics b = metrics("b%&", 7, 0, 0.9);
+  return group_runs({a1, a2, a3, b});
+}
+
+TEST_CASE("Markdown: one row per configuration, units in headers", "[table][render]") {
+  TableLayout layout;
+  layout.plan = "per-second";
+  layout.prices = "p.json";
+  const std::string md = render_table(two_configurations(), TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK_THAT(md, Contains("| configuration | seeds | final accuracy (fraction) | accuracy before "
+                          "failure 1 (fraction) | lowest accuracy after failure 1 (fraction) | "
+                          "time to 0.7 (s) | gradients computed |"));
+  CHECK_THAT(md, Contains("cost per useful update (µUSD) |\n| --- | ---: | ---: |"));
+  // 0.81 ± 0.0248 (by hand above); before failure 1: 0.61 ± 0.0248; lowest: 0.45 ± 0.124.
+  CHECK_THAT(md, Contains("| a\\_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
+                          "105 ± 64 (2/3) | 5000 ± 0 |"));
+  CHECK_THAT(md, Contains("| 2.50 ± 0 |"));  // µUSD
+  // n = 1; a failure column the run has no failure for; a target never reached.
+  CHECK_THAT(md, Contains("| b%& | 1 | 0.900 (n=1) | — (0/1) | — (0/1) | — (0/1) |"));
+  CHECK_THAT(md, Contains("Target accuracy 0.7; cost plan 'per-second' of p.json."));
+}
+
+TEST_CASE("CSV: mean, half-width and count columns; per run", "[table][render]") {
+  TableLayout layout;
+  layout.plan = "per-second";
+  const std::string csv = render_table(two_configurations(), TableFormat::CSV, layout);
+  INFO(csv);
+  CHECK(csv.rfind("configuration,runs,target_accuracy,plan,final_accuracy_mean,"
+                  "final_accuracy_ci95,final_accuracy_n,accuracy_before_failure_1_mean,",
+                  0) == 0);
+  CHECK_THAT(csv, Contains("\na_x,3,0.7,per-second,0.81"));
+  CHECK_THAT(csv, Contains(",0.024841377"));
+  CHECK_THAT(csv, Contains(",2.5e-06,0,3\n"));  // USD, not µUSD
+  CHECK_THAT(csv, Contains("\nb%&,1,0.7,per-second,0.9,,1,,,0,,,0,,,0,"));
+
+  layout.per_run = true;
+  const std::string per_run = render_table(two_configurations(), TableFormat::CSV, layout);
+  INFO(per_run);
+  CHECK(per_run.rfind("configuration,seed,directory,status,target_accuracy,plan,final_accuracy,"
+                      "accuracy_before_failure_1,lowest_accuracy_after_failure_1,time_to_target_s,",
+                      0) == 0);
+  CHECK_THAT(per_run,
+             Contains("\na_x,2,results/a_x/seed-2/root-0,,0.7,per-second,0.82,0.62,0.5,110,"));
+  CHECK(std::count(per_run.begin(), per_run.end(), '\n') == 5);
+}
+
+TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
+  TableLayout layout;
+  layout.plan = "a_plan";
+  layout.prices = "p.json";
+  const std::string tex = render_table(two_configurations(), TableFormat::LATEX, layout);
+  INFO(tex);
+  CHECK_THAT(tex, Contains("\\begin{tabular}{lr"));
+  CHECK_THAT(tex, Contains("\\toprule\nconfiguration & seeds & final accuracy (fraction)"));
+  CHECK_THAT(tex, Contains("cost per useful update ($\\mu$USD) \\\\\n\\midrule\n"));
+  CHECK_THAT(tex, Contains("a\\_x & 3 & 0.810 $\\pm$ 0.025 &"));
+  CHECK_THAT(tex, Contains("b\\%\\& & 1 & 0.900 (n=1) & --- (0/1) &"));
+  CHECK_THAT(tex, Contains("\\bottomrule\n\\end{tabular}\n"));
+  CHECK_THAT(tex, Contains("cost plan 'a\\_plan'"));
+  CHECK(tex.find("±") == std::string::npos);
+}
+
+TEST_CASE("failure columns: as many as the most failures, at most --failures", "[table][render]") {
+  auto configs = two_configurations();
+  configs[0].runs[0].server_failures.push_back({70.0, 0.7, 0.6});
+  TableLayout layout;
+  CHECK_THAT(render_table(configs, TableFormat::MARKDOWN, layout),
+             Contains("lowest accuracy after failure 2 (fraction)"));
+  layout.max_failures = 1;
+  const std::string one = render_table(configs, TableFormat::MARKDOWN, layout);
+  CHECK_THAT(one, Contains("failure 1"));
+  CHECK(one.find("failure 2") == std::string::npos);
+  layout.max_failures = 0;
+  CHECK(render_table(configs, TableFormat::MARKDOWN, layout).find("failure") == std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole request
+
+TEST_CASE("make_table: directories to a table", "[table]") {
+  TempDir tmp;
+  write_text(tmp.path() / "prices.json", ROUND_PRICE_FILE);
+  for (std::uint64_t seed : {1, 2}) {
+    json r = result_json("cfg", seed);
+    r["summary"]["final"]["test_accuracy"] = 0.8 + 0.02 * static_cast<double>(seed);
+    write_run(tmp.path() / "results" / ("seed-" + std::to_string(seed)), r);
+  }
+  TableRequest request;
+  request.directories = {tmp.path() / "results"};
+  request.prices = tmp.path() / "prices.json";
+  const std::string md = make_table(request);
+  INFO(md);
+  // 0.82, 0.84: mean 0.83, half-width 12.706 x 0.01414 / 1.414 = 0.127.
+  CHECK_THAT(md, Contains("| cfg | 2 | 0.83 ± 0.13 |"));
+  CHECK_THAT(md, Contains("| 0.270 ± 0 | 0.190 ± 0 (2/2) |"));  // cost, cost to target
+  CHECK_THAT(md, Contains("cost plan 'per-second'"));           // the default plan
+
+  request.plan = "commitment";
+  request.format = "csv";
+  CHECK_THAT(make_table(request), Contains(",commitment,"));
+
+  // A duplicate seed under another argument.
+  write_run(tmp.path() / "again", result_json("cfg", 2));
+  request.directories.push_back(tmp.path() / "again");
+  CHECK_THAT(error_of([&] { make_table(request); }).what(),
+             Contains("again/result.json: /scenario/seed") && Contains("seed-2 too"));
+  // The same directory twice is one run.
+  request.directories = {tmp.path() / "results", tmp.path() / "results" / "seed-1"};
+  CHECK_NOTHROW(make_table(request));
+}
+
+TEST_CASE("make_table: every bad option", "[table][errors]") {
+  TempDir tmp;
+  write_text(tmp.path() / "prices.json", ROUND_PRICE_FILE);
+  write_run(tmp.path() / "run", result_json("cfg", 1));
+  TableRequest good;
+  good.directories = {tmp.path() / "run"};
+  good.prices = tmp.path() / "prices.json";
+
+  TableRequest r = good;
+  r.format = "html";
+  CHECK(option_error(r) == "--format: expected md, csv or latex, found \"html\"");
+  for (double bad : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    r = good;
+    r.target = bad;
+    CHECK_THAT(option_error(r), Contains("--target: expected a test accuracy in (0, 1], found"));
+  }
+  r = good;
+  r.target = 1.0;
+  CHECK_NOTHROW(make_table(r));
+  r = good;
+  r.per_run = true;
+  CHECK(option_error(r) == "--per-run: expected with --format csv only, found --format md");
+  r = good;
+  r.directories.clear();
+  CHECK(option_error(r) == "DIR: expected at least one result directory, found none");
+  r = good;
+  r.plan = "spot";
+  CHECK(option_error(r) == "--plan: expected a plan of " + good.prices.string() +
+                               " (commitment, per-second), found \"spot\"");
+  r = good;
+  r.prices = tmp.path() / "gone.json";
+  r.prices_is_default = true;
+  CHECK_THAT(option_error(r), Contains("--prices: expected a price file; the default, ") &&
+                                  Contains("gone.json, is the price file of the source tree") &&
+                                  Contains("give one with --prices FILE"));
+  // A price file given by the user that is missing or bad: the cost model's own error.
+  r.prices_is_default = false;
+  CHECK_THAT(error_of([&] { make_table(r); }).what(), Contains("gone.json"));
+  write_text(tmp.path() / "bad.json", "{}");
+  r.prices = tmp.path() / "bad.json";
+  CHECK_THAT(error_of([&] { make_table(r); }).what(), Contains("bad.json: /"));
+  // A bad result directory.
+  r = good;
+  write_text(tmp.path() / "run" / "timeseries.csv", "time,version\n");
+  CHECK_THAT(error_of([&] { make_table(r); }).what(),
+             Contains("timeseries.csv:1:1: expected a header line with a 'test_accuracy' column"));
+}
