@@ -25,4 +25,7 @@ Command add_validate_command(CLI::App& app);
 /// `failsim train`: plain sequential SGD on a data set, no simulation (a quick math check).
 Command add_train_command(CLI::App& app);
 
+/// `failsim table`: mean and 95% CI over seeds of result directories' metrics.
+Command add_table_command(CLI::App& app);
+
 }  // namespace failsim::cli

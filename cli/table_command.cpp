@@ -1,0 +1,117 @@
+// `failsim table DIR... [--format md|csv|latex] [-o FILE]`: the mean and 95% confidence
+// interval over seeds of each configuration's metrics (docs/tables.md). All the work is in
+// analysis/table.hpp; this file reads the options and writes the output atomically.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/table.hpp"
+#include "cli/commands.hpp"
+#include "sim/scenario_error.hpp"
+
+#ifndef FAILSIM_DEFAULT_PRICES
+#error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
+#endif
+
+namespace failsim::cli {
+
+namespace {
+namespace fs = std::filesystem;
+
+struct TableOptions {
+  std::vector<std::string> directories;
+  std::string format = "md";
+  std::string output;
+  double target = 0.70;
+  std::string prices;
+  std::string plan;
+  std::size_t max_failures = 3;
+  bool per_run = false;
+};
+
+/// Writes `text` to `path` through a temporary file in the same directory and a rename, so
+/// `path` is either the old file or the whole new one. Throws std::runtime_error naming the path.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path temp =
+      parent / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (out) out << text;
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw std::runtime_error(
+          fmt::format("{}: expected a writable file, found it cannot be written", temp.string()));
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw std::runtime_error(
+        fmt::format("{}: cannot be replaced ({})", path.string(), ec.message()));
+  }
+}
+
+int make_table(const TableOptions& o) {
+  analysis::TableRequest request;
+  for (const auto& d : o.directories) request.directories.emplace_back(d);
+  request.format = o.format;
+  request.target = o.target;
+  request.prices_is_default = o.prices.empty();
+  request.prices = o.prices.empty() ? fs::path(FAILSIM_DEFAULT_PRICES) : fs::path(o.prices);
+  request.plan = o.plan;
+  request.max_failures = o.max_failures;
+  request.per_run = o.per_run;
+  std::string table;
+  try {
+    table = analysis::make_table(request);
+  } catch (const analysis::TableOptionError& e) {
+    fmt::print(stderr, "failsim table: {}\n", e.what());
+    return BAD_INPUT;
+  } catch (const sim::ScenarioError& e) {
+    fmt::print(stderr, "failsim table: {}\n", e.what());
+    return BAD_INPUT;
+  }
+  if (o.output.empty() || o.output == "-") {
+    fmt::print("{}", table);
+    return OK;
+  }
+  try {
+    write_atomically(o.output, table);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "failsim table: {}\n", e.what());
+    return OUTPUT_FAILED;
+  }
+  return OK;
+}
+}  // namespace
+
+Command add_table_command(CLI::App& app) {
+  auto options = std::make_shared<TableOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "table", "Tabulate result directories: mean and 95% CI over seeds per configuration");
+  sub->add_option("dirs", options->directories,
+                  "result directories, or directories searched recursively for them")
+      ->required();
+  sub->add_option("--format", options->format, "md (default), csv or latex");
+  sub->add_option("-o,--output", options->output,
+                  "output file, written atomically (default: stdout)");
+  sub->add_option("--target", options->target, "target test accuracy in (0, 1] (default 0.70)");
+  sub->add_option("--prices", options->prices,
+                  "price file (default: analysis/prices.json of the source tree)");
+  sub->add_option("--plan", options->plan,
+                  "pricing plan of the price file (default: its default_plan)");
+  sub->add_option("--failures", options->max_failures,
+                  "at most this many per-failure column pairs (default 3)");
+  sub->add_flag("--per-run", options->per_run, "CSV: one row per run instead of per configuration");
+  return {sub, [options] { return make_table(*options); }};
+}
+
+}  // namespace failsim::cli
