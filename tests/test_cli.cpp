@@ -32,14 +32,19 @@ Outcome run_cli(const std::string& args, const TempDir& dir) {
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 }  // namespace
 
-TEST_CASE("failsim validate accepts every example scenario", "[cli]") {
+TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") {
   TempDir dir;
-  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/examples")) {
-    if (entry.path().extension() != ".json") continue;
-    const auto r = run_cli("validate '" + entry.path().string() + "'", dir);
-    INFO(entry.path() << ": " << r.err);
-    CHECK(r.status == 0);
+  int checked = 0;
+  for (const char* folder : {"/scenarios/examples", "/scenarios/paper"}) {
+    for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR + std::string(folder))) {
+      if (entry.path().extension() != ".json") continue;
+      const auto r = run_cli("validate '" + entry.path().string() + "'", dir);
+      INFO(entry.path() << ": " << r.err);
+      CHECK(r.status == 0);
+      ++checked;
+    }
   }
+  CHECK(checked >= 20);  // 9 examples and 11 paper scenarios at least
 }
 
 TEST_CASE("failsim validate names file, path, expectation and found value; exit 2", "[cli]") {

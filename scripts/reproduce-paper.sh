@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Reproduces the reference study (docs/reproducing-the-paper.md) with one command: installs what
+# is missing, builds failsim, runs every scenario of scenarios/paper over SEEDS seeds as parallel
+# processes (one per core: each run is one sequential simulation), then writes the tables
+# (Markdown, CSV, LaTeX) and the figures (PNG, SVG) next to the runs.
+#
+#   bash scripts/reproduce-paper.sh [-j JOBS] [-s SEEDS] [-o DIR]
+#
+# Defaults: JOBS = the number of cores, SEEDS = 5 (seeds 1..SEEDS), DIR = results/paper.
+# Every run is redone: results are deterministic, and a stale result of an edited scenario must
+# not slip into the table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+seeds=5
+out=results/paper
+usage() { echo "usage: bash scripts/reproduce-paper.sh [-j JOBS] [-s SEEDS] [-o DIR]" >&2; }
+while getopts "j:s:o:h" option; do
+  case $option in
+    j) jobs=$OPTARG ;;
+    s) seeds=$OPTARG ;;
+    o) out=$OPTARG ;;
+    h) usage; exit 0 ;;
+    *) usage; exit 2 ;;
+  esac
+done
+for value in "$jobs" "$seeds"; do
+  if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
+    echo "reproduce-paper: -j and -s expect an integer >= 1, found '$value'" >&2
+    exit 2
+  fi
+done
+
+bash scripts/setup.sh
+build=${FAILSIM_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$jobs" --target failsim >/dev/null
+failsim=$build/cli/failsim
+
+# The table's row order: the baseline, then each failure pattern strategy by strategy.
+configs=(baseline)
+for kills in 1kill 2kill; do
+  configs+=("checkpoint-sync-$kills" "checkpoint-async-$kills" "chain-sync-$kills"
+            "chain-async-$kills" "stateless-$kills")
+done
+for config in "${configs[@]}"; do
+  [ -f "scenarios/paper/$config.json" ] || { echo "reproduce-paper: scenarios/paper/$config.json is missing" >&2; exit 2; }
+done
+
+runs=$(( ${#configs[@]} * seeds ))
+echo "reproduce-paper: ${#configs[@]} configurations x $seeds seeds = $runs runs, $jobs at a time" >&2
+start=$(date +%s)
+# One line per run: scenario, seed, result directory; xargs keeps JOBS failsim processes busy.
+for config in "${configs[@]}"; do
+  for seed in $(seq 1 "$seeds"); do
+    echo "scenarios/paper/$config.json $seed $out/$config/seed-$seed"
+  done
+done | xargs -P "$jobs" -L 1 sh -c '
+  "$0" run -q --seed "$2" -o "$3" "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
+  echo "  done: $3" >&2' "$failsim"
+echo "reproduce-paper: $runs runs in $(( $(date +%s) - start )) s" >&2
+
+dirs=()
+for config in "${configs[@]}"; do dirs+=("$out/$config"); done
+for format in md csv latex; do
+  extension=$format
+  [ "$format" = latex ] && extension=tex
+  "$failsim" table "${dirs[@]}" --format "$format" -o "$out/table.$extension"
+done
+"$failsim" plot "${dirs[@]}" -o "$out/figures"
+echo "reproduce-paper: done in $(( $(date +%s) - start )) s: $out/table.md, $out/figures/" >&2
+cat "$out/table.md"
