@@ -139,3 +139,67 @@ TEST_CASE("failsim --version and --help", "[cli]") {
   CHECK(train.status == 2);
   CHECK_THAT(train.err, Catch::Contains("batch size"));
 }
+
+TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input exit 2",
+          "[cli][table]") {
+  TempDir dir;
+  const std::string results = dir.path() + "/results";
+  for (const char* seed : {"1", "2"}) {
+    const auto run = run_cli(std::string("run scenarios/examples/quickstart.json -q --seed ") +
+                                 seed + " -o '" + results + "/seed-" + seed + "'",
+                             dir);
+    REQUIRE(run.status == 0);
+  }
+
+  const auto md = run_cli("table '" + results + "' --target 0.5", dir);
+  INFO(md.err);
+  REQUIRE(md.status == 0);
+  CHECK_THAT(md.out, Catch::Contains("| configuration | seeds | final accuracy (fraction) |") &&
+                         Catch::Contains("\n| quickstart | 2 | 0.") && Catch::Contains(" ± ") &&
+                         Catch::Contains("(2/2)"));
+  CHECK(md.out.find("failure 1") == std::string::npos);  // no failures, no failure columns
+
+  const std::string csv_file = dir.path() + "/table.csv";
+  const auto csv = run_cli("table '" + results + "/seed-2' '" + results + "/seed-1' --format csv " +
+                               "--target 0.6 -o '" + csv_file + "'",
+                           dir);
+  REQUIRE(csv.status == 0);
+  CHECK(csv.out.empty());
+  const std::string table = read_file(csv_file);
+  CHECK(table.rfind("configuration,runs,target_accuracy,plan,final_accuracy_mean,", 0) == 0);
+  CHECK_THAT(table, Catch::Contains("\nquickstart,2,0.6,"));
+  const auto per_run = run_cli("table '" + results + "' --format csv --per-run", dir);
+  CHECK(std::count(per_run.out.begin(), per_run.out.end(), '\n') == 3);
+  CHECK_THAT(per_run.out, Catch::Contains("\nquickstart,1,") && Catch::Contains("\nquickstart,2,"));
+  const auto latex = run_cli("table '" + results + "' --format latex", dir);
+  CHECK_THAT(latex.out, Catch::Contains("\\toprule") && Catch::Contains("quickstart & 2 &"));
+
+  // Bad input: exit 2, a message naming what is wrong, the output file untouched.
+  const auto error = [&](const std::string& args, const std::string& message) {
+    const auto r = run_cli("table " + args + " -o '" + csv_file + "'", dir);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(message));
+    CHECK(read_file(csv_file) == table);
+  };
+  error("'" + dir.path() + "/nope'", "nope: expected a result directory");
+  error("'" + results + "' --format html", "--format: expected md, csv or latex, found \"html\"");
+  error("'" + results + "' --target 1.5", "--target: expected a test accuracy in (0, 1]");
+  error("'" + results + "' --plan nope", "--plan: expected a plan of");
+  error("'" + results + "' --prices '" + dir.path() + "/nope.json'", "nope.json");
+  const auto again = run_cli(
+      "run scenarios/examples/quickstart.json -q --seed 2 -o '" + dir.path() + "/again'", dir);
+  REQUIRE(again.status == 0);
+  error("'" + results + "' '" + dir.path() + "/again'",
+        "again/result.json: /scenario/seed: expected a seed no other run of configuration "
+        "'quickstart' has");
+  write(results + "/seed-1/result.json", "{\"format\": \"failsim-result\",");
+  error("'" + results + "'", "seed-1/result.json:1:");
+
+  // An output that cannot be written: exit 3, nothing left behind.
+  const auto unwritable =
+      run_cli("table '" + results + "/seed-2' -o '" + dir.path() + "/no/such/dir/table.md'", dir);
+  CHECK(unwritable.status == 3);
+  CHECK_THAT(unwritable.err, Catch::Contains("no/such/dir"));
+  CHECK_FALSE(fs::exists(dir.path() + "/no"));
+}
