@@ -28,4 +28,7 @@ Command add_train_command(CLI::App& app);
 /// `failsim table`: mean and 95% CI over seeds of result directories' metrics.
 Command add_table_command(CLI::App& app);
 
+/// `failsim plot`: figures of result directories (runs analysis/plot.py with matplotlib).
+Command add_plot_command(CLI::App& app);
+
 }  // namespace failsim::cli

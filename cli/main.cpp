@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
       failsim::cli::add_run_command(app),
       failsim::cli::add_validate_command(app),
       failsim::cli::add_train_command(app),
+      failsim::cli::add_plot_command(app),
       failsim::cli::add_table_command(app),
   };
 

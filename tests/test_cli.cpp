@@ -140,6 +140,112 @@ TEST_CASE("failsim --version and --help", "[cli]") {
   CHECK_THAT(train.err, Catch::Contains("batch size"));
 }
 
+TEST_CASE(
+    "failsim plot draws every figure of result directories, bad input is exit 2 and no figure",
+    "[cli][plot]") {
+  TempDir dir;
+  // Hand-made result directories: two configurations, two seeds each, one server failure.
+  const auto result_dir = [&](const std::string& name, int seed, bool kill) {
+    const std::string d = dir.path() + "/results/" + name + "/seed-" + std::to_string(seed);
+    fs::create_directories(d);
+    const std::string failure = kill ? R"({"time": 2.0, "type": "failure", "subject": "server-0",
+                   "details": {"cause": "event 0", "down_for": 1.5, "process": "server-0"}},)"
+                                     : "";
+    write(d + "/result.json",
+          R"({"format": "failsim-result", "format_version": 1,
+              "scenario": {"name": ")" +
+              name + R"(", "seed": )" + std::to_string(seed) + R"(},
+              "summary": {"end_time": 5.0, "hosts": [
+                {"host": "server-0", "role": "server", "busy_seconds": 0.5,
+                 "recovery_wait_seconds": 0.0, "down_seconds": 1.5, "idle_seconds": 3.0},
+                {"host": "worker-0", "role": "worker", "busy_seconds": )" +
+              std::to_string(2.0 + 0.1 * seed) + R"(, "recovery_wait_seconds": )" +
+              (kill ? "1.5" : "0.0") + R"(, "down_seconds": 0.0, "idle_seconds": 1.0}]},
+              "events": [)" +
+              failure +
+              R"({"time": 5.0, "type": "stop", "subject": "", "details": {"reason": "time"}}]})");
+    std::string csv =
+        "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
+        "gradients_applied\n";
+    for (int k = 0; k <= 5; ++k) {
+      const bool down = kill && k >= 2 && k < 4;
+      csv += std::to_string(k) + "," + std::to_string(10 * k) + "," +
+             std::to_string(0.1 + 0.15 * k - (down ? 0.1 : 0.0) + 0.01 * seed) + ",1.0,,100," +
+             std::to_string(10 * k) + "," + std::to_string(down ? 20 : 10 * k) + "\n";
+    }
+    write(d + "/timeseries.csv", csv);
+    write(d + "/events.csv", "time,type,subject,details\n");
+  };
+  for (int seed : {1, 2}) {
+    result_dir("baseline", seed, false);
+    result_dir("checkpoint-1kill", seed, true);
+  }
+  const std::string out = dir.path() + "/figures";
+  const auto r = run_cli("plot '" + dir.path() + "/results' -o '" + out +
+                             "' --configs checkpoint-1kill,baseline --title 'test figures'",
+                         dir);
+  INFO(r.err);
+  REQUIRE(r.status == 0);  // fails (never skips) when /usr/bin/python3 lacks matplotlib
+  for (const char* figure : {"accuracy", "gradients", "utilisation"}) {
+    const std::string png = read_file(out + "/" + figure + ".png");
+    const std::string svg = read_file(out + "/" + figure + ".svg");
+    CHECK(png.rfind("\x89PNG", 0) == 0);
+    CHECK(png.size() > 1000);
+    CHECK_THAT(svg, Catch::Contains("<svg"));
+  }
+  int files = 0;  // six figures, no temporary file left behind
+  for ([[maybe_unused]] const auto& f : fs::directory_iterator(out)) ++files;
+  CHECK(files == 6);
+
+  // A real run of the quickstart scenario plots too.
+  REQUIRE(run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/quick'", dir)
+              .status == 0);
+  const auto quick = run_cli("plot '" + dir.path() + "/quick' -o '" + dir.path() +
+                                 "/quick-figures' --figures accuracy,utilisation --format png",
+                             dir);
+  INFO(quick.err);
+  CHECK(quick.status == 0);
+  CHECK(fs::file_size(dir.path() + "/quick-figures/accuracy.png") > 1000);
+
+  // Bad input: one message naming the file and the expectation, exit 2, no figure written.
+  const auto no_figures = [&](const std::string& d) { return !fs::exists(d) || fs::is_empty(d); };
+  const std::string bad = dir.path() + "/bad-figures";
+  const auto none = run_cli("plot '" + dir.path() + "/quick-figures' -o '" + bad + "'", dir);
+  CHECK(none.status == 2);
+  CHECK_THAT(none.err, Catch::Contains("quick-figures") && Catch::Contains("found none"));
+  CHECK(no_figures(bad));
+
+  const std::string seed2 = dir.path() + "/results/baseline/seed-2";
+  write(seed2 + "/timeseries.csv",
+        "time,version,test_accuracy,test_loss,train_loss,test_samples\n"
+        "0,0,0.1,2.3,,100\n");
+  const auto columns = run_cli("plot '" + dir.path() + "/results' -o '" + bad + "'", dir);
+  CHECK(columns.status == 2);
+  CHECK_THAT(columns.err, Catch::Contains("seed-2/timeseries.csv") &&
+                              Catch::Contains("gradients_computed, gradients_applied"));
+  CHECK(no_figures(bad));
+
+  write(seed2 + "/result.json", R"({"format": "failsim-result", "scenario": {"name": "baseline")");
+  const auto json = run_cli("plot '" + dir.path() + "/results' -o '" + bad + "'", dir);
+  CHECK(json.status == 2);
+  CHECK_THAT(json.err, Catch::Contains("seed-2/result.json: expected JSON"));
+  CHECK(no_figures(bad));
+
+  const auto configs = run_cli(
+      "plot '" + dir.path() + "/results/checkpoint-1kill' -o '" + bad + "' --configs nope", dir);
+  CHECK(configs.status == 2);
+  CHECK_THAT(configs.err, Catch::Contains("--configs") && Catch::Contains("nope"));
+  CHECK(no_figures(bad));
+
+  // No interpreter: a clear pointer to the set-up script, not a crash.
+  setenv("FAILSIM_PYTHON", "/nonexistent/python3", 1);
+  const auto no_python = run_cli("plot '" + dir.path() + "/quick' -o '" + bad + "'", dir);
+  unsetenv("FAILSIM_PYTHON");
+  CHECK(no_python.status == 1);
+  CHECK_THAT(no_python.err,
+             Catch::Contains("/nonexistent/python3") && Catch::Contains("scripts/setup.sh"));
+}
+
 TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input exit 2",
           "[cli][table]") {
   TempDir dir;

@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""Figures of failsim result directories (`failsim plot`, docs/plots.md).
+
+Reads the result directories written by `failsim run` (result.json, timeseries.csv), groups the
+runs into configurations by `scenario.name` and seeds by `scenario.seed`, and draws:
+
+  accuracy     test accuracy against simulated time, mean over seeds with a 95% confidence band
+  gradients    cumulative gradients computed (solid) and applied (dashed), mean over seeds
+  utilisation  worker time: busy / waiting for recovery / down / idle, mean over seeds
+
+Every input is read and checked before anything is drawn, and every figure is written to a
+temporary file in the output directory and renamed only once all of them are complete, so a bad
+input leaves no figure behind. Exit status: 0 success, 1 matplotlib missing, 2 bad input (with one
+message naming the file and what was expected), 3 a figure could not be written.
+
+Standalone on purpose: python3's standard library and Debian's python3-matplotlib (which pulls
+python3-numpy) only, so it runs without building failsim.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
+FIGURES = ("accuracy", "gradients", "utilisation")
+FORMATS = ("png", "svg")
+BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
+
+# Two-sided 95% quantiles of Student's t, t_{0.975}(df) for df = 1..30 (any statistics table).
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+class BadInput(Exception):
+    """An input that cannot be plotted; the message names the file and what was expected."""
+
+
+def t975(df):
+    """t_{0.975}(df): the table up to 30, above it the Cornish-Fisher expansion around the normal
+    quantile z = 1.959964 (error below 1e-4 for df > 30)."""
+    if df <= len(T975):
+        return T975[df - 1]
+    z = 1.959964
+    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) +
+            (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+
+
+def mean_and_half_width(values):
+    """Mean of the values and the half-width of its 95% confidence interval,
+    t_{0.975}(n-1) * s / sqrt(n) with s the sample standard deviation; 0 when n = 1."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    s = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return mean, t975(n - 1) * s / math.sqrt(n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading result directories
+
+def find_result_dirs(paths):
+    """Each path is a result directory (it holds result.json) or is searched recursively for
+    them. Returns real paths, each once, in a stable order."""
+    found = []
+    for path in paths:
+        if not os.path.isdir(path):
+            raise BadInput(f"{path}: expected a result directory or a directory holding them, "
+                           "found " + ("a file" if os.path.exists(path) else "nothing"))
+        if os.path.isfile(os.path.join(path, "result.json")):
+            found.append(path)
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            if "result.json" in files:
+                found.append(root)
+                dirs.clear()  # a result directory holds no other
+    unique, seen = [], set()
+    for d in found:
+        real = os.path.realpath(d)
+        if real not in seen:
+            seen.add(real)
+            unique.append(d)
+    if not unique:
+        raise BadInput(f"{', '.join(paths)}: expected result directories of `failsim run` "
+                       "(holding result.json), found none")
+    return unique
+
+
+def field(obj, path, kind, file):
+    """obj[path[0]][path[1]]... checked to be of the given kind ("number", "integer", "string",
+    "list", "object" or "any"); `file` prefixes the message."""
+    value = obj
+    for i, key in enumerate(path):
+        if not isinstance(value, dict) or key not in value:
+            raise BadInput(f"{file}: expected /{'/'.join(path[:i + 1])}, found none")
+        value = value[key]
+    checks = {
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "string": lambda v: isinstance(v, str),
+        "list": lambda v: isinstance(v, list),
+        "object": lambda v: isinstance(v, dict),
+        "any": lambda v: True,
+    }
+    if not checks[kind](value):
+        raise BadInput(f"{file}: expected /{'/'.join(path)} to be a {kind}, found {json.dumps(value)}")
+    return value
+
+
+def read_timeseries(file, columns):
+    """The named columns of timeseries.csv as lists of floats, read by header name."""
+    try:
+        with open(file, newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if header is None:
+                raise BadInput(f"{file}: expected a header line, found an empty file")
+            missing = [c for c in columns if c not in header]
+            if missing:
+                raise BadInput(f"{file}: expected column{'s' if len(missing) > 1 else ''} "
+                               f"{', '.join(missing)} in the header, found {','.join(header)}")
+            index = [header.index(c) for c in columns]
+            data = {c: [] for c in columns}
+            for line, row in enumerate(reader, start=2):
+                if len(row) != len(header):
+                    raise BadInput(f"{file}:{line}: expected {len(header)} fields, found {len(row)}")
+                for c, i in zip(columns, index):
+                    try:
+                        data[c].append(float(row[i]))
+                    except ValueError:
+                        raise BadInput(f"{file}:{line}: expected a number in column {c}, "
+                                       f"found {row[i]!r}") from None
+    except FileNotFoundError:
+        raise BadInput(f"{file}: expected timeseries.csv (written by `failsim run` unless "
+                       "output.timeseries is false), found no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(f"{file}: expected a readable CSV file, found {e}") from None
+    if not data[columns[0]]:
+        raise BadInput(f"{file}: expected at least one evaluation row, found none")
+    return data
+
+
+class Run:
+    """One result directory: what the figures need of it."""
+
+    def __init__(self, directory, figures):
+        self.directory = directory
+        file = os.path.join(directory, "result.json")
+        try:
+            with open(file) as f:
+                result = json.load(f)
+        except (OSError, UnicodeDecodeError) as e:
+            raise BadInput(f"{file}: expected a readable file, found {e}") from None
+        except json.JSONDecodeError as e:
+            raise BadInput(f"{file}: expected JSON, found a syntax error at line {e.lineno}, "
+                           f"column {e.colno}: {e.msg}") from None
+        if not isinstance(result, dict) or result.get("format") != "failsim-result":
+            raise BadInput(f"{file}: expected /format \"failsim-result\", found "
+                           f"{json.dumps(result.get('format') if isinstance(result, dict) else result)}")
+        self.name = field(result, ["scenario", "name"], "string", file)
+        self.seed = field(result, ["scenario", "seed"], "integer", file)
+        self.end_time = field(result, ["summary", "end_time"], "number", file)
+        self.windows = self._failure_windows(field(result, ["events"], "list", file), file)
+        if "utilisation" in figures:
+            self.worker_time = self._worker_time(field(result, ["summary", "hosts"], "list", file),
+                                                 file)
+        columns = ["time"]
+        if "accuracy" in figures:
+            columns.append("test_accuracy")
+        if "gradients" in figures:
+            columns += ["gradients_computed", "gradients_applied"]
+        self.series = read_timeseries(os.path.join(directory, "timeseries.csv"), columns)
+
+    def _failure_windows(self, events, file):
+        """(start, end, host) of every `failure` event: [time, time + details.down_for), to the
+        end of the run for "forever"; end == start for a process crash (down_for 0)."""
+        windows = []
+        for i, event in enumerate(events):
+            if not isinstance(event, dict) or event.get("type") != "failure":
+                continue
+            start = field(event, ["time"], "number", f"{file}: /events/{i}")
+            host = field(event, ["subject"], "string", f"{file}: /events/{i}")
+            down_for = field(event, ["details", "down_for"], "any", f"{file}: /events/{i}")
+            if down_for == "forever":
+                end = self.end_time
+            elif not isinstance(down_for, (int, float)) or isinstance(down_for, bool):
+                raise BadInput(f"{file}: expected /events/{i}/details/down_for to be a number "
+                               f"or \"forever\", found {json.dumps(down_for)}")
+            else:
+                end = min(start + down_for, self.end_time)
+            windows.append((start, end, host))
+        return windows
+
+    def _worker_time(self, hosts, file):
+        """Seconds of worker time in each state, summed over the run's worker hosts, and the
+        total (workers x end_time)."""
+        keys = ("busy_seconds", "recovery_wait_seconds", "down_seconds", "idle_seconds")
+        sums = dict.fromkeys(keys, 0.0)
+        workers = 0
+        for i, host in enumerate(hosts):
+            where = f"{file}: /summary/hosts/{i}"
+            if field(host, ["role"], "string", where) != "worker":
+                continue
+            workers += 1
+            for k in keys:
+                sums[k] += field(host, [k], "number", where)
+        if workers == 0:
+            raise BadInput(f"{file}: expected at least one host of role \"worker\" in "
+                           "/summary/hosts, found none")
+        total = workers * self.end_time
+        return {k: (v / total if total > 0 else 0.0) for k, v in sums.items()}
+
+
+def load_configurations(paths, figures, order):
+    """{configuration name: [Run, one per seed]} in the order to plot."""
+    configs = {}
+    for directory in find_result_dirs(paths):
+        run = Run(directory, figures)
+        runs = configs.setdefault(run.name, [])
+        for other in runs:
+            if other.seed == run.seed:
+                raise BadInput(f"{directory}: expected one run per seed of configuration "
+                               f"{run.name!r}, found seed {run.seed} also in {other.directory}")
+        runs.append(run)
+    if order:
+        unknown = [c for c in order if c not in configs]
+        if unknown:
+            raise BadInput(f"--configs: expected configuration names (scenario.name) among "
+                           f"{', '.join(sorted(configs))}, found {', '.join(unknown)}")
+        names = order
+    else:
+        names = sorted(configs)
+    return {name: sorted(configs[name], key=lambda r: r.seed) for name in names}
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics over seeds
+
+def mean_curve(runs, column):
+    """(times, mean, half-width of the 95% band) of a column over seeds. Seeds evaluated at the
+    same times are averaged point by point; otherwise each seed is interpolated linearly at the
+    union of the times, and a seed counts only inside its own time range."""
+    import numpy as np
+    grids = [tuple(r.series["time"]) for r in runs]
+    if all(g == grids[0] for g in grids):
+        times = np.array(grids[0])
+        values = np.array([r.series[column] for r in runs])
+    else:
+        times = np.array(sorted(set().union(*grids)))
+        values = np.array([np.interp(times, r.series["time"], r.series[column],
+                                     left=np.nan, right=np.nan) for r in runs])
+    mean, half = np.empty(len(times)), np.empty(len(times))
+    for j in range(len(times)):
+        present = [v for v in values[:, j] if not np.isnan(v)]
+        mean[j], half[j] = mean_and_half_width(present) if present else (np.nan, 0.0)
+    return times, mean, half
+
+
+def failure_windows(configs):
+    """Every distinct failure window of the runs shown, (start, end, host), in time order."""
+    return sorted({w for runs in configs.values() for r in runs for w in r.windows})
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+
+WINDOW_COLOUR = "0.85"
+
+
+def shade_failures(ax, windows, end):
+    """Failure windows in light grey behind the curves, each labelled with its host at the top;
+    a process crash with the host up (down_for 0) is a thin dashed line."""
+    from matplotlib.transforms import blended_transform_factory
+    label = "failure (host down)"
+    crash_label = "failure (process crash)"
+    top = blended_transform_factory(ax.transData, ax.transAxes)
+    for start, stop, host in windows:
+        if stop > start:
+            ax.axvspan(start, stop, color=WINDOW_COLOUR, zorder=0, lw=0, label=label)
+            label = None
+        else:
+            ax.axvline(start, color="0.6", ls=":", lw=1, zorder=0.5, label=crash_label)
+            crash_label = None
+        if len(windows) <= 6:
+            ax.text(start, 0.99, f" {host}", transform=top, va="top", ha="left",
+                    fontsize="x-small", color="0.35", zorder=0.6)
+    ax.set_xlim(0, end)
+
+
+def colours(configs):
+    import matplotlib.pyplot as plt
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {name: cycle[i % len(cycle)] for i, name in enumerate(configs)}
+
+
+def seeds_label(name, runs):
+    return f"{name} ({len(runs)} seed{'s' if len(runs) > 1 else ''})"
+
+
+def legend_below(ax, ncol):
+    """The legend under the axes, so it never covers a curve."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncol, frameon=False,
+              fontsize="small")
+
+
+def end_time(configs):
+    return max(r.end_time for runs in configs.values() for r in runs)
+
+
+def figure_accuracy(configs, title):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+    shade_failures(ax, failure_windows(configs), end_time(configs))
+    colour = colours(configs)
+    for name, runs in configs.items():
+        t, mean, half = mean_curve(runs, "test_accuracy")
+        ax.plot(t, mean, color=colour[name], lw=1.6, marker="o", ms=2.5, zorder=3,
+                label=seeds_label(name, runs))
+        if len(runs) > 1:
+            ax.fill_between(t, mean - half, mean + half, color=colour[name], alpha=0.2, lw=0,
+                            zorder=2)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("test accuracy (fraction correct)")
+    ax.set_ylim(0, 1)
+    ax.grid(True, color="0.92", zorder=1)
+    ax.set_title(title or "Test accuracy: mean over seeds, shaded 95% confidence band")
+    legend_below(ax, 2)
+    return fig
+
+
+def figure_gradients(configs, title):
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+    shade_failures(ax, failure_windows(configs), end_time(configs))
+    colour = colours(configs)
+    for name, runs in configs.items():
+        t, computed, _ = mean_curve(runs, "gradients_computed")
+        _, applied, _ = mean_curve(runs, "gradients_applied")
+        ax.plot(t, computed, color=colour[name], lw=1.6, zorder=3, label=seeds_label(name, runs))
+        ax.plot(t, applied, color=colour[name], lw=1.6, ls="--", zorder=3)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("gradients (cumulative count)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, color="0.92", zorder=1)
+    ax.set_title(title or "Gradients computed (solid) and applied (dashed): mean over seeds")
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], color="0.3", lw=1.6), Line2D([], [], color="0.3", lw=1.6, ls="--")]
+    labels += ["computed", "applied"]
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+              frameon=False, fontsize="small")
+    return fig
+
+
+def figure_utilisation(configs, title):
+    import matplotlib.pyplot as plt
+    states = [("busy_seconds", "busy (computing)", "#4c72b0"),
+              ("recovery_wait_seconds", "waiting for recovery", "#dd8452"),
+              ("down_seconds", "down", "#c44e52"),
+              ("idle_seconds", "idle (communicating, waiting)", "#b0b0b0")]
+    names = list(configs)
+    width = 0.8 / len(states)
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.5 * len(names) + 3), 5.5), layout="constrained")
+    for k, (key, label, colour) in enumerate(states):
+        stats = [mean_and_half_width([r.worker_time[key] for r in configs[n]]) for n in names]
+        x = [i + (k - (len(states) - 1) / 2) * width for i in range(len(names))]
+        # No error bar where there is no interval (one seed) or nothing varies (always 0).
+        heights = [m for m, _ in stats]
+        ax.bar(x, heights, width, color=colour, label=label, zorder=2)
+        bars = [(xi, m, h) for xi, n, (m, h) in zip(x, names, stats) if len(configs[n]) > 1 and h > 0]
+        if bars:
+            ax.errorbar([b[0] for b in bars], [b[1] for b in bars], yerr=[b[2] for b in bars],
+                        fmt="none", ecolor="black", elinewidth=1, capsize=3, zorder=3)
+    ax.set_xticks(range(len(names)),
+                  [f"{n}\n({len(configs[n])} seed{'s' if len(configs[n]) > 1 else ''})"
+                   for n in names],
+                  rotation=20 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center",
+                  fontsize="small")
+    ax.set_ylabel("share of worker time (fraction of the run)")
+    ax.set_ylim(0, 1.05)
+    ax.grid(True, axis="y", color="0.92", zorder=1)
+    ax.set_title(title or "Worker time by state: mean over seeds, 95% confidence interval")
+    legend_below(ax, 4)
+    return fig
+
+
+DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
+        "utilisation": figure_utilisation}
+
+
+def write_figures(configs, figures, formats, outdir, title):
+    """Draws every figure to temporary files in outdir, then renames them all into place."""
+    import matplotlib.pyplot as plt
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"{outdir}: cannot create the output directory: {e.strerror}") from None
+    written = []  # (temporary, final)
+    try:
+        for name in figures:
+            fig = DRAW[name](configs, title)
+            for fmt in formats:
+                final = os.path.join(outdir, f"{name}.{fmt}")
+                temporary = os.path.join(outdir, f".{name}.{fmt}.tmp-{os.getpid()}")
+                written.append((temporary, final))
+                fig.savefig(temporary, format=fmt, dpi=150,
+                            metadata={"Date": None} if fmt == "svg" else None)
+            plt.close(fig)
+        for temporary, final in written:
+            os.replace(temporary, final)
+    except BaseException:
+        for temporary, _ in written:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+        raise
+    return [final for _, final in written]
+
+
+def split_list(text, allowed, option):
+    items = [s.strip() for s in text.split(",") if s.strip()]
+    if not items:
+        raise BadInput(f"{option}: expected a comma-separated list, found {text!r}")
+    if allowed:
+        bad = [s for s in items if s not in allowed]
+        if bad:
+            raise BadInput(f"{option}: expected some of {','.join(allowed)}, found {','.join(bad)}")
+    return items
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Figures of failsim result directories (docs/plots.md).")
+    parser.add_argument("results", nargs="+", metavar="DIR",
+                        help="a result directory of `failsim run`, or a directory searched "
+                             "recursively for them")
+    parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
+                        help="where the figures go (created if needed)")
+    parser.add_argument("--configs", metavar="A,B,...",
+                        help="configurations (scenario.name) to show, in this order "
+                             "(default: all, sorted by name)")
+    parser.add_argument("--figures", default=",".join(FIGURES), metavar="F,...",
+                        help=f"figures to draw (default: {','.join(FIGURES)})")
+    parser.add_argument("--format", default=",".join(FORMATS), metavar="F,...",
+                        help=f"file formats (default: {','.join(FORMATS)})")
+    parser.add_argument("--title", help="title of every figure, instead of its description")
+    args = parser.parse_args(argv)
+
+    try:
+        figures = split_list(args.figures, FIGURES, "--figures")
+        formats = split_list(args.format, FORMATS, "--format")
+        order = split_list(args.configs, None, "--configs") if args.configs is not None else None
+        configs = load_configurations(args.results, figures, order)
+    except BadInput as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return BAD_INPUT
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401  (fails here, not halfway through, if broken)
+        import numpy  # noqa: F401
+    except ImportError as e:
+        print(f"{PROG}: {sys.executable} cannot import matplotlib ({e}); run scripts/setup.sh "
+              "or `apt-get install python3-matplotlib`", file=sys.stderr)
+        return NO_MATPLOTLIB
+    matplotlib.rcParams["svg.hashsalt"] = "failsim"  # identical inputs, identical SVG files
+
+    try:
+        files = write_figures(configs, figures, formats, args.output, args.title)
+    except OSError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return OUTPUT_FAILED
+    for f in files:
+        print(f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
