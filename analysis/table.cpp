@@ -490,7 +490,9 @@ std::string format_mean_interval(double mean, std::optional<double> half_width) 
     const int decimals = decimals_for(*half_width, 2);
     return fmt::format("{:.{}f} ± {:.{}f}", mean, decimals, *half_width, decimals);
   }
-  const std::string value = fmt::format("{:.{}f}", mean, decimals_for(mean, 3));
+  // Without a spread, a whole number (a count, a time on the evaluation grid) has no decimals.
+  const int decimals = mean == std::floor(mean) ? 0 : decimals_for(mean, 3);
+  const std::string value = fmt::format("{:.{}f}", mean, decimals);
   return half_width ? value + " ± 0" : value;
 }
 

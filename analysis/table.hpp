@@ -131,8 +131,9 @@ struct MetricColumn {
 std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
                                          const TableLayout& layout);
 
-/// "mean ± half-width" rounded to the half-width's second significant digit (3 significant
-/// digits of the mean when there is no interval or it is 0), e.g. "0.8431 ± 0.0041".
+/// "mean ± half-width" rounded to the half-width's second significant digit, e.g.
+/// "0.8431 ± 0.0041". When there is no interval (n = 1) or it is 0: the mean to 3 significant
+/// digits, a whole number without decimals ("0.0120 ± 0", "48 ± 0", "0.812").
 std::string format_mean_interval(double mean, std::optional<double> half_width);
 
 /// The whole table as text (ending in a newline).

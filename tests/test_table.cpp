@@ -250,6 +250,8 @@ TEST_CASE("mean ± half-width is rounded to the half-width's second digit", "[ta
   CHECK(format_mean_interval(101.25, std::nullopt) == "101");
   CHECK(format_mean_interval(0.012, 0.0) == "0.0120 ± 0");
   CHECK(format_mean_interval(0.0, 0.0) == "0 ± 0");
+  CHECK(format_mean_interval(48.0, 0.0) == "48 ± 0");
+  CHECK(format_mean_interval(1.0, std::nullopt) == "1");
 }
 
 // ---------------------------------------------------------------------------------------------
