@@ -293,43 +293,76 @@ def shade_failures(ax, windows, end):
 
 
 def colours(configs):
-    import matplotlib.pyplot as plt
-    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return {name: cycle[i % len(cycle)] for i, name in enumerate(configs)}
+    """One colour per configuration, none repeated: tab10, or tab20 beyond 10 configurations."""
+    import matplotlib
+    cmap = matplotlib.colormaps["tab10" if len(configs) <= 10 else "tab20"]
+    return {name: cmap(i % cmap.N) for i, name in enumerate(configs)}
 
 
 def seeds_label(name, runs):
     return f"{name} ({len(runs)} seed{'s' if len(runs) > 1 else ''})"
 
 
-def legend_below(ax, ncol):
-    """The legend under the axes, so it never covers a curve."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncol, frameon=False,
-              fontsize="small")
+def legend_below(ax, handles=None, labels=None):
+    """The legend under the axes, so it never covers a curve: up to 3 entries a row."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=min(3, len(labels)), frameon=False, fontsize="small")
 
 
 def end_time(configs):
     return max(r.end_time for runs in configs.values() for r in runs)
 
 
+def zoom_range(curves, end):
+    """The y range of the accuracy's zoomed panel: the means after the first tenth of the run
+    (the initial climb left out), widened to multiples of 0.05 with a margin; None when that is
+    most of [0, 1] anyway."""
+    import numpy as np
+    late = [m[(t >= 0.1 * end) & ~np.isnan(m)] for t, m, _ in curves]
+    late = np.concatenate(late) if late else np.array([])
+    if late.size == 0:
+        return None
+    low = max(0.0, math.floor(late.min() * 20) / 20 - 0.05)
+    high = min(1.0, math.ceil(late.max() * 20) / 20 + 0.05)
+    return (low, high) if high - low <= 0.6 else None
+
+
 def figure_accuracy(configs, title):
+    """Full range on top; below, when the curves settle in a narrow range, the same curves
+    zoomed on it (where setbacks after failures are visible)."""
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
-    shade_failures(ax, failure_windows(configs), end_time(configs))
     colour = colours(configs)
-    for name, runs in configs.items():
-        t, mean, half = mean_curve(runs, "test_accuracy")
-        ax.plot(t, mean, color=colour[name], lw=1.6, marker="o", ms=2.5, zorder=3,
-                label=seeds_label(name, runs))
-        if len(runs) > 1:
-            ax.fill_between(t, mean - half, mean + half, color=colour[name], alpha=0.2, lw=0,
-                            zorder=2)
+    curves = {name: mean_curve(runs, "test_accuracy") for name, runs in configs.items()}
+    end = end_time(configs)
+    zoom = zoom_range(curves.values(), end)
+    if zoom:
+        fig, (full, ax) = plt.subplots(2, 1, figsize=(9, 7.5), sharex=True, layout="constrained",
+                                       gridspec_kw={"height_ratios": [1, 2]})
+        panels = [(full, (0, 1)), (ax, zoom)]
+    else:
+        fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+        full, panels = ax, [(ax, (0, 1))]
+    windows = failure_windows(configs)
+    for panel, ylim in panels:
+        shade_failures(panel, windows, end)
+        for name, runs in configs.items():
+            t, mean, half = curves[name]
+            panel.plot(t, mean, color=colour[name], lw=1.6, marker="o", ms=2.5, zorder=3,
+                       label=seeds_label(name, runs))
+            if len(runs) > 1:
+                # Paler bands when many overlap, so the curves stay readable through them.
+                panel.fill_between(t, mean - half, mean + half, color=colour[name],
+                                   alpha=0.2 if len(configs) <= 4 else 0.1, lw=0, zorder=2)
+        panel.set_ylim(*ylim)
+        panel.set_ylabel("test accuracy (fraction correct)" if panel is ax else "test accuracy")
+        panel.grid(True, color="0.92", zorder=1)
+    if zoom:
+        ax.set_title(f"zoomed: accuracy {zoom[0]:.2f} to {zoom[1]:.2f}", fontsize="medium")
     ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("test accuracy (fraction correct)")
-    ax.set_ylim(0, 1)
-    ax.grid(True, color="0.92", zorder=1)
-    ax.set_title(title or "Test accuracy: mean over seeds, shaded 95% confidence band")
-    legend_below(ax, 2)
+    full.set_title(title or "Test accuracy: mean over seeds, shaded 95% confidence band")
+    legend_below(ax)
     return fig
 
 
@@ -342,18 +375,22 @@ def figure_gradients(configs, title):
     for name, runs in configs.items():
         t, computed, _ = mean_curve(runs, "gradients_computed")
         _, applied, _ = mean_curve(runs, "gradients_applied")
-        ax.plot(t, computed, color=colour[name], lw=1.6, zorder=3, label=seeds_label(name, runs))
-        ax.plot(t, applied, color=colour[name], lw=1.6, ls="--", zorder=3)
+        # Computed wide and pale, applied thin and dashed on top: where they coincide (no
+        # gradient lost or waiting) both stay visible.
+        ax.plot(t, computed, color=colour[name], lw=4, alpha=0.35, solid_capstyle="butt",
+                zorder=3)
+        ax.plot(t, applied, color=colour[name], lw=1.4, ls="--", zorder=4,
+                label=seeds_label(name, runs))
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("gradients (cumulative count)")
     ax.set_ylim(bottom=0)
     ax.grid(True, color="0.92", zorder=1)
-    ax.set_title(title or "Gradients computed (solid) and applied (dashed): mean over seeds")
+    ax.set_title(title or "Gradients computed (wide, pale) and applied (dashed): mean over seeds")
     handles, labels = ax.get_legend_handles_labels()
-    handles += [Line2D([], [], color="0.3", lw=1.6), Line2D([], [], color="0.3", lw=1.6, ls="--")]
-    labels += ["computed", "applied"]
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
-              frameon=False, fontsize="small")
+    handles += [Line2D([], [], color="0.3", lw=4, alpha=0.35),
+                Line2D([], [], color="0.3", lw=1.4, ls="--")]
+    labels += ["computed (wide, pale)", "applied (dashed)"]
+    legend_below(ax, handles, labels)
     return fig
 
 
@@ -365,27 +402,35 @@ def figure_utilisation(configs, title):
               ("idle_seconds", "idle (communicating, waiting)", "#b0b0b0")]
     names = list(configs)
     width = 0.8 / len(states)
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.5 * len(names) + 3), 5.5), layout="constrained")
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(names) + 4), 5.5), layout="constrained")
     for k, (key, label, colour) in enumerate(states):
         stats = [mean_and_half_width([r.worker_time[key] for r in configs[n]]) for n in names]
         x = [i + (k - (len(states) - 1) / 2) * width for i in range(len(names))]
         # No error bar where there is no interval (one seed) or nothing varies (always 0).
         heights = [m for m, _ in stats]
-        ax.bar(x, heights, width, color=colour, label=label, zorder=2)
-        bars = [(xi, m, h) for xi, n, (m, h) in zip(x, names, stats) if len(configs[n]) > 1 and h > 0]
-        if bars:
-            ax.errorbar([b[0] for b in bars], [b[1] for b in bars], yerr=[b[2] for b in bars],
-                        fmt="none", ecolor="black", elinewidth=1, capsize=3, zorder=3)
+        bars = ax.bar(x, heights, width, color=colour, label=label, zorder=2)
+        if len(names) <= 6:  # the value on each bar, so a zero share is seen to be zero
+            ax.bar_label(bars, labels=[f"{m:.0%}" if m >= 0.005 or m == 0 else "<1%"
+                                       for m in heights],
+                         padding=2, fontsize="x-small", color="0.3")
+        errors = [(xi, m, h) for xi, n, (m, h) in zip(x, names, stats)
+                  if len(configs[n]) > 1 and h > 0]
+        if errors:
+            ax.errorbar([e[0] for e in errors], [e[1] for e in errors],
+                        yerr=[e[2] for e in errors], fmt="none", ecolor="black", elinewidth=1,
+                        capsize=3, zorder=3)
+    many = len(names) > 4
     ax.set_xticks(range(len(names)),
-                  [f"{n}\n({len(configs[n])} seed{'s' if len(configs[n]) > 1 else ''})"
-                   for n in names],
-                  rotation=20 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center",
-                  fontsize="small")
+                  [f"{n}{' ' if many else chr(10)}({len(configs[n])} seed"
+                   f"{'s' if len(configs[n]) > 1 else ''})" for n in names],
+                  rotation=30 if many else 0, ha="right" if many else "center",
+                  rotation_mode="anchor", fontsize="small")
     ax.set_ylabel("share of worker time (fraction of the run)")
     ax.set_ylim(0, 1.05)
     ax.grid(True, axis="y", color="0.92", zorder=1)
     ax.set_title(title or "Worker time by state: mean over seeds, 95% confidence interval")
-    legend_below(ax, 4)
+    # On the right: below, it would have to clear tick labels of any length.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize="small")
     return fig
 
 
