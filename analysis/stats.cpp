@@ -3,6 +3,7 @@
 // where it matters and needs no numerical library.
 #include "analysis/stats.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -55,6 +56,12 @@ MeanInterval mean_interval(const std::vector<double>& values) {
   for (double v : values) sum += v;
   r.mean = sum / static_cast<double>(r.n);
   if (r.n < 2) return r;
+  // Equal values have no spread; the rounded mean could make one up (3 x (x/3) != x).
+  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) {
+    r.mean = values[0];
+    r.half_width = 0.0;
+    return r;
+  }
   // Two passes: the squared deviations from the mean, not sum(x^2) - n mean^2, which cancels
   // catastrophically for large values with a small spread (gradient counts, costs).
   double squares = 0.0;

@@ -238,8 +238,12 @@ TEST_CASE("mean and 95% half-width by hand", "[table][stats]") {
   CHECK_FALSE(one.half_width);
   CHECK(mean_interval({}).n == 0);
 
-  // Equal values: a zero-width interval.
+  // Equal values: a zero-width interval, and the mean is the value (not a rounded sum / n).
   CHECK(*mean_interval({2, 2, 2}).half_width == 0.0);
+  const double x = 410.0 / 3600.0;
+  const MeanInterval same = mean_interval({x, x, x});
+  CHECK(same.mean == x);
+  CHECK(*same.half_width == 0.0);
 }
 
 TEST_CASE("mean ± half-width is rounded to the half-width's second digit", "[table][stats]") {
