@@ -317,14 +317,15 @@ def end_time(configs):
 
 def zoom_range(curves, end):
     """The y range of the accuracy's zoomed panel: the means after the first tenth of the run
-    (the initial climb left out), widened to multiples of 0.05 with a margin; None when that is
-    most of [0, 1] anyway."""
+    (the initial climb left out) from their 5th percentile to their highest (a brief collapse,
+    e.g. a stateless restart's, stays in the full panel), widened to multiples of 0.05 with a
+    margin; None when that is most of [0, 1] anyway."""
     import numpy as np
     late = [m[(t >= 0.1 * end) & ~np.isnan(m)] for t, m, _ in curves]
     late = np.concatenate(late) if late else np.array([])
     if late.size == 0:
         return None
-    low = max(0.0, math.floor(late.min() * 20) / 20 - 0.05)
+    low = max(0.0, math.floor(np.percentile(late, 5) * 20) / 20 - 0.05)
     high = min(1.0, math.ceil(late.max() * 20) / 20 + 0.05)
     return (low, high) if high - low <= 0.6 else None
 
