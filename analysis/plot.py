@@ -108,7 +108,8 @@ def field(obj, path, kind, file):
         "any": lambda v: True,
     }
     if not checks[kind](value):
-        raise BadInput(f"{file}: expected /{'/'.join(path)} to be a {kind}, found {json.dumps(value)}")
+        raise BadInput(f"{file}: expected /{'/'.join(path)} to be a {kind}, "
+                       f"found {json.dumps(value)}")
     return value
 
 
@@ -128,7 +129,8 @@ def read_timeseries(file, columns):
             data = {c: [] for c in columns}
             for line, row in enumerate(reader, start=2):
                 if len(row) != len(header):
-                    raise BadInput(f"{file}:{line}: expected {len(header)} fields, found {len(row)}")
+                    raise BadInput(f"{file}:{line}: expected {len(header)} fields, "
+                                   f"found {len(row)}")
                 for c, i in zip(columns, index):
                     try:
                         data[c].append(float(row[i]))
@@ -160,8 +162,9 @@ class Run:
             raise BadInput(f"{file}: expected JSON, found a syntax error at line {e.lineno}, "
                            f"column {e.colno}: {e.msg}") from None
         if not isinstance(result, dict) or result.get("format") != "failsim-result":
-            raise BadInput(f"{file}: expected /format \"failsim-result\", found "
-                           f"{json.dumps(result.get('format') if isinstance(result, dict) else result)}")
+            found = result.get("format") if isinstance(result, dict) else result
+            raise BadInput(f"{file}: expected /format \"failsim-result\", "
+                           f"found {json.dumps(found)}")
         self.name = field(result, ["scenario", "name"], "string", file)
         self.seed = field(result, ["scenario", "seed"], "integer", file)
         self.end_time = field(result, ["summary", "end_time"], "number", file)
