@@ -4,7 +4,9 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -43,10 +45,11 @@ void write_atomically(const fs::path& path, const std::string& text) {
     if (out) out << text;
     out.close();
     if (!out) {
+      const int error = errno;
       std::error_code ignored;
       fs::remove(temp, ignored);
-      throw std::runtime_error(
-          fmt::format("{}: expected a writable file, found it cannot be written", temp.string()));
+      throw std::runtime_error(fmt::format("{}: cannot be written (its temporary file {}: {})",
+                                           path.string(), temp.string(), std::strerror(error)));
     }
   }
   std::error_code ec;
