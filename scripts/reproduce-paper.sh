@@ -68,6 +68,18 @@ for format in md csv latex; do
   [ "$format" = latex ] && extension=tex
   "$failsim" table "${dirs[@]}" --format "$format" -o "$out/table.$extension"
 done
-"$failsim" plot "${dirs[@]}" -o "$out/figures"
+# One set of figures per failure pattern, each with the baseline: 11 curves in one plot crowd.
+for kills in 1kill 2kill; do
+  pattern=(--configs "paper-baseline")
+  plot_dirs=("$out/baseline")
+  for config in "${configs[@]}"; do
+    if [[ $config == *-$kills ]]; then
+      pattern[1]+=",paper-$config"
+      plot_dirs+=("$out/$config")
+    fi
+  done
+  "$failsim" plot "${plot_dirs[@]}" "${pattern[@]}" --title "The study's CNN, server killed (${kills/kill/ kill}(s)), $seeds seeds" \
+    -o "$out/figures/$kills"
+done
 echo "reproduce-paper: done in $(( $(date +%s) - start )) s: $out/table.md, $out/figures/" >&2
 cat "$out/table.md"
