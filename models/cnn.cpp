@@ -394,6 +394,7 @@ void Cnn::reserve(int n) {
   conv2_.resize(CONV2_FILTERS * m * q);
   flat_.resize(m * features);
   hidden_.resize(m * HIDDEN);
+  hidden_t_.resize(m * HIDDEN);
   logits_.resize(m * static_cast<std::size_t>(classes_));
   dhidden_.resize(m * HIDDEN);
   dflat_.resize(m * features);
@@ -438,25 +439,33 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   bias_relu_maxpool(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
                     flat_.data(), Strides{p, features});
 
-  // fc1 + ReLU + dropout.
-  gemm<RowMajor, ColMajor>(n, HIDDEN, features, flat_.data(), features, params + layout_.fc1_w,
-                           features, hidden_.data(), HIDDEN, false, pack_a_, pack_b_);
-  RowMap(hidden_.data(), n, HIDDEN).rowwise() += ConstRowVecMap(params + layout_.fc1_b, HIDDEN);
+  // fc1 + ReLU + dropout. The product is taken transposed, hidden^T = W flat^T, and the bias,
+  // ReLU and dropout pass transposes it back: Eigen then packs the 512 x F weight matrix as a
+  // column-major right-hand side instead of transposing it into its row-major left-hand-side
+  // panels, which costs fc1's forward GEMM a third more (measured in isolation, one core:
+  // 0.55 ms against 0.65-0.8 ms at n = 32; -3% on a training step).
+  float* ht = hidden_t_.data();
+  gemm<RowMajor, ColMajor>(HIDDEN, n, features, params + layout_.fc1_w, features, flat_.data(),
+                           features, ht, n, false, pack_a_, pack_b_);
+  const float* b1 = params + layout_.fc1_b;
   float* hd = hidden_.data();
-  const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
   if (rng != nullptr && dropout_ > 0.0f) {
     // Multiplying by 0 or 1/(1-p) rather than branching: keep decisions are coin flips, which a
     // branch predictor gets wrong half the time (6x slower). A local copy of the generator lets
     // the compiler keep its state in registers.
     const float scale = 1.0f / (1.0f - dropout_);
     Rng local = *rng;
-    for (std::ptrdiff_t i = 0; i < units; ++i) {
-      const float keep = static_cast<float>(local.uniform_float() >= dropout_);
-      hd[i] = std::max(0.0f, hd[i]) * (keep * scale);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < HIDDEN; ++j) {
+        const float keep = static_cast<float>(local.uniform_float() >= dropout_);
+        hd[i * HIDDEN + j] = std::max(0.0f, ht[j * n + i] + b1[j]) * (keep * scale);
+      }
     }
     *rng = local;
   } else {
-    for (std::ptrdiff_t i = 0; i < units; ++i) hd[i] = std::max(0.0f, hd[i]);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < HIDDEN; ++j) hd[i * HIDDEN + j] = std::max(0.0f, ht[j * n + i] + b1[j]);
+    }
   }
 
   // fc2.

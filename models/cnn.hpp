@@ -119,6 +119,7 @@ class Cnn : public Model {
   std::vector<float> cols2_;            // [144 x CONV2_GROUP*H*W/4] im2col of pool1
   std::vector<float> conv2_;            // [32 x n*H*W/4] conv2 without bias (CNHW)
   std::vector<float> flat_;             // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
+  std::vector<float> hidden_t_;         // [512 x n] fc1 without bias, transposed
   std::vector<float> hidden_;           // [n x 512] dropout(relu(fc1))
   std::vector<float> logits_;           // [n x classes], then dL/dlogits in the backward pass
   std::vector<float> dhidden_;          // [n x 512]
