@@ -184,6 +184,12 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
   run.gradients.dropped = count_member(gradients, gradients_at, "dropped");
   run.gradients.lost = count_member(gradients, gradients_at, "lost");
   run.gradients.pending_at_end = count_member(gradients, gradients_at, "pending_at_end");
+  run.gradients.rolled_back = count_member(gradients, gradients_at, "rolled_back");
+  if (run.gradients.rolled_back > run.gradients.applied) {
+    gradients_at.child("rolled_back")
+        .fail(fmt::format("an integer <= summary.gradients.applied ({})", run.gradients.applied),
+              std::to_string(run.gradients.rolled_back));
+  }
   run.updates = count_member(summary, summary_at, "updates");
   run.updates_rolled_back = count_member(summary, summary_at, "updates_rolled_back");
   if (run.updates_rolled_back > run.updates) {

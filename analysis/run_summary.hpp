@@ -51,6 +51,7 @@ struct GradientCounts {
   std::int64_t dropped = 0;
   std::int64_t lost = 0;
   std::int64_t pending_at_end = 0;
+  std::int64_t rolled_back = 0;  ///< applied, then undone by a recovery
 };
 
 /// What the tables need from one result directory.

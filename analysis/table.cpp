@@ -336,6 +336,7 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
   m.gradients_lost = run.gradients.lost;
   m.updates = run.updates;
   m.updates_rolled_back = run.updates_rolled_back;
+  m.gradients_rolled_back = run.gradients.rolled_back;
 
   const std::vector<FailureWindow> windows = failure_windows(run);
   m.failures = windows.size();
@@ -382,8 +383,8 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
   m.cost_usd = whole.usd;
   if (m.time_to_target)
     m.cost_to_target_usd = cost_of_run(book, plan, timelines, *m.time_to_target).usd;
-  const std::int64_t useful = run.updates - run.updates_rolled_back;
-  if (useful > 0) m.cost_per_useful_update_usd = whole.usd / static_cast<double>(useful);
+  const std::int64_t useful = run.gradients.applied - run.gradients.rolled_back;
+  if (useful > 0) m.cost_per_useful_gradient_usd = whole.usd / static_cast<double>(useful);
   return m;
 }
 
@@ -472,6 +473,8 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
   columns.push_back({"updates", "updates", "", 1.0, false, count(&RunMetrics::updates)});
   columns.push_back({"updates_rolled_back", "updates rolled back", "", 1.0, false,
                      count(&RunMetrics::updates_rolled_back)});
+  columns.push_back({"gradients_rolled_back", "gradients rolled back", "", 1.0, false,
+                     count(&RunMetrics::gradients_rolled_back)});
   columns.push_back({"idle_fraction", "worker idle fraction in outages", "fraction", 1.0, false,
                      [](const RunMetrics& r) { return r.idle_fraction; }});
   columns.push_back({"host_hours", "host-hours", "h", 1.0, false,
@@ -480,8 +483,8 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
       {"cost_usd", "cost", "USD", 1.0, false, [](const RunMetrics& r) -> V { return r.cost_usd; }});
   columns.push_back({"cost_to_target_usd", "cost to " + target, "USD", 1.0, true,
                      [](const RunMetrics& r) { return r.cost_to_target_usd; }});
-  columns.push_back({"cost_per_useful_update_usd", "cost per useful update", "µUSD", 1e6, false,
-                     [](const RunMetrics& r) { return r.cost_per_useful_update_usd; }});
+  columns.push_back({"cost_per_useful_gradient_usd", "cost per useful gradient", "µUSD", 1e6, false,
+                     [](const RunMetrics& r) { return r.cost_per_useful_gradient_usd; }});
   return columns;
 }
 

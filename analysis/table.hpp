@@ -74,14 +74,16 @@ struct RunMetrics {
   std::int64_t gradients_lost = 0;
   std::int64_t updates = 0;
   std::int64_t updates_rolled_back = 0;
+  std::int64_t gradients_rolled_back = 0;
   /// sum over workers of recovery_wait_seconds / (workers x union length of the server-side
   /// failure windows); none without a server-side window of positive length, or without workers.
   std::optional<double> idle_fraction;
   double host_hours = 0.0;                   ///< Cost::host_hours of the whole run
   double cost_usd = 0.0;                     ///< Cost::usd of the whole run
   std::optional<double> cost_to_target_usd;  ///< Cost::usd until time_to_target
-  /// cost_usd / (updates - updates_rolled_back); none when that is 0.
-  std::optional<double> cost_per_useful_update_usd;
+  /// cost_usd / (gradients_applied - gradients_rolled_back): the cost of each gradient the final
+  /// parameters are made of (a stateless pile of 500 counts 500, not 1 update); none when 0.
+  std::optional<double> cost_per_useful_gradient_usd;
 };
 
 /// Computes the metrics of `run` for a target accuracy in (0, 1] and a plan of `book`

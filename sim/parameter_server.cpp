@@ -35,6 +35,7 @@ ParameterServer::ParameterServer(RunContext& context, ServerState initial, int i
       params_(initial.snapshot->params),
       sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
       version_(initial.snapshot->version),
+      gradients_(initial.snapshot->gradients),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
       known_live_(clocks_.size()),
@@ -69,6 +70,7 @@ void ParameterServer::kill() {
 void ParameterServer::restore(const ServerState& state) {
   params_ = state.snapshot->params;
   version_ = state.snapshot->version;
+  gradients_ = state.snapshot->gradients;
   published_ = state.snapshot;
   if (state.velocity) sgd_.set_velocity(*state.velocity);
 }
@@ -79,7 +81,7 @@ std::int64_t ParameterServer::unapplied() const {
 }
 
 SnapshotPtr ParameterServer::snapshot() {
-  if (published_->version != version_) published_ = snapshots_.make(version_, params_);
+  if (published_->version != version_) published_ = snapshots_.make(version_, gradients_, params_);
   return published_;
 }
 
@@ -178,6 +180,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   pushes.clear();
   if (outcome.applied == 0) return outcome;
   ++version_;
+  gradients_ += outcome.applied;
   context_.recorder.update_applied();
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.

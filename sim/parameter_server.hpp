@@ -50,6 +50,8 @@ class ParameterServer : public Endpoint {
 
   bool alive() const { return alive_; }
   std::int64_t version() const { return version_; }
+  /// Gradients applied to produce the current parameters (Snapshot::gradients).
+  std::int64_t gradients() const { return gradients_; }
   /// The current parameters as a shared snapshot (made once per version, when first asked).
   SnapshotPtr snapshot();
   /// Parameters, version and optimiser state, as a checkpoint or replica keeps them.
@@ -91,6 +93,7 @@ class ParameterServer : public Endpoint {
   models::FloatBuffer params_;
   models::Sgd sgd_;
   std::int64_t version_ = 0;
+  std::int64_t gradients_ = 0;
   SnapshotPtr published_;
   SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined

@@ -47,8 +47,12 @@ class Recorder {
   void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
   /// Gradients a stale-gradient rule discarded on purpose.
   void gradients_dropped(std::int64_t n) { gradients_dropped_ += n; }
-  /// Applied updates undone by a rollback (e.g. to an older checkpoint).
-  void updates_rolled_back(std::int64_t n) { updates_rolled_back_ += n; }
+  /// Applied updates undone by a rollback (e.g. to an older checkpoint), and the gradients they
+  /// held.
+  void rolled_back(std::int64_t updates, std::int64_t gradients) {
+    updates_rolled_back_ += updates;
+    gradients_rolled_back_ += gradients;
+  }
   /// Simulated seconds a host's process spent waiting for a failed server to be replaced.
   void recovery_wait(const std::string& host, double seconds) { recovery_wait_[host] += seconds; }
   /// Simulated seconds a host was down.
@@ -72,6 +76,7 @@ class Recorder {
   std::int64_t gradients_lost() const { return gradients_lost_; }
   std::int64_t gradients_dropped() const { return gradients_dropped_; }
   std::int64_t updates_rolled_back() const { return updates_rolled_back_; }
+  std::int64_t gradients_rolled_back() const { return gradients_rolled_back_; }
   const std::map<std::string, double>& recovery_wait_seconds() const { return recovery_wait_; }
   const std::map<std::string, double>& down_seconds() const { return down_; }
 
@@ -87,6 +92,7 @@ class Recorder {
   std::int64_t gradients_lost_ = 0;
   std::int64_t gradients_dropped_ = 0;
   std::int64_t updates_rolled_back_ = 0;
+  std::int64_t gradients_rolled_back_ = 0;
   std::map<std::string, double> recovery_wait_;
   std::map<std::string, double> down_;
   double loss_sum_ = 0.0;  // training losses since the last evaluation

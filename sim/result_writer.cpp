@@ -57,11 +57,10 @@ nlohmann::json summary_json(const RunResult& r) {
   s["updates"] = rec.updates();
   s["updates_rolled_back"] = rec.updates_rolled_back();
   // computed = applied + dropped + lost + pending_at_end (run() checks it).
-  s["gradients"] = {{"computed", rec.gradients_computed()},
-                    {"applied", rec.gradients_applied()},
-                    {"dropped", rec.gradients_dropped()},
-                    {"lost", rec.gradients_lost()},
-                    {"pending_at_end", r.gradients_pending}};
+  s["gradients"] = {
+      {"computed", rec.gradients_computed()},  {"applied", rec.gradients_applied()},
+      {"dropped", rec.gradients_dropped()},    {"lost", rec.gradients_lost()},
+      {"pending_at_end", r.gradients_pending}, {"rolled_back", rec.gradients_rolled_back()}};
   s["peak_pending_gradients"] = r.peak_pending;
   s["peak_pending_bytes"] = static_cast<double>(r.peak_pending) * r.param_bytes;
 

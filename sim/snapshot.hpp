@@ -13,6 +13,9 @@ namespace failsim::sim {
 
 struct Snapshot {
   std::int64_t version = 0;  ///< number of updates applied to produce these parameters
+  /// Number of gradients those updates held (an update may combine several): what a rollback
+  /// to these parameters undoes is the difference from the rolled-back server's count.
+  std::int64_t gradients = 0;
   models::FloatBuffer params;
 };
 
@@ -23,8 +26,10 @@ using SnapshotPtr = std::shared_ptr<const Snapshot>;
 /// parameter vector.
 class SnapshotPool {
  public:
-  /// A snapshot of `params` at `version`, in a recycled buffer when one is free.
-  SnapshotPtr make(std::int64_t version, const models::FloatBuffer& params) {
+  /// A snapshot of `params` at `version` (made of `gradients`), in a recycled buffer when one is
+  /// free.
+  SnapshotPtr make(std::int64_t version, std::int64_t gradients,
+                   const models::FloatBuffer& params) {
     std::shared_ptr<Snapshot>* slot = nullptr;
     for (auto& s : pool_) {
       if (s.use_count() == 1) {  // only the pool holds it: no reader left
@@ -34,6 +39,7 @@ class SnapshotPool {
     }
     if (slot == nullptr) slot = &pool_.emplace_back(std::make_shared<Snapshot>());
     (*slot)->version = version;
+    (*slot)->gradients = gradients;
     (*slot)->params.assign(params.begin(), params.end());
     return *slot;
   }

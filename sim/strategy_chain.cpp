@@ -133,6 +133,7 @@ class ChainReplication final : public Strategy {
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     lost_head_version_ = dead.version();
+    lost_head_gradients_ = dead.gradients();
     // The first replica in chain order that is up (the coordinator knows of every failure
     // detected so far) becomes the head.
     Replica* next = first_live();
@@ -181,7 +182,8 @@ class ChainReplication final : public Strategy {
     const ServerState state = replica.state();
     const std::int64_t lost =
         std::max<std::int64_t>(0, lost_head_version_ - state.snapshot->version);
-    context_.recorder.updates_rolled_back(lost);
+    context_.recorder.rolled_back(
+        lost, std::max<std::int64_t>(0, lost_head_gradients_ - state.snapshot->gradients));
     replica.kill();  // its process now runs the server
     chain_.erase(std::find(chain_.begin(), chain_.end(), &replica));
     head_ = start_server(replica.host(), state);
@@ -249,7 +251,9 @@ class ChainReplication final : public Strategy {
   }
 
   ParameterServer* head_ = nullptr;
-  std::int64_t lost_head_version_ = 0;  // the dead head's version: what a promotion loses from
+  // The dead head's version and gradient count: what a promotion loses from.
+  std::int64_t lost_head_version_ = 0;
+  std::int64_t lost_head_gradients_ = 0;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> chain_;  // live and not-yet-detected replicas, in chain order
 };

@@ -48,7 +48,7 @@ class Checkpointing final : public Strategy {
     if (reply->checkpoint)
       state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
     const std::int64_t lost = lost_version_ - state.snapshot->version;
-    context_.recorder.updates_rolled_back(lost);
+    context_.recorder.rolled_back(lost, lost_gradients_ - state.snapshot->gradients);
     context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
                             {{"version", state.snapshot->version},
                              {"updates_lost", lost},
@@ -89,6 +89,7 @@ class Checkpointing final : public Strategy {
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     lost_version_ = dead.version();
+    lost_gradients_ = dead.gradients();
     restart_later(
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {
@@ -104,7 +105,9 @@ class Checkpointing final : public Strategy {
   CheckpointStorage storage_;
   ParameterServer* current_ = nullptr;
   double last_checkpoint_ = 0.0;
-  std::int64_t lost_version_ = 0;  // the dead server's version: what a rollback loses from
+  // The dead server's version and gradient count: what a rollback loses from.
+  std::int64_t lost_version_ = 0;
+  std::int64_t lost_gradients_ = 0;
 };
 }  // namespace
 

@@ -245,7 +245,8 @@ class Stateless final : public Strategy {
     received_ = store_.sent();
     // Updates applied but not yet published died with the server.
     const std::int64_t unpublished = dead.version() - store_.latest()->version;
-    if (unpublished > 0) context_.recorder.updates_rolled_back(unpublished);
+    if (unpublished > 0)
+      context_.recorder.rolled_back(unpublished, dead.gradients() - store_.latest()->gradients);
     restart_later(
         dead, host_back,
         [this] {

@@ -111,6 +111,7 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
   CHECK(loaded[0]["details"]["version"] == 20);
   CHECK(loaded[0]["details"]["updates_lost"] == 5);
   CHECK(run.result["summary"]["updates_rolled_back"] == 5);
+  CHECK(gradients(run)["rolled_back"] == 5);  // one worker: one gradient per update
   // Outage: detection 100 ms + restart 200 ms after the failure, then the load.
   const double failed = events_of(run, "failure").at(0)["time"].get<double>();
   CHECK(loaded[0]["time"].get<double>() == Approx(failed + 0.3).margin(1e-3));
@@ -121,6 +122,18 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
                                [&](const Row& r) { return r.time > failed && r.version == 20; });
   REQUIRE(it != rows.end());
   CHECK(it->accuracy == accuracy_by_hand(s, 20).accuracy);
+}
+
+TEST_CASE("a rollback of sync updates undoes every gradient they held", "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["workers"]["count"] = 2;
+  s["consistency"] = {{"mode", "sync"}};
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(run.result["summary"]["updates_rolled_back"] == 5);
+  CHECK(gradients(run)["rolled_back"] == 10);  // 5 rounds of 2 workers
+  CHECK(gradients(run)["applied"].get<int>() == 2 * run.result["summary"]["updates"].get<int>());
 }
 
 TEST_CASE("checkpointing: the outage idles the workers, training then goes on", "[failures]") {

@@ -86,7 +86,8 @@ json result_json(const std::string& name, std::uint64_t seed) {
               {"applied", 990},
               {"dropped", 0},
               {"lost", 10},
-              {"pending_at_end", 0}}},
+              {"pending_at_end", 0},
+              {"rolled_back", 40}}},
             {"updates", 990},
             {"updates_rolled_back", 40},
             {"hosts",
@@ -378,6 +379,15 @@ TEST_CASE("bad result.json: file, JSON path, expectation, found", "[table][read]
         "r/result.json: /summary/updates_rolled_back: expected an integer <= summary.updates "
         "(990), found 991");
   r = result_json("cfg", 1);
+  r["summary"]["gradients"]["rolled_back"] = 991;
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/gradients/rolled_back: expected an integer <= "
+        "summary.gradients.applied (990), found 991");
+  r = result_json("cfg", 1);
+  r["summary"]["gradients"].erase("rolled_back");
+  CHECK_THAT(result_error(r), Catch::StartsWith("r/result.json: /summary/gradients/rolled_back: "
+                                                "expected an integer >= 0"));
+  r = result_json("cfg", 1);
   r["summary"]["hosts"][2].erase("recovery_wait_seconds");
   CHECK(result_error(r) ==
         "r/result.json: /summary/hosts/2/recovery_wait_seconds: expected a number >= 0 "
@@ -560,16 +570,16 @@ TEST_CASE("host-hours and costs by hand", "[table][metrics]") {
   CHECK(m.cost_usd == Approx(0.27));
   // To 70 s: server [0, 30) and [50, 70) = 50 s, workers 70 s each: 190 s.
   CHECK(*m.cost_to_target_usd == Approx(0.19));
-  // 990 updates, 40 rolled back.
-  CHECK(*m.cost_per_useful_update_usd == Approx(0.27 / 950.0));
+  // 990 gradients applied, 40 rolled back.
+  CHECK(*m.cost_per_useful_gradient_usd == Approx(0.27 / 950.0));
   // Commitment: 3 hosts x 100 s at 1.8 USD/h, down or not.
   CHECK(compute_metrics(run, round_prices(), "commitment", 0.7).cost_usd ==
         Approx(3 * 100.0 * 1.8 / 3600.0));
 
   json r = result_json("cfg", 1);
-  r["summary"]["updates_rolled_back"] = 990;
+  r["summary"]["gradients"]["rolled_back"] = 990;
   CHECK_FALSE(
-      compute_metrics(parsed(r), round_prices(), "per-second", 0.7).cost_per_useful_update_usd);
+      compute_metrics(parsed(r), round_prices(), "per-second", 0.7).cost_per_useful_gradient_usd);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -624,8 +634,8 @@ std::vector<Configuration> two_configurations() {
   a2.server_failures = {{30.0, 0.62, 0.5}};
   a3.server_failures = {{30.0, 0.61, 0.45}};
   a1.gradients_computed = a2.gradients_computed = a3.gradients_computed = 5000;
-  a1.cost_per_useful_update_usd = a2.cost_per_useful_update_usd = a3.cost_per_useful_update_usd =
-      2.5e-6;
+  a1.cost_per_useful_gradient_usd = a2.cost_per_useful_gradient_usd =
+      a3.cost_per_useful_gradient_usd = 2.5e-6;
   RunMetrics b = metrics("b%&", 7, 0, 0.9);
   return group_runs({a1, a2, a3, b});
 }
@@ -639,7 +649,7 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
   CHECK_THAT(md, Contains("| configuration | seeds | final accuracy (fraction) | accuracy before "
                           "failure 1 (fraction) | lowest accuracy after failure 1 (fraction) | "
                           "time to 0.7 (s) | gradients computed |"));
-  CHECK_THAT(md, Contains("cost per useful update (µUSD) |\n| --- | ---: | ---: |"));
+  CHECK_THAT(md, Contains("cost per useful gradient (µUSD) |\n| --- | ---: | ---: |"));
   // 0.81 ± 0.0248 (by hand above); before failure 1: 0.61 ± 0.0248; lowest: 0.45 ± 0.124.
   CHECK_THAT(md, Contains("| a\\_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
                           "105 ± 64 (2/3) | 5000 ± 0 |"));
@@ -681,7 +691,7 @@ TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
   INFO(tex);
   CHECK_THAT(tex, Contains("\\begin{tabular}{lr"));
   CHECK_THAT(tex, Contains("\\toprule\nconfiguration & seeds & final accuracy (fraction)"));
-  CHECK_THAT(tex, Contains("cost per useful update ($\\mu$USD) \\\\\n\\midrule\n"));
+  CHECK_THAT(tex, Contains("cost per useful gradient ($\\mu$USD) \\\\\n\\midrule\n"));
   CHECK_THAT(tex, Contains("a\\_x & 3 & 0.810 $\\pm$ 0.025 &"));
   CHECK_THAT(tex, Contains("b\\%\\& & 1 & 0.900 (n=1) & --- (0/1) &"));
   CHECK_THAT(tex, Contains("\\bottomrule\n\\end{tabular}\n"));
