@@ -2,26 +2,21 @@
 //
 // The price file is read like a scenario (style rule 4): every key known, every value checked
 // where it is read, every error a sim::ScenarioError with file, JSON Pointer, expectation and
-// found value. The typed getters come from sim/scenario_reader.hpp; the few lines that turn a
-// raw parse error into a position, and refuse duplicate keys, are private to sim/scenario.cpp,
-// so their small equivalents live here.
+// found value. The file read, the raw parse (positions, duplicate keys) and the typed getters
+// come from sim/json_input.hpp and sim/scenario_reader.hpp.
 #include "analysis/cost_model.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/json_input.hpp"
 #include "sim/scenario_error.hpp"
 #include "sim/scenario_reader.hpp"
 
@@ -31,7 +26,6 @@ namespace {
 using nlohmann::json;
 using sim::JsonLocation;
 using sim::ObjectReader;
-using sim::ScenarioError;
 
 constexpr std::string_view FORMAT = "failsim-prices";
 constexpr std::int64_t FORMAT_VERSION = 1;
@@ -46,91 +40,6 @@ const sim::Choices<BillingRule>& rule_choices() {
   };
   return choices;
 }
-
-// --- Raw JSON: positions and duplicate keys ---------------------------------------------------
-
-/// 1-based line and column of the character at nlohmann's 1-based byte count.
-std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
-  const std::size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  int line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < index; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return {line, static_cast<int>(index - line_start) + 1};
-}
-
-/// nlohmann's description of a syntax error without its "[json.exception...] parse error at
-/// line L, column C: " prefix (the position is reported apart).
-std::string strip_json_exception_prefix(const std::string& what) {
-  std::size_t start = what.find("] ");
-  start = start == std::string::npos ? 0 : start + 2;
-  const std::size_t parse_error = what.find("parse error", start);
-  if (parse_error != std::string::npos) {
-    const std::size_t colon = what.find(": ", parse_error);
-    if (colon != std::string::npos) start = colon + 2;
-  }
-  return what.substr(start);
-}
-
-/// Parser callback refusing a key seen twice in one object: nlohmann keeps the last one, and a
-/// pasted-in second "m5.xlarge" must not silently replace the first.
-class DuplicateKeyCheck {
- public:
-  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
-
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    using Event = json::parse_event_t;
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start:
-        frames_.push_back(Frame{event == Event::array_start, {}, {}, 0});
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        frames_.pop_back();
-        element_done();
-        break;
-      case Event::key: {
-        Frame& top = frames_.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second) {
-          throw ScenarioError(file_, location(), "each key at most once in an object",
-                              "'" + top.key + "' a second time");
-        }
-        break;
-      }
-      case Event::value:
-        element_done();
-        break;
-    }
-    return true;
-  }
-
- private:
-  struct Frame {
-    bool is_array;
-    std::set<std::string> keys;
-    std::string key;
-    std::size_t index;
-  };
-
-  void element_done() {
-    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
-  }
-
-  std::string location() const {
-    JsonLocation where{file_, ""};
-    for (const Frame& f : frames_) where = f.is_array ? where.child(f.index) : where.child(f.key);
-    return where.pointer;
-  }
-
-  std::string file_;
-  std::vector<Frame> frames_;
-};
 
 // --- Fields ------------------------------------------------------------------------------------
 
@@ -379,34 +288,11 @@ double rounded_up_hours(double seconds) {
 std::string to_string(BillingRule rule) { return sim::spelling_of(rule, rule_choices()); }
 
 PriceBook parse_price_book_text(const std::string& text, const std::string& file_label) {
-  json doc;
-  try {
-    doc = json::parse(text, DuplicateKeyCheck(file_label));
-  } catch (const json::parse_error& e) {
-    const auto [line, column] = line_and_column(text, e.byte);
-    throw ScenarioError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()), line,
-                        column);
-  } catch (const json::exception& e) {
-    // E.g. out_of_range.406 for a number literal too large for a double: no position given.
-    throw ScenarioError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()));
-  }
-  return parse_price_book(doc, file_label);
+  return parse_price_book(sim::parse_json_text(text, file_label), file_label);
 }
 
 PriceBook load_price_book(const std::filesystem::path& file) {
-  namespace fs = std::filesystem;
-  const std::string label = file.string();
-  const char* expected = "a readable price file";
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);
-  if (!fs::exists(status)) throw ScenarioError(label, "", expected, "no such file");
-  if (fs::is_directory(status)) throw ScenarioError(label, "", expected, "a directory");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ScenarioError(label, "", expected, std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError(label, "", expected, "a read error");
-  return parse_price_book_text(text.str(), label);
+  return parse_price_book_text(sim::read_input_file(file, "a readable price file"), file.string());
 }
 
 Cost cost_of_run(const PriceBook& book, std::string_view plan_name,

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/json_input.hpp"
 #include "sim/scenario_error.hpp"
 #include "sim/scenario_reader.hpp"
 
@@ -73,27 +74,6 @@ std::string string_member(const json& object, const JsonLocation& at, const std:
   return v.get<std::string>();
 }
 
-std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
-  const std::size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  int line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < index; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return {line, static_cast<int>(index - line_start) + 1};
-}
-
-/// nlohmann's message without its "[json.exception...] parse error at ...: " prefix.
-std::string syntax_error(const std::string& what) {
-  std::size_t start = what.find("] ");
-  start = start == std::string::npos ? 0 : start + 2;
-  const std::size_t colon = what.find(": ", start);
-  return colon == std::string::npos ? what.substr(start) : what.substr(colon + 2);
-}
-
 HostSummary read_host(const json& v, const JsonLocation& at) {
   if (!v.is_object()) at.fail("an object", describe_found(v));
   HostSummary h;
@@ -142,13 +122,7 @@ std::vector<std::string_view> split(std::string_view line) {
 }  // namespace
 
 void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const auto [line, column] = line_and_column(text, e.byte);
-    throw ScenarioError(file_label, "", "valid JSON", syntax_error(e.what()), line, column);
-  }
+  const json doc = sim::parse_json_text(text, file_label);
   const JsonLocation root{file_label, ""};
   if (!doc.is_object()) root.fail("a failsim result (a JSON object)", describe_found(doc));
   const json& format = member(doc, root, "format", "\"failsim-result\"");

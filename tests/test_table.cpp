@@ -338,6 +338,12 @@ TEST_CASE("bad result.json: file, JSON path, expectation, found", "[table][read]
   CHECK_THAT(
       error_of([&] { parse_result_json("{\n  \"format\": ,\n}", "r/result.json", run); }).what(),
       Contains("r/result.json:2:13: expected valid JSON, found"));
+  CHECK(std::string(error_of([&] {
+                      parse_result_json("{\"events\": [{\"a\": 1, \"a\": 2}]}", "r/result.json",
+                                        run);
+                    }).what()) ==
+        "r/result.json: /events/0/a: expected each key at most once in an object, found 'a' a "
+        "second time");
   CHECK(result_error(json::array()) ==
         "r/result.json: expected a failsim result (a JSON object), found []");
 
