@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"  // TempDir, for the tests that use the harness
+
 namespace failsim::testing {
 
 struct IsolatedRun {
@@ -24,19 +26,6 @@ struct IsolatedRun {
 /// SimGrid arguments. Throws std::runtime_error with the child's message if the run fails.
 IsolatedRun run_isolated(const std::string& scenario_text,
                          const std::vector<std::string>& simgrid_args = {});
-
-/// A temporary directory removed (with its content) when the object goes out of scope.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string read_file(const std::string& path);
 

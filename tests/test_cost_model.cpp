@@ -1,10 +1,10 @@
 // The cost model (engine-free): each billing rule against costs worked out by hand, invariants
 // over random timelines, the shipped analysis/prices.json, and a catalogue of bad price files,
 // each with its exact error (file, JSON Pointer, expectation, found value).
-#include <stdlib.h>
 #include <catch2/catch.hpp>
 
 #include "scenario_error_of.hpp"
+#include "temp_dir.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -25,31 +25,12 @@ using nlohmann::json;
 using namespace failsim::analysis;
 using failsim::sim::ScenarioError;
 using failsim::testing::error_of;
+using failsim::testing::TempDir;
 
 namespace {
 
 const fs::path SOURCE_DIR = FAILSIM_SOURCE_DIR;
 const fs::path SHIPPED_PRICES = SOURCE_DIR / "analysis" / "prices.json";
-
-/// A temporary directory removed with its content when the object goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "failsim-cost-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -357,13 +338,13 @@ TEST_CASE("the shipped analysis/prices.json loads, and every plan prices a one-h
 
 TEST_CASE("price files that cannot be read or are not JSON are errors with a position", "[cost]") {
   TempDir tmp;
-  const fs::path missing = tmp.path() / "missing.json";
+  const fs::path missing = tmp.file("missing.json");
   CHECK(std::string(error_of([&] { load_price_book(missing); }).what()) ==
         missing.string() + ": expected a readable price file, found no such file");
   CHECK(std::string(error_of([&] { load_price_book(tmp.path()); }).what()) ==
-        tmp.path().string() + ": expected a readable price file, found a directory");
+        tmp.path() + ": expected a readable price file, found a directory");
 
-  const fs::path broken = tmp.path() / "broken.json";
+  const fs::path broken = tmp.file("broken.json");
   write_text(broken, "{\n  \"format\": \"failsim-prices\",\n  \"format_version\": 1,\n}\n");
   const ScenarioError e = error_of([&] { load_price_book(broken); });
   CHECK(e.file() == broken.string());
@@ -375,7 +356,7 @@ TEST_CASE("price files that cannot be read or are not JSON are errors with a pos
             ":4:1: expected valid JSON, found syntax error while parsing object key - unexpected "
             "'}'; expected string literal");
 
-  const fs::path twice = tmp.path() / "twice.json";
+  const fs::path twice = tmp.file("twice.json");
   write_text(twice, R"({"instances": {"a": {}, "a": {}}})");
   const ScenarioError d = error_of([&] { load_price_book(twice); });
   CHECK(d.json_path() == "/instances/a");
@@ -546,7 +527,7 @@ std::vector<BadPrices> catalogue() {
 
 TEST_CASE("the catalogue of bad price files: each gets its exact error", "[cost]") {
   TempDir tmp;
-  const fs::path file = tmp.path() / "prices.json";
+  const fs::path file = tmp.file("prices.json");
   const json base = json::parse(BASE);
   std::set<std::string> inputs;
   for (const BadPrices& c : catalogue()) {

@@ -3,8 +3,6 @@
 // and the real Fashion-MNIST files (tag [fashion]).
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "models/idx.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -25,31 +24,10 @@ using failsim::models::DataErrorKind;
 using failsim::models::Dataset;
 using failsim::models::IdxArray;
 using failsim::models::Split;
+using failsim::testing::TempDir;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
-
-// A fresh directory under the system temporary directory, removed with everything in it
-// when the test ends (pass or fail).
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "failsim-test-idx-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // IDX bytes built by hand (big-endian dims), independent of write_idx.
 Bytes idx_bytes(std::uint8_t type, const std::vector<std::uint32_t>& dims, const Bytes& data) {
@@ -245,18 +223,17 @@ TEST_CASE("load_idx_split takes the .gz file if present, else the uncompressed o
   const Pair pair;
   failsim::models::write_idx(dir.file("t10k-images-idx3-ubyte"), pair.images, false);
   failsim::models::write_idx(dir.file("t10k-labels-idx1-ubyte"), pair.labels, false);
-  const Dataset raw = failsim::models::load_idx_split(dir.path().string(), Split::TEST, "set");
+  const Dataset raw = failsim::models::load_idx_split(dir.path(), Split::TEST, "set");
   CHECK(raw.name == "set-test");
   CHECK(raw.y == std::vector<std::int32_t>{3, 0, 4, 1, 2});
 
   // A .gz with different labels next to the raw file must win.
   failsim::models::write_idx(dir.file("t10k-labels-idx1-ubyte.gz"), IdxArray{{5}, {9, 9, 9, 9, 9}},
                              true);
-  const Dataset gz = failsim::models::load_idx_split(dir.path().string(), Split::TEST, "set", 3);
+  const Dataset gz = failsim::models::load_idx_split(dir.path(), Split::TEST, "set", 3);
   CHECK(gz.y == std::vector<std::int32_t>{9, 9, 9});
 
-  const auto e =
-      data_error([&] { failsim::models::load_fashion_mnist(Split::TRAIN, dir.path().string()); });
+  const auto e = data_error([&] { failsim::models::load_fashion_mnist(Split::TRAIN, dir.path()); });
   REQUIRE(e);
   CHECK(e->kind() == DataErrorKind::MISSING_FILE);
   CHECK_THAT(e->what(), Contains(dir.file("train-images-idx3-ubyte.gz")) &&
@@ -276,10 +253,10 @@ TEST_CASE("IDX errors: missing file", "[idx][errors]") {
 
 TEST_CASE("IDX errors: a directory instead of a file", "[idx][errors]") {
   TempDir dir;
-  const auto e = data_error([&] { failsim::models::read_idx(dir.path().string()); });
+  const auto e = data_error([&] { failsim::models::read_idx(dir.path()); });
   REQUIRE(e);
   CHECK(e->kind() == DataErrorKind::IO_ERROR);
-  CHECK_THAT(e->what(), Contains(dir.path().string()) && Contains("Is a directory"));
+  CHECK_THAT(e->what(), Contains(dir.path()) && Contains("Is a directory"));
 }
 
 TEST_CASE("IDX errors: truncated header", "[idx][errors]") {

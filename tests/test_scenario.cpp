@@ -2,10 +2,10 @@
 // to_json() round-trips, a catalogue of bad scenarios each gets its exact message, and the
 // parser, scenarios/schema.json and docs/scenario-format.md are checked against each other so
 // none of them can drift silently.
-#include <stdlib.h>
 #include <catch2/catch.hpp>
 
 #include "scenario_error_of.hpp"
+#include "temp_dir.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -55,27 +55,8 @@ std::vector<fs::path> example_files() {
   return files;
 }
 
-/// A fresh directory per test, removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "failsim-scenario-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 using failsim::testing::error_of;
+using failsim::testing::TempDir;
 
 std::string absolute_normal(const fs::path& p) {
   return fs::absolute(p).lexically_normal().string();
@@ -438,10 +419,10 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
 
 TEST_CASE("paths in a scenario resolve against the scenario file's directory", "[scenario]") {
   TempDir tmp;
-  fs::create_directories(tmp.path() / "data" / "fm");
-  fs::create_directories(tmp.path() / "platforms");
-  fs::copy_file(EXAMPLES_DIR / "lab-platform.xml", tmp.path() / "platforms" / "lab.xml");
-  write_text(tmp.path() / "sub" / "run.json", R"({
+  fs::create_directories(tmp.file("data/fm"));
+  fs::create_directories(tmp.file("platforms"));
+  fs::copy_file(EXAMPLES_DIR / "lab-platform.xml", tmp.file("platforms/lab.xml"));
+  write_text(tmp.file("sub/run.json"), R"({
     "name": "paths",
     "data": { "kind": "fashion-mnist", "dir": "../data/fm" },
     "model": { "kind": "softmax" },
@@ -453,25 +434,25 @@ TEST_CASE("paths in a scenario resolve against the scenario file's directory", "
     "consistency": { "mode": "async" },
     "stop": { "updates": 10 }
   })");
-  for (const fs::path& label :
-       {tmp.path() / "sub" / "run.json", fs::relative(tmp.path() / "sub" / "run.json")}) {
+  const fs::path scenario_file = tmp.file("sub/run.json");
+  for (const fs::path& label : {scenario_file, fs::relative(scenario_file)}) {
     INFO(label.string());
     const Scenario s = load_scenario(label.string());
-    CHECK(s.data.dir == absolute_normal(tmp.path() / "data" / "fm"));
-    CHECK(s.cluster.platform.file == absolute_normal(tmp.path() / "platforms" / "lab.xml"));
+    CHECK(s.data.dir == absolute_normal(tmp.file("data/fm")));
+    CHECK(s.cluster.platform.file == absolute_normal(tmp.file("platforms/lab.xml")));
     CHECK(s.cluster.platform.worker_hosts == std::vector<std::string>{"fast-1", "fast-1"});
   }
 }
 
 TEST_CASE("files that cannot be read or are not JSON are errors with a position", "[scenario]") {
   TempDir tmp;
-  const std::string missing = (tmp.path() / "missing.json").string();
+  const std::string missing = tmp.file("missing.json");
   CHECK(std::string(error_of([&] { load_scenario(missing); }).what()) ==
         missing + ": expected a readable scenario file, found no such file");
-  CHECK(std::string(error_of([&] { load_scenario(tmp.path().string()); }).what()) ==
-        tmp.path().string() + ": expected a readable scenario file, found a directory");
+  CHECK(std::string(error_of([&] { load_scenario(tmp.path()); }).what()) ==
+        tmp.path() + ": expected a readable scenario file, found a directory");
 
-  const fs::path broken = tmp.path() / "broken.json";
+  const fs::path broken = tmp.file("broken.json");
   write_text(broken, "{\n  \"name\": \"x\",\n  \"seed\": 1,\n}\n");
   const ScenarioError e = error_of([&] { load_scenario(broken.string()); });
   CHECK(e.file() == broken.string());

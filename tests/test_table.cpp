@@ -2,10 +2,10 @@
 // by hand, reading result directories (and every way they can be bad), the metrics of a small
 // hand-made run with two server failures, grouping by configuration and seed, and rendering.
 // Each test writes its result directories into its own temporary directory.
-#include <stdlib.h>
 #include <catch2/catch.hpp>
 
 #include "scenario_error_of.hpp"
+#include "temp_dir.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -26,28 +26,9 @@ using namespace failsim::analysis;
 using Catch::Matchers::Contains;
 using failsim::sim::ScenarioError;
 using failsim::testing::error_of;
+using failsim::testing::TempDir;
 
 namespace {
-
-/// A temporary directory removed with its content when the object goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "failsim-table-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -264,8 +245,8 @@ TEST_CASE("mean ± half-width is rounded to the half-width's second digit", "[ta
 
 TEST_CASE("a result directory is read field by field", "[table][read]") {
   TempDir tmp;
-  write_run(tmp.path() / "a", result_json("cfg", 3));
-  const RunSummary run = load_run(tmp.path() / "a");
+  write_run(tmp.file("a"), result_json("cfg", 3));
+  const RunSummary run = load_run(tmp.file("a"));
   CHECK(run.name == "cfg");
   CHECK(run.seed == 3);
   CHECK(run.status == "completed");
@@ -425,11 +406,11 @@ TEST_CASE("bad result.json: file, JSON path, expectation, found", "[table][read]
 
 TEST_CASE("a result directory without its files", "[table][read][errors]") {
   TempDir tmp;
-  fs::create_directories(tmp.path() / "empty");
-  const std::string dir = (tmp.path() / "empty").string();
+  fs::create_directories(tmp.file("empty"));
+  const std::string dir = tmp.file("empty");
   CHECK(std::string(error_of([&] { load_run(dir); }).what()) ==
         dir + "/result.json: expected a readable result.json, found no such file");
-  write_text(tmp.path() / "empty" / "result.json", result_json("cfg", 1).dump());
+  write_text(tmp.file("empty/result.json"), result_json("cfg", 1).dump());
   CHECK(std::string(error_of([&] { load_run(dir); }).what()) ==
         dir +
             "/timeseries.csv: expected a timeseries.csv beside result.json (the scenario's "
@@ -724,15 +705,15 @@ TEST_CASE("failure columns: as many as the most failures, at most --failures", "
 
 TEST_CASE("make_table: directories to a table", "[table]") {
   TempDir tmp;
-  write_text(tmp.path() / "prices.json", ROUND_PRICE_FILE);
+  write_text(tmp.file("prices.json"), ROUND_PRICE_FILE);
   for (std::uint64_t seed : {1, 2}) {
     json r = result_json("cfg", seed);
     r["summary"]["final"]["test_accuracy"] = 0.8 + 0.02 * static_cast<double>(seed);
-    write_run(tmp.path() / "results" / ("seed-" + std::to_string(seed)), r);
+    write_run(tmp.file("results/seed-" + std::to_string(seed)), r);
   }
   TableRequest request;
-  request.directories = {tmp.path() / "results"};
-  request.prices = tmp.path() / "prices.json";
+  request.directories = {tmp.file("results")};
+  request.prices = tmp.file("prices.json");
   const std::string md = make_table(request);
   INFO(md);
   // 0.82, 0.84: mean 0.83, half-width 12.706 x 0.01414 / 1.414 = 0.127.
@@ -745,22 +726,22 @@ TEST_CASE("make_table: directories to a table", "[table]") {
   CHECK_THAT(make_table(request), Contains(",commitment,"));
 
   // A duplicate seed under another argument.
-  write_run(tmp.path() / "again", result_json("cfg", 2));
-  request.directories.push_back(tmp.path() / "again");
+  write_run(tmp.file("again"), result_json("cfg", 2));
+  request.directories.push_back(tmp.file("again"));
   CHECK_THAT(error_of([&] { make_table(request); }).what(),
              Contains("again/result.json: /scenario/seed") && Contains("seed-2 too"));
   // The same directory twice is one run.
-  request.directories = {tmp.path() / "results", tmp.path() / "results" / "seed-1"};
+  request.directories = {tmp.file("results"), tmp.file("results/seed-1")};
   CHECK_NOTHROW(make_table(request));
 }
 
 TEST_CASE("make_table: every bad option", "[table][errors]") {
   TempDir tmp;
-  write_text(tmp.path() / "prices.json", ROUND_PRICE_FILE);
-  write_run(tmp.path() / "run", result_json("cfg", 1));
+  write_text(tmp.file("prices.json"), ROUND_PRICE_FILE);
+  write_run(tmp.file("run"), result_json("cfg", 1));
   TableRequest good;
-  good.directories = {tmp.path() / "run"};
-  good.prices = tmp.path() / "prices.json";
+  good.directories = {tmp.file("run")};
+  good.prices = tmp.file("prices.json");
 
   TableRequest r = good;
   r.format = "html";
@@ -784,7 +765,7 @@ TEST_CASE("make_table: every bad option", "[table][errors]") {
   CHECK(option_error(r) == "--plan: expected a plan of " + good.prices.string() +
                                " (commitment, per-second), found \"spot\"");
   r = good;
-  r.prices = tmp.path() / "gone.json";
+  r.prices = tmp.file("gone.json");
   r.prices_is_default = true;
   CHECK_THAT(option_error(r), Contains("--prices: expected a price file; the default, ") &&
                                   Contains("gone.json, is the price file of the source tree") &&
@@ -792,12 +773,12 @@ TEST_CASE("make_table: every bad option", "[table][errors]") {
   // A price file given by the user that is missing or bad: the cost model's own error.
   r.prices_is_default = false;
   CHECK_THAT(error_of([&] { make_table(r); }).what(), Contains("gone.json"));
-  write_text(tmp.path() / "bad.json", "{}");
-  r.prices = tmp.path() / "bad.json";
+  write_text(tmp.file("bad.json"), "{}");
+  r.prices = tmp.file("bad.json");
   CHECK_THAT(error_of([&] { make_table(r); }).what(), Contains("bad.json: /"));
   // A bad result directory.
   r = good;
-  write_text(tmp.path() / "run" / "timeseries.csv", "time,version\n");
+  write_text(tmp.file("run/timeseries.csv"), "time,version\n");
   CHECK_THAT(error_of([&] { make_table(r); }).what(),
              Contains("timeseries.csv:1:1: expected a header line with a 'test_accuracy' column"));
 }
