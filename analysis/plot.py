@@ -264,9 +264,25 @@ def mean_curve(runs, column):
     return times, mean, half
 
 
+def wrap_name(name, width=18):
+    """A long configuration name broken at the hyphen nearest its middle, so that horizontal
+    tick labels of neighbouring bars do not run into each other."""
+    if len(name) <= width or "-" not in name:
+        return name
+    cut = min((i for i, c in enumerate(name) if c == "-"), key=lambda i: abs(i - len(name) / 2))
+    return name[:cut + 1] + "\n" + name[cut + 1:]
+
+
 def failure_windows(configs):
-    """Every distinct failure window of the runs shown, (start, end, host), in time order."""
-    return sorted({w for runs in configs.values() for r in runs for w in r.windows})
+    """Every distinct failure window of the runs shown, (start, end, hosts), in time order. One
+    window struck different hosts in different runs (a chain's head moves, a replacement server
+    runs elsewhere): its hosts are listed together, so their labels do not overprint."""
+    hosts = {}
+    for runs in configs.values():
+        for r in runs:
+            for start, end, host in r.windows:
+                hosts.setdefault((start, end), set()).add(host)
+    return [(start, end, ", ".join(sorted(names))) for (start, end), names in sorted(hosts.items())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,8 +441,8 @@ def figure_utilisation(configs, title):
                         capsize=3, zorder=3)
     many = len(names) > 4
     ax.set_xticks(range(len(names)),
-                  [f"{n}{' ' if many else chr(10)}({len(configs[n])} seed"
-                   f"{'s' if len(configs[n]) > 1 else ''})" for n in names],
+                  [f"{n if many else wrap_name(n)}{' ' if many else chr(10)}({len(configs[n])} "
+                   f"seed{'s' if len(configs[n]) > 1 else ''})" for n in names],
                   rotation=30 if many else 0, ha="right" if many else "center",
                   rotation_mode="anchor", fontsize="small")
     ax.set_ylabel("share of worker time (fraction of the run)")
