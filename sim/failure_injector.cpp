@@ -120,43 +120,38 @@ void FailureInjector::finish(double end) {
     context_.recorder.down(host->get_name(), end - outage.since);
 }
 
-void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
-  sg4::Host* host = nullptr;
+sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
   switch (event.target) {
-    case FailureTarget::SERVER: {
+    case FailureTarget::SERVER:
+    case FailureTarget::SERVER_LINK: {
       ParameterServer* primary = context_.strategy->primary();
-      if (primary != nullptr) host = primary->host();
-      break;
+      return primary != nullptr ? primary->host() : nullptr;
     }
     case FailureTarget::REPLICA:
-      host = context_.strategy->replica_host(event.index);
-      break;
+      return context_.strategy->replica_host(event.index);
     case FailureTarget::WORKER:
-      host = context_.roles.workers[static_cast<std::size_t>(event.index)];
-      break;
+    case FailureTarget::WORKER_LINK:
+      return context_.roles.workers[static_cast<std::size_t>(event.index)];
     case FailureTarget::STORAGE:
-      host = context_.roles.storage;
-      break;
-    case FailureTarget::SERVER_LINK:
-    case FailureTarget::WORKER_LINK: {
-      ParameterServer* primary = context_.strategy->primary();
-      sg4::Host* owner = event.target == FailureTarget::WORKER_LINK
-                             ? context_.roles.workers[static_cast<std::size_t>(event.index)]
-                         : primary != nullptr ? primary->host()
-                                              : nullptr;
-      if (owner != nullptr) {
-        fail_link(owner, event.down_for, fmt::format("event {}", i));
-        return;
-      }
-      break;
-    }
+      return context_.roles.storage;
   }
+  return nullptr;
+}
+
+void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
+  sg4::Host* host = target_host(event);
   if (host == nullptr) {
     context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
                             {{"event", i}, {"reason", "no such process is up"}});
     return;
   }
-  fail_host(host, event.down_for, fmt::format("event {}", i));
+  const bool link =
+      event.target == FailureTarget::SERVER_LINK || event.target == FailureTarget::WORKER_LINK;
+  if (link) {
+    fail_link(host, event.down_for, fmt::format("event {}", i));
+  } else {
+    fail_host(host, event.down_for, fmt::format("event {}", i));
+  }
 }
 
 void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,

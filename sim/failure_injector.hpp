@@ -39,6 +39,9 @@ class FailureInjector {
  private:
   /// Fails the target of event `i` now.
   void fire(const FailureEvent& event, std::size_t i);
+  /// The host an event strikes now, or whose link it cuts: the primary's for server and
+  /// server_link, a worker's for worker and worker_link. Null when no such process is up.
+  simgrid::s4u::Host* target_host(const FailureEvent& event) const;
   /// Turns the network link of `host` off for `down_for` (nullopt: for good). No process dies
   /// and nobody is told: requests through it fail or time out until it is back.
   void fail_link(simgrid::s4u::Host* host, std::optional<double> down_for,
