@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -28,19 +26,6 @@ using sim::ScenarioError;
 namespace {
 
 constexpr std::int64_t COUNT_MAX = std::numeric_limits<std::int64_t>::max();
-
-std::string read_text(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    const bool exists = fs::exists(file, ec);
-    throw ScenarioError(file.string(), "", "a readable " + what,
-                        exists ? "a file that cannot be read" : "no such file");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The member `key` of the object `object` (which is at `at`), required.
 const json& member(const json& object, const JsonLocation& at, const std::string& key,
@@ -269,7 +254,7 @@ RunSummary load_run(const fs::path& directory) {
   RunSummary run;
   run.directory = directory;
   const fs::path result = directory / "result.json";
-  parse_result_json(read_text(result, "result.json"), result.string(), run);
+  parse_result_json(sim::read_input_file(result, "a readable result.json"), result.string(), run);
   const fs::path timeseries = directory / "timeseries.csv";
   std::error_code ec;
   if (!fs::exists(timeseries, ec)) {
@@ -279,7 +264,8 @@ RunSummary load_run(const fs::path& directory) {
         "be true)",
         "no such file");
   }
-  run.evaluations = parse_timeseries(read_text(timeseries, "timeseries.csv"), timeseries.string());
+  run.evaluations = parse_timeseries(sim::read_input_file(timeseries, "a readable timeseries.csv"),
+                                     timeseries.string());
   return run;
 }
 
