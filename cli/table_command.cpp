@@ -2,16 +2,13 @@
 // interval over seeds of each configuration's metrics (docs/tables.md). All the work is in
 // analysis/table.hpp; this file reads the options and writes the output atomically.
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/scenario_error.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
@@ -33,34 +30,6 @@ struct TableOptions {
   std::size_t max_failures = 3;
   bool per_run = false;
 };
-
-/// Writes `text` to `path` through a temporary file in the same directory and a rename, so
-/// `path` is either the old file or the whole new one. Throws std::runtime_error naming the path.
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const fs::path temp =
-      parent / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (out) out << text;
-    out.close();
-    if (!out) {
-      const int error = errno;
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw std::runtime_error(fmt::format("{}: cannot be written (its temporary file {}: {})",
-                                           path.string(), temp.string(), std::strerror(error)));
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw std::runtime_error(
-        fmt::format("{}: cannot be replaced ({})", path.string(), ec.message()));
-  }
-}
 
 int make_table(const TableOptions& o) {
   analysis::TableRequest request;
@@ -87,7 +56,7 @@ int make_table(const TableOptions& o) {
     return OK;
   }
   try {
-    write_atomically(o.output, table);
+    sim::write_atomically(o.output, table);
   } catch (const std::exception& e) {
     fmt::print(stderr, "failsim table: {}\n", e.what());
     return OUTPUT_FAILED;

@@ -1,14 +1,12 @@
 #include "sim/result_writer.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
+
+#include "sim/atomic_file.hpp"
 
 namespace failsim::sim {
 
@@ -107,22 +105,6 @@ nlohmann::json summary_json(const RunResult& r) {
   return s;
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temp =
-      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw std::runtime_error(
-          fmt::format("{}: cannot write: {}", temp.string(), std::strerror(errno)));
-    }
-  }
-  std::filesystem::rename(temp, path);
-}
 }  // namespace
 
 nlohmann::json result_json(const RunResult& r) {
