@@ -31,4 +31,7 @@ Command add_table_command(CLI::App& app);
 /// `failsim plot`: figures of result directories (runs analysis/plot.py with matplotlib).
 Command add_plot_command(CLI::App& app);
 
+/// `failsim sweep`: a sweep file's runs as parallel processes, resumable; runs.csv, table.md.
+Command add_sweep_command(CLI::App& app);
+
 }  // namespace failsim::cli

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   const std::vector<failsim::cli::Command> commands{
       failsim::cli::add_run_command(app),   failsim::cli::add_validate_command(app),
       failsim::cli::add_train_command(app), failsim::cli::add_plot_command(app),
-      failsim::cli::add_table_command(app),
+      failsim::cli::add_table_command(app), failsim::cli::add_sweep_command(app),
   };
 
   try {

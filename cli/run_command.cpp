@@ -10,9 +10,11 @@
 
 #include "cli/commands.hpp"
 #include "models/idx.hpp"
+#include "sim/json_input.hpp"
 #include "sim/result_writer.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sweep.hpp"
 
 namespace failsim::cli {
 
@@ -22,6 +24,7 @@ struct RunOptions {
   std::string output;
   std::string seed;  ///< empty: the scenario's
   bool quiet = false;
+  std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
 };
@@ -42,9 +45,26 @@ int run_scenario(const RunOptions& o) {
                o.seed);
     return BAD_INPUT;
   }
+  std::vector<sim::PointerSetting> settings;
+  for (const std::string& text : o.settings) {
+    const auto setting = sim::parse_pointer_setting(text);
+    if (!setting) {
+      fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n", text);
+      return BAD_INPUT;
+    }
+    settings.push_back(*setting);
+  }
   sim::Scenario scenario;
   try {
-    scenario = sim::load_scenario(o.scenario);
+    if (settings.empty()) {
+      scenario = sim::load_scenario(o.scenario);
+    } else {
+      // The substitution of sweep files (sim/sweep.hpp), on the scenario's JSON as written.
+      nlohmann::json doc = sim::parse_json_text(
+          sim::read_input_file(o.scenario, "a readable scenario file"), o.scenario);
+      for (const auto& setting : settings) sim::apply_setting(doc, setting, o.scenario);
+      scenario = sim::parse_scenario(doc, o.scenario);
+    }
     if (seed) scenario.seed = *seed;
   } catch (const sim::ScenarioError& e) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
@@ -108,6 +128,10 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--seed", options->seed,
                   "seed of the run instead of the scenario's (recorded in result.json)");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
+  sub->add_option("--set", options->settings,
+                  "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "
+                  "JSON if it parses as JSON, else a string); repeatable")
+      ->allow_extra_args(false);
   sub->add_option("--cfg", options->simgrid_cfg,
                   "SimGrid configuration, e.g. --cfg=network/model:CM02")
       ->allow_extra_args(false);

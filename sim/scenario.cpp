@@ -736,6 +736,8 @@ int ClusterConfig::num_servers() const {
   return kind == ClusterKind::STAR ? star.servers : static_cast<int>(platform.server_hosts.size());
 }
 
+bool is_valid_name(const std::string& name) { return valid_name(name); }
+
 std::string to_string(DatasetKind kind) { return spelling_of(kind, DATASET_KINDS); }
 std::string to_string(ModelKind kind) { return spelling_of(kind, MODEL_KINDS); }
 std::string to_string(ConsistencyMode mode) { return spelling_of(mode, CONSISTENCY_MODES); }

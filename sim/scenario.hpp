@@ -300,6 +300,10 @@ struct Scenario {
   bool operator==(const Scenario&) const = default;
 };
 
+/// Whether `name` is a valid scenario name: letters, digits, '.', '_' and '-', not starting
+/// with '.' or '-' (it names a directory). Sweep files name their points with the same rule.
+bool is_valid_name(const std::string& name);
+
 /// Reads and parses a scenario file. A missing or unreadable file, malformed JSON (with line and
 /// column), a duplicate key and every invalid field are ScenarioError; `path` as given is the
 /// file label of messages and relative paths inside resolve against its directory.

@@ -1,0 +1,207 @@
+// `failsim sweep SWEEP.json [-j N] [-o DIR] [-q] [--dry-run | --only INDEX | --collect]`: expand
+// a sweep file into runs, run them as parallel child processes, resume an interrupted sweep,
+// and write runs.csv and table.md (docs/sweeps.md). The format and its expansion are in
+// sim/sweep.hpp, the processes and the directory in cli/sweep_runner.hpp, the aggregate in
+// analysis/sweep_aggregate.hpp; this file reads the options and puts them in order.
+#include <fmt/core.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <optional>
+
+#include "analysis/sweep_aggregate.hpp"
+#include "analysis/table.hpp"
+#include "cli/commands.hpp"
+#include "cli/sweep_runner.hpp"
+#include "sim/sweep.hpp"
+
+#ifndef FAILSIM_DEFAULT_PRICES
+#error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
+#endif
+
+namespace failsim::cli {
+
+namespace {
+namespace fs = std::filesystem;
+
+struct SweepOptions {
+  std::string sweep;
+  std::string output;
+  std::size_t jobs = 0;  ///< 0: one per core
+  bool quiet = false;
+  bool dry_run = false;
+  std::optional<std::size_t> only;
+  bool collect = false;
+};
+
+std::size_t cores() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<std::size_t>(n) : 1;
+}
+
+/// Writes runs.csv and table.md; exit status 0 when every run has a result and none
+/// deadlocked, 1 otherwise, 2/3 when a result or the output cannot be read/written.
+int collect(const sim::SweepPlan& plan, const SweepDirectory& dir, bool quiet) {
+  analysis::SweepTally tally;
+  try {
+    tally = analysis::collect_sweep(plan, dir.root, FAILSIM_DEFAULT_PRICES);
+  } catch (const sim::ScenarioError& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return BAD_INPUT;
+  } catch (const analysis::TableOptionError& e) {
+    fmt::print(stderr, "failsim sweep: table.md: {}\n", e.what());
+    return OUTPUT_FAILED;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return OUTPUT_FAILED;
+  }
+  if (!quiet) {
+    fmt::print(stderr, "failsim sweep: {} of {} runs have results ({} deadlocked, {} missing): {}",
+               tally.complete, plan.runs.size(), tally.deadlocked, tally.missing,
+               (dir.root / "runs.csv").string());
+    if (tally.complete > 0) fmt::print(stderr, ", {}", (dir.root / "table.md").string());
+    fmt::print(stderr, "\n");
+  }
+  return tally.missing == 0 && tally.deadlocked == 0 ? OK : RUN_FAILED;
+}
+
+void print_plan(const sim::SweepPlan& plan, const SweepDirectory& dir) {
+  fmt::print("{}: {} points, {} runs, into {}\n", plan.name, plan.points.size(), plan.runs.size(),
+             dir.root.string());
+  for (const sim::SweepRun& run : plan.runs) {
+    const sim::SweepPoint& point = plan.points[run.point];
+    std::string values;
+    for (std::size_t i = 0; i < plan.paths.size(); ++i) {
+      values += fmt::format("  {}={}", plan.paths[i], sim::value_text(point.values[i]));
+    }
+    fmt::print("{:>5}  {}  seed {}  {}{}\n", run.index, point.id, run.seed, plan.bases[point.base],
+               values);
+  }
+}
+
+/// `--only INDEX`: one run, as an array task of a cluster would run it.
+int run_one(const sim::SweepPlan& plan, const SweepDirectory& dir, std::size_t index, bool quiet) {
+  const sim::SweepRun& run = plan.runs[index];
+  if (recover_run(dir, run)) {
+    if (!quiet)
+      fmt::print(stderr, "failsim sweep: run {} is already done: {}\n", index,
+                 dir.result_dir(run).string());
+    return OK;
+  }
+  std::error_code ec;
+  fs::create_directories(dir.result_dir(run).parent_path(), ec);
+  const std::vector<std::string> command = run_command(self_executable(), plan, dir, run);
+  const pid_t pid = start_run(command, dir.stderr_file(run));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("lost the run's process");
+  }
+  const RunOutcome outcome = finish_run(dir, run, status);
+  if (outcome.failed) {
+    fmt::print(stderr, "failsim sweep: run {} failed: {}\n  command: {}\n{}", index, outcome.status,
+               shell_quoted(command), outcome.stderr_tail);
+    return RUN_FAILED;
+  }
+  if (!quiet)
+    fmt::print(stderr, "failsim sweep: run {} done: {}\n", index, dir.result_dir(run).string());
+  return OK;
+}
+
+int run_sweep(const SweepOptions& o) {
+  if (o.collect + o.dry_run + o.only.has_value() > 1) {
+    fmt::print(stderr, "failsim sweep: expected at most one of --dry-run, --only and --collect\n");
+    return BAD_INPUT;
+  }
+  sim::SweepPlan plan;
+  std::string output;
+  try {
+    const sim::Sweep sweep = sim::load_sweep(o.sweep);
+    plan = sim::expand_sweep(sweep);
+    output = o.output.empty() ? sweep.output_directory : o.output;
+  } catch (const sim::ScenarioError& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return BAD_INPUT;
+  }
+  const SweepDirectory dir{output};
+  if (o.only && *o.only >= plan.runs.size()) {
+    fmt::print(stderr, "failsim sweep: --only: expected a run index in [0, {}], found {}\n",
+               plan.runs.size() - 1, *o.only);
+    return BAD_INPUT;
+  }
+  if (o.dry_run) {
+    print_plan(plan, dir);
+    return OK;
+  }
+
+  try {
+    if (o.collect) {
+      check_sweep_plan(plan, dir);
+      return collect(plan, dir, o.quiet);
+    }
+    prepare_sweep_directory(plan, dir);
+    if (o.only) return run_one(plan, dir, *o.only, o.quiet);
+
+    const DirectoryLock lock(dir.root);
+    std::vector<std::size_t> pending;
+    for (const sim::SweepRun& run : plan.runs) {
+      if (!recover_run(dir, run)) pending.push_back(run.index);
+    }
+    PoolOptions pool;
+    pool.jobs = o.jobs == 0 ? cores() : o.jobs;
+    pool.quiet = o.quiet;
+    pool.terminal = isatty(fileno(stderr)) != 0;
+    pool.total = plan.runs.size();
+    pool.done_before = plan.runs.size() - pending.size();
+    if (!o.quiet) {
+      fmt::print(stderr,
+                 "failsim sweep: {}: {} runs ({} points), {} done before, {} to run, {} "
+                 "at a time, into {}\n",
+                 plan.name, plan.runs.size(), plan.points.size(), pool.done_before, pending.size(),
+                 pool.jobs, dir.root.string());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t failed = run_pool(plan, dir, pending, pool);
+    if (!o.quiet && !pending.empty()) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      fmt::print(stderr, "failsim sweep: {} runs in {:.1f} s, {} failed\n", pending.size(), seconds,
+                 failed);
+    }
+    const int status = collect(plan, dir, o.quiet);
+    return status != OK ? status : failed > 0 ? RUN_FAILED : OK;
+  } catch (const DirectoryRefused& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return BAD_INPUT;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return OUTPUT_FAILED;
+  }
+}
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "sweep", "Run a sweep file's grid of scenarios and seeds as parallel processes, resumably");
+  sub->add_option("sweep", options->sweep, "sweep file (docs/sweeps.md)")->required();
+  sub->add_option("-o,--output", options->output,
+                  "output directory (default: the sweep's output.directory)");
+  sub->add_option("-j,--jobs", options->jobs, "runs at a time (default: one per core)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
+  sub->add_flag("--dry-run", options->dry_run,
+                "check the sweep and print its runs; write and run nothing");
+  sub->add_option("--only", options->only,
+                  "run only the run of this index (0-based, as in sweep.json), e.g. in an array "
+                  "task of a cluster scheduler; no aggregate");
+  sub->add_flag("--collect", options->collect,
+                "run nothing: write runs.csv and table.md from the results there are");
+  return {sub, [options] { return run_sweep(*options); }};
+}
+
+}  // namespace failsim::cli

@@ -1,0 +1,434 @@
+// End-to-end: `failsim sweep` and `failsim run --set` on real files: the example sweep, resuming
+// after SIGKILL (of the process group, then of the sweep alone), a failed run, the refusal of a
+// directory of another plan, --only and --collect, bad sweep files, and the shell-loop example
+// against its sweep file.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+using failsim::testing::TempDir;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+/// Runs `failsim ARGS` from the source directory (scenario paths are relative to it); the
+/// exact command line is in the test's output when a check fails.
+Outcome run_cli(const std::string& args, const TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args +
+                              " >'" + out + "' 2>'" + err + "'";
+  UNSCOPED_INFO("command: " << command);
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
+}
+
+/// Starts `failsim ARGS...` from the source directory as the leader of a new process group (so
+/// the test can kill the sweep with all its children), stderr to `err_file`.
+pid_t spawn(const std::vector<std::string>& args, const std::string& err_file) {
+  std::vector<std::string> words{FAILSIM_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (chdir(FAILSIM_SOURCE_DIR) != 0) _exit(126);
+    if (freopen(err_file.c_str(), "w", stderr) == nullptr) _exit(126);
+    if (freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also from the parent, so a kill right after fork finds the group
+  return pid;
+}
+
+/// The complete result directories of a sweep directory: runs/<point>/seed-<k> with result.json.
+std::vector<fs::path> complete_runs(const fs::path& sweep_dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(sweep_dir / "runs", ec)) return out;
+  for (const auto& point : fs::directory_iterator(sweep_dir / "runs")) {
+    for (const auto& run : fs::directory_iterator(point.path())) {
+      const std::string name = run.path().filename().string();
+      if (name.rfind("seed-", 0) == 0 && fs::exists(run.path() / "result.json")) {
+        out.push_back(run.path());
+      }
+    }
+  }
+  return out;
+}
+
+/// Waits (at most `seconds`) until `done()`; returns whether it happened.
+template <class F>
+bool wait_until(F done, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+/// Every file and directory under `root` whose name starts with '.': temporaries.
+std::vector<std::string> hidden_entries(const fs::path& root) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().filename().string().front() == '.') out.push_back(e.path().string());
+  }
+  return out;
+}
+
+/// Identity of a file: inode and modification time (unchanged if the run was not redone).
+std::pair<ino_t, std::int64_t> identity(const fs::path& file) {
+  struct stat st {};
+  REQUIRE(stat(file.c_str(), &st) == 0);
+  return {st.st_ino,
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+/// A small sweep of the quickstart scenario written into `dir`: `values` of the batch size,
+/// seeds 1 and 2.
+std::string quick_sweep(const TempDir& dir, const std::string& name, const std::string& values) {
+  const std::string file = dir.file(name + ".json");
+  write(file, R"({"name": ")" + name + R"(",
+    "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json"],
+    "seeds": [1, 2],
+    "vary": [{"path": "/optimizer/batch_size", "values": )" +
+                  values + "}]}");
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "failsim sweep: the quickstart example, killed by SIGKILL and restarted, skips completed "
+    "runs and ends byte for byte as an uninterrupted sweep",
+    "[cli][sweep]") {
+  TempDir dir;
+  const std::string sweep = "scenarios/sweeps/quickstart.json";
+  const fs::path ref = dir.file("ref"), resumed = dir.file("resumed");
+
+  // The uninterrupted sweep: the example as the docs show it.
+  const auto r = run_cli("sweep " + sweep + " -j 2 -o '" + ref.string() + "'", dir);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.err, Catch::Contains("18 runs (6 points), 0 done before, 18 to run, 2 at a time"));
+  CHECK(complete_runs(ref).size() == 18);
+  CHECK(count_lines(read_file(ref / "runs.csv")) == 1 + 18);
+  const std::string table = read_file(ref / "table.md");
+  CHECK_THAT(table, Catch::Contains("| quickstart\\_lr-0.05\\_count-3 | 3 |"));
+  CHECK(count_lines(table.substr(0, table.find("\n\n") + 1)) == 2 + 6);  // header, rule, 6 points
+  CHECK(hidden_entries(ref).empty());
+
+  // 1. Kill the sweep and its children (the process group) once some runs are done.
+  const std::vector<std::string> args{"sweep", sweep, "-j", "2", "-o", resumed.string()};
+  pid_t pid = spawn(args, dir.file("err1.txt"));
+  REQUIRE(wait_until([&] { return complete_runs(resumed).size() >= 4; }, 60));
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  const std::vector<fs::path> first = complete_runs(resumed);
+  INFO(first.size() << " runs were complete at the first kill");
+  REQUIRE(first.size() < 18);
+  // No partial or corrupt file where a reader looks: every visible run directory is complete,
+  // the plan and the point scenarios are whole JSON.
+  for (const auto& run : first) {
+    for (const char* file : {"result.json", "timeseries.csv", "events.csv"}) {
+      CHECK(fs::exists(run / file));
+    }
+    CHECK_NOTHROW(json::parse(read_file(run / "result.json")));
+  }
+  CHECK_NOTHROW(json::parse(read_file(resumed / "sweep.json")));
+  for (const auto& s : fs::directory_iterator(resumed / "scenarios")) {
+    if (s.path().filename().string().front() != '.') CHECK_NOTHROW(json::parse(read_file(s)));
+  }
+  std::map<fs::path, std::pair<ino_t, std::int64_t>> before;
+  for (const auto& run : first) before[run] = identity(run / "result.json");
+
+  // 2. Start again and kill the sweep alone: its children die with it (no orphan keeps writing).
+  pid = spawn(args, dir.file("err2.txt"));
+  REQUIRE(wait_until([&] { return complete_runs(resumed).size() >= first.size() + 2; }, 60));
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  CHECK(wait_until([&] { return kill(-pid, 0) != 0; }, 10));  // the whole group is gone
+  CHECK_THAT(read_file(dir.file("err2.txt")),
+             Catch::Contains(std::to_string(first.size()) + " done before"));
+
+  // 3. Start again and let it finish.
+  const auto last = run_cli("sweep " + sweep + " -j 2 -o '" + resumed.string() + "'", dir);
+  REQUIRE(last.status == 0);
+  CHECK(complete_runs(resumed).size() == 18);
+  for (const auto& [run, id] : before) {
+    INFO(run);
+    CHECK(identity(run / "result.json") == id);  // not redone
+  }
+  for (const char* file : {"runs.csv", "table.md", "sweep.json"}) {
+    INFO(file);
+    CHECK(read_file(resumed / file) == read_file(ref / file));
+  }
+  CHECK(hidden_entries(resumed).empty());
+
+  // Started once more, it has nothing to do, and writes the same aggregate.
+  const auto again = run_cli("sweep " + sweep + " -o '" + resumed.string() + "'", dir);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.err, Catch::Contains("18 done before, 0 to run"));
+  CHECK(read_file(resumed / "runs.csv") == read_file(ref / "runs.csv"));
+}
+
+TEST_CASE(
+    "failsim sweep: a failed run is reported with its command line, the others go on, "
+    "exit 1",
+    "[cli][sweep]") {
+  TempDir dir;
+  // A batch larger than a worker's shard (4000 samples / 2 workers) passes validation and fails
+  // when the run loads the data: exit status 2 of that run.
+  const std::string file = quick_sweep(dir, "fails", "[32, 3000]");
+  const fs::path out = dir.file("out");
+  const auto r = run_cli("sweep '" + file + "' -j 2 -q -o '" + out.string() + "'", dir);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("failsim sweep: run 2 (quickstart_batch_size-3000 seed 1) "
+                                    "failed: exit status 2") &&
+                        Catch::Contains("command: " FAILSIM_BINARY " run ") &&
+                        Catch::Contains("scenarios/quickstart_batch_size-3000.json --seed 1 -o ") &&
+                        Catch::Contains("  | failsim run: ") &&
+                        Catch::Contains("run 3 (quickstart_batch_size-3000 seed 2) failed"));
+  CHECK(complete_runs(out).size() == 2);
+  const std::string csv = read_file(out / "runs.csv");
+  CHECK_THAT(
+      csv, Catch::Contains("\n2,quickstart_batch_size-3000,") && Catch::Contains(",2,missing,,,"));
+  CHECK_THAT(read_file(out / "table.md"), Catch::Contains("quickstart\\_batch\\_size-32"));
+  CHECK(hidden_entries(out).empty());
+
+  // Started again: the complete runs are kept, the failed ones are tried again.
+  const auto again = run_cli("sweep '" + file + "' -j 2 -o '" + out.string() + "'", dir);
+  CHECK(again.status == 1);
+  CHECK_THAT(again.err, Catch::Contains("2 done before, 2 to run"));
+  CHECK(read_file(out / "runs.csv") == csv);
+}
+
+TEST_CASE("failsim sweep refuses a directory of another plan, or one another sweep runs in",
+          "[cli][sweep]") {
+  TempDir dir;
+  const std::string file = quick_sweep(dir, "plan", "[32]");
+  const fs::path out = dir.file("out");
+  REQUIRE(run_cli("sweep '" + file + "' -q -o '" + out.string() + "'", dir).status == 0);
+  const std::string plan = read_file(out / "sweep.json");
+  const std::string csv = read_file(out / "runs.csv");
+
+  // The sweep file edited: another plan.
+  quick_sweep(dir, "plan", "[32, 64]");
+  const auto r = run_cli("sweep '" + file + "' -o '" + out.string() + "'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(out.string() + "/sweep.json: expected the plan of this sweep "
+                                                   "file (4 runs), found 1 points there, 2 here") &&
+                        Catch::Contains("another output directory (-o DIR), or delete"));
+  CHECK(read_file(out / "sweep.json") == plan);
+  CHECK(read_file(out / "runs.csv") == csv);
+  CHECK_FALSE(fs::exists(out / "scenarios" / "quickstart_batch_size-64.json"));
+  CHECK(run_cli("sweep '" + file + "' --collect -o '" + out.string() + "'", dir).status == 2);
+
+  // runs/ without a plan: results of an unknown plan.
+  fs::remove(out / "sweep.json");
+  const auto orphan = run_cli("sweep '" + file + "' -o '" + out.string() + "'", dir);
+  CHECK(orphan.status == 2);
+  CHECK_THAT(orphan.err, Catch::Contains("found runs/ without one"));
+  CHECK_FALSE(fs::exists(out / "sweep.json"));
+
+  // Two sweeps into one directory at once: the second is refused while the first runs.
+  const std::string slow = quick_sweep(dir, "slow", "[16, 32, 64, 128]");
+  const fs::path busy = dir.file("busy");
+  const pid_t pid =
+      spawn({"sweep", slow, "-j", "1", "-q", "-o", busy.string()}, dir.file("err-first.txt"));
+  REQUIRE(wait_until([&] { return !complete_runs(busy).empty(); }, 60));
+  const auto second = run_cli("sweep '" + slow + "' -o '" + busy.string() + "'", dir);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(second.status == 2);
+  CHECK_THAT(second.err, Catch::Contains("found another failsim sweep at work there"));
+}
+
+TEST_CASE(
+    "failsim sweep --only runs one run as an array task would; --collect writes the "
+    "aggregate of the runs there are",
+    "[cli][sweep]") {
+  TempDir dir;
+  const std::string file = quick_sweep(dir, "tasks", "[32, 64]");
+  const fs::path full = dir.file("full"), tasks = dir.file("tasks");
+  REQUIRE(run_cli("sweep '" + file + "' -q -o '" + full.string() + "'", dir).status == 0);
+
+  const auto only = [&](int index) {
+    return run_cli(
+        "sweep '" + file + "' --only " + std::to_string(index) + " -o '" + tasks.string() + "'",
+        dir);
+  };
+  REQUIRE(only(2).status == 0);
+  CHECK(complete_runs(tasks).size() == 1);
+  CHECK_FALSE(fs::exists(tasks / "runs.csv"));  // --only writes no aggregate
+  const auto partial = run_cli("sweep '" + file + "' --collect -o '" + tasks.string() + "'", dir);
+  CHECK(partial.status == 1);  // runs are missing
+  CHECK_THAT(partial.err, Catch::Contains("1 of 4 runs have results (0 deadlocked, 3 missing)"));
+  CHECK(count_lines(read_file(tasks / "runs.csv")) == 5);
+  for (int i : {0, 1, 3}) REQUIRE(only(i).status == 0);
+  CHECK_THAT(only(1).err, Catch::Contains("run 1 is already done"));
+  REQUIRE(run_cli("sweep '" + file + "' --collect -o '" + tasks.string() + "'", dir).status == 0);
+  for (const char* f : {"runs.csv", "table.md", "sweep.json"}) {
+    INFO(f);
+    CHECK(read_file(tasks / f) == read_file(full / f));
+  }
+  CHECK(hidden_entries(tasks).empty());
+
+  const auto out_of_range = only(4);
+  CHECK(out_of_range.status == 2);
+  CHECK_THAT(out_of_range.err, Catch::Contains("--only: expected a run index in [0, 3], found 4"));
+  const auto both = run_cli("sweep '" + file + "' --only 1 --collect -o x", dir);
+  CHECK(both.status == 2);
+  CHECK_THAT(both.err, Catch::Contains("at most one of --dry-run, --only and --collect"));
+}
+
+TEST_CASE(
+    "failsim sweep: a bad sweep file or point is exit 2 and writes nothing; --dry-run "
+    "lists the runs",
+    "[cli][sweep]") {
+  TempDir dir;
+  const fs::path out = dir.file("out");
+  const std::string bad = quick_sweep(dir, "bad", "[32, 0]");
+  const auto r = run_cli("sweep '" + bad + "' -o '" + out.string() + "'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("failsim sweep: " + bad +
+                                    ": /vary/0: expected values that "
+                                    "make a valid scenario") &&
+                        Catch::Contains("point 1 (") &&
+                        Catch::Contains("/optimizer/batch_size: expected an integer >= 1"));
+  CHECK_FALSE(fs::exists(out));
+
+  const auto missing = run_cli("sweep '" + dir.file("nope.json") + "'", dir);
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope.json: expected a readable sweep file"));
+
+  const auto dry =
+      run_cli("sweep scenarios/sweeps/failure-time.json --dry-run -o '" + out.string() + "'", dir);
+  CHECK(dry.status == 0);
+  CHECK_THAT(dry.out,
+             Catch::StartsWith("failure-time: 30 points, 150 runs, into " + out.string()) &&
+                 Catch::Contains("\n  149  paper-stateless-1kill_at-190s  seed 5  "
+                                 "../paper/stateless-1kill.json  "
+                                 "/failures/events/0/at=190s\n"));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("failsim run --set changes a field as a sweep does; a bad one is exit 2",
+          "[cli][sweep]") {
+  TempDir dir;
+  const fs::path out = dir.file("out");
+  const auto r = run_cli(
+      "run scenarios/examples/server-kill-checkpoint.json -q --set /failures/events/0/at=1s "
+      "--set /name=moved --set '/optimizer={\"learning_rate\": 0.1}' -o '" +
+          out.string() + "'",
+      dir);
+  REQUIRE(r.status == 0);
+  const json result = json::parse(read_file(out / "result.json"));
+  CHECK(result["scenario"]["name"] == "moved");
+  CHECK(result["scenario"]["failures"]["events"][0]["at"] == 1.0);
+  CHECK(result["scenario"]["optimizer"]["learning_rate"] == 0.1);
+  CHECK(result["scenario"]["optimizer"]["batch_size"] == 32);  // the object replaced: default
+
+  const fs::path none = dir.file("none");
+  const auto bad = [&](const std::string& set) {
+    return run_cli(
+        "run scenarios/examples/quickstart.json --set " + set + " -o '" + none.string() + "'", dir);
+  };
+  const auto parent = bad("/failures/events/0/at=1s");
+  CHECK(parent.status == 2);
+  CHECK_THAT(parent.err, Catch::Contains("quickstart.json: /failures/events/0/at: expected a "
+                                         "field of the scenario whose parent exists (--set "
+                                         "POINTER=VALUE), found the top level has no member "
+                                         "'failures'"));
+  const auto typo = bad("/optimizer/lerning_rate=0.1");
+  CHECK(typo.status == 2);
+  CHECK_THAT(typo.err, Catch::Contains("did you mean 'learning_rate'?"));
+  const auto syntax = bad("optimizer=1");
+  CHECK(syntax.status == 2);
+  CHECK_THAT(syntax.err, Catch::Contains("\"optimizer\" (no leading '/')"));
+  const auto no_value = bad("/optimizer");
+  CHECK(no_value.status == 2);
+  CHECK_THAT(no_value.err, Catch::Contains("--set: expected POINTER=VALUE, found /optimizer"));
+  CHECK_FALSE(fs::exists(none));
+}
+
+TEST_CASE("scenarios/sweeps/failure-time.sh runs exactly the runs of failure-time.json",
+          "[cli][sweep]") {
+  TempDir dir;
+  // A stand-in failsim that logs its command lines: the script's loop is checked, not the runs.
+  const std::string stub = dir.file("failsim-stub"), log = dir.file("log.txt");
+  write(stub, "#!/bin/sh\necho \"$*\" >> '" + log + "'\n");
+  fs::permissions(stub, fs::perms::owner_all);
+  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && FAILSIM='" + stub +
+                              "' bash scenarios/sweeps/failure-time.sh '" + dir.file("out") + "'";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::set<std::string> script_runs;
+  std::istringstream lines(read_file(log));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("run ", 0) != 0) continue;
+    const std::size_t name = line.find("--set /name=") + 12;
+    const std::size_t seed = line.find("--seed ") + 7;
+    script_runs.insert(line.substr(name, line.find(' ', name) - name) + " seed " +
+                       line.substr(seed, line.find(' ', seed) - seed));
+  }
+  CHECK_THAT(read_file(log), Catch::Contains("table "));
+
+  const auto dry = run_cli("sweep scenarios/sweeps/failure-time.json --dry-run", dir);
+  REQUIRE(dry.status == 0);
+  std::set<std::string> sweep_runs;
+  std::istringstream plan(dry.out);
+  std::string header;
+  std::getline(plan, header);
+  for (std::string line; std::getline(plan, line);) {
+    std::istringstream words(line);
+    std::string index, id, seed_word, seed;
+    words >> index >> id >> seed_word >> seed;
+    sweep_runs.insert(id + " seed " + seed);
+  }
+  CHECK(sweep_runs.size() == 150);
+  CHECK(script_runs == sweep_runs);
+}
