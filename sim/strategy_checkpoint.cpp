@@ -30,6 +30,7 @@ class Checkpointing final : public Strategy {
     current_ = start_server(context_.roles.servers.front(),
                             ServerState{context_.math.initial_snapshot(), nullptr});
     context_.coordinator.set_initial_primary(current_);
+    holder_ = current_;
   }
 
   void run_server(ParameterServer& server) override {
@@ -54,6 +55,7 @@ class Checkpointing final : public Strategy {
                              {"updates_lost", lost},
                              {"found", reply->checkpoint.has_value()}});
     server.restore(state);
+    holder_ = &server;
     context_.coordinator.set_primary(&server);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
@@ -88,8 +90,12 @@ class Checkpointing final : public Strategy {
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
-    lost_version_ = dead.version();
-    lost_gradients_ = dead.gradients();
+    // A replacement killed while still loading held nothing yet: the next load's loss still
+    // counts from the server that died holding the training state.
+    if (&dead == holder_) {
+      lost_version_ = dead.version();
+      lost_gradients_ = dead.gradients();
+    }
     restart_later(
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {
@@ -105,6 +111,8 @@ class Checkpointing final : public Strategy {
   CheckpointStorage storage_;
   ParameterServer* current_ = nullptr;
   double last_checkpoint_ = 0.0;
+  // The last server that had the training state (the first, or one that finished its load).
+  const ParameterServer* holder_ = nullptr;
   // The dead server's version and gradient count: what a rollback loses from.
   std::int64_t lost_version_ = 0;
   std::int64_t lost_gradients_ = 0;

@@ -136,6 +136,31 @@ TEST_CASE("a rollback of sync updates undoes every gradient they held", "[failur
   CHECK(gradients(run)["applied"].get<int>() == 2 * run.result["summary"]["updates"].get<int>());
 }
 
+TEST_CASE("a replacement killed while loading the checkpoint loses nothing more", "[failures]") {
+  json s = base_scenario();
+  // A 1 MB state read at 1 MB/s: the load takes 1 s, long enough to be struck.
+  s["timing"]["param_bytes"] = "1MB";
+  s["cluster"]["storage"] = {{"disk_read", "1MBps"}};
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
+  // Killed after update 25 (about 0.3 s), restarted 300 ms later, killed again at 1 s while it
+  // reads the checkpoint, restarted at 1.3 s: the third server loads version 20.
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}},
+                             {{"target", "server"}, {"at", "1s"}}};
+  const auto run = run_isolated(s.dump());
+
+  const auto failures = events_of(run, "failure");
+  REQUIRE(failures.size() == 2);
+  CHECK(failures[1]["details"]["process"] == "server-1");
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["subject"] == "server-2");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 5);
+  // Only the first server held updates to lose: 25 - 20, counted once.
+  CHECK(run.result["summary"]["updates_rolled_back"] == 5);
+  CHECK(gradients(run)["rolled_back"] == 5);
+}
+
 TEST_CASE("checkpointing: the outage idles the workers, training then goes on", "[failures]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;
