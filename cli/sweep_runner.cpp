@@ -44,7 +44,8 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-/// Why two plans differ, in a few words, for the refusal message.
+/// What the existing plan is and how it differs from this one, for the refusal message: "another
+/// plan (point 3 is ... there, ... here)", or what the file is when it is no plan of this sweep.
 std::string plan_difference(const json& fresh, const json& existing) {
   if (!existing.is_object() || existing.value("format", "") != "failsim-sweep-plan") {
     return "a file that is not a failsim sweep plan";
@@ -52,29 +53,33 @@ std::string plan_difference(const json& fresh, const json& existing) {
   if (existing.value("name", "") != fresh["name"].get<std::string>()) {
     return fmt::format("the plan of sweep \"{}\"", existing.value("name", ""));
   }
+  const auto another = [](const std::string& how) { return "another plan (" + how + ")"; };
   const json& a = fresh["points"];
   const json* b = existing.contains("points") ? &existing["points"] : nullptr;
-  if (b == nullptr || !b->is_array()) return "a plan without points";
+  if (b == nullptr || !b->is_array()) return another("no points");
   for (std::size_t i = 0; i < std::min(a.size(), b->size()); ++i) {
     const json& p = (*b)[i];
     if (p.value("id", "") != a[i]["id"].get<std::string>()) {
-      return fmt::format("point {} is \"{}\" there, \"{}\" here", i, p.value("id", ""),
-                         a[i]["id"].get<std::string>());
+      return another(fmt::format("point {} is \"{}\" there, \"{}\" here", i, p.value("id", ""),
+                                 a[i]["id"].get<std::string>()));
     }
     if (!p.contains("scenario") || p["scenario"] != a[i]["scenario"]) {
-      return fmt::format(
-          "the scenario of point {} (\"{}\") differs: was its base scenario, {}, "
-          "edited?",
-          i, a[i]["id"].get<std::string>(), a[i]["base"].get<std::string>());
+      return another(
+          fmt::format("the scenario of point {} (\"{}\") differs: was its base "
+                      "scenario, {}, edited?",
+                      i, a[i]["id"].get<std::string>(), a[i]["base"].get<std::string>()));
     }
   }
-  if (a.size() != b->size()) return fmt::format("{} points there, {} here", b->size(), a.size());
+  if (a.size() != b->size()) {
+    return another(
+        fmt::format("{} point{} there, {} here", b->size(), b->size() == 1 ? "" : "s", a.size()));
+  }
   const json* runs = existing.contains("runs") ? &existing["runs"] : nullptr;
   if (runs == nullptr || !runs->is_array() || runs->size() != fresh["runs"].size()) {
-    return fmt::format("{} runs there, {} here", runs && runs->is_array() ? runs->size() : 0,
-                       fresh["runs"].size());
+    return another(fmt::format("{} runs there, {} here",
+                               runs && runs->is_array() ? runs->size() : 0, fresh["runs"].size()));
   }
-  return "different seeds or paths";
+  return another("other seeds or paths");
 }
 
 std::string minutes(double seconds) {

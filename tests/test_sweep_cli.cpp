@@ -259,13 +259,29 @@ TEST_CASE("failsim sweep refuses a directory of another plan, or one another swe
   quick_sweep(dir, "plan", "[32, 64]");
   const auto r = run_cli("sweep '" + file + "' -o '" + out.string() + "'", dir);
   CHECK(r.status == 2);
-  CHECK_THAT(r.err, Catch::Contains(out.string() + "/sweep.json: expected the plan of this sweep "
-                                                   "file (4 runs), found 1 points there, 2 here") &&
+  CHECK_THAT(r.err, Catch::Contains(out.string() +
+                                    "/sweep.json: expected the plan of this sweep "
+                                    "file (4 runs), found another plan (1 point there, 2 here)") &&
                         Catch::Contains("another output directory (-o DIR), or delete"));
   CHECK(read_file(out / "sweep.json") == plan);
   CHECK(read_file(out / "runs.csv") == csv);
   CHECK_FALSE(fs::exists(out / "scenarios" / "quickstart_batch_size-64.json"));
   CHECK(run_cli("sweep '" + file + "' --collect -o '" + out.string() + "'", dir).status == 2);
+
+  // A base scenario edited: the plan holds each point's resolved scenario, so it differs too.
+  std::string base = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
+  write(dir.file("base.json"), base);
+  const std::string on_copy = dir.file("copy.json");
+  write(on_copy, R"({"name": "copy", "scenarios": ["base.json"]})");
+  const fs::path copy_out = dir.file("copy-out");
+  REQUIRE(run_cli("sweep '" + on_copy + "' -q -o '" + copy_out.string() + "'", dir).status == 0);
+  base.replace(base.find("\"2s\""), 4, "\"3s\"");
+  write(dir.file("base.json"), base);
+  const auto edited = run_cli("sweep '" + on_copy + "' -o '" + copy_out.string() + "'", dir);
+  CHECK(edited.status == 2);
+  CHECK_THAT(edited.err, Catch::Contains("found another plan (the scenario of point 0 "
+                                         "(\"quickstart\") differs: was its base scenario, "
+                                         "base.json, edited?)"));
 
   // runs/ without a plan: results of an unknown plan.
   fs::remove(out / "sweep.json");
@@ -341,6 +357,11 @@ TEST_CASE(
                         Catch::Contains("point 1 (") &&
                         Catch::Contains("/optimizer/batch_size: expected an integer >= 1"));
   CHECK_FALSE(fs::exists(out));
+
+  const auto help = run_cli("sweep --help", dir);
+  CHECK(help.status == 0);
+  CHECK_THAT(help.out, Catch::Contains("Usage") && Catch::Contains("--only") &&
+                           Catch::Contains("--collect") && Catch::Contains("--dry-run"));
 
   const auto missing = run_cli("sweep '" + dir.file("nope.json") + "'", dir);
   CHECK(missing.status == 2);
