@@ -91,57 +91,20 @@ void im2col_3x3(const float* in, Strides st, int channels, int n, int h, int w,
   }
 }
 
-/// The adjoint of im2col_3x3 for CNHW images: out(c, s, y, x) = the sum over the 9 rows
-/// (c, ky, kx) of cols at the column whose shifted pixel is (y, x). cols is
-/// [channels*9 x n*h*w]; image (c, s) of out starts at c*out_channel + s*h*w. Overwrites out.
-void col2im_3x3(const float* cols, int channels, int n, int h, int w, const float* edge_mask,
-                float* out, std::ptrdiff_t out_channel) {
-  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
-  const std::ptrdiff_t row_len = n * hw;
-  for (int c = 0; c < channels; ++c) {
-    for (int s = 0; s < n; ++s) {
-      // One image at a time, so its pixels stay in L1 while the 9 shifted images are added.
-      float* __restrict img = out + c * out_channel + s * hw;
-      std::fill(img, img + hw, 0.0f);
-      for (int ky = 0; ky < 3; ++ky) {
-        for (int kx = 0; kx < 3; ++kx) {
-          const TapShift t = tap_shift(ky, kx, h, w, edge_mask);
-          const float* __restrict src =
-              cols + (static_cast<std::ptrdiff_t>(c) * 9 + ky * 3 + kx) * row_len + s * hw;
-          const std::ptrdiff_t d = t.offset;
-          if (t.mask == nullptr) {
-            for (std::ptrdiff_t i = t.lo; i < t.hi; ++i) img[i + d] += src[i];
-          } else {
-            for (std::ptrdiff_t i = t.lo; i < t.hi; ++i) img[i + d] += src[i] * t.mask[i];
-          }
-        }
-      }
-    }
-  }
-}
-
-/// The sum of x[0, len) in an order fixed by len alone: 16 interleaved partial sums (which
-/// vectorise without reassociating anything), combined in order. Eigen's vectorised sum depends
-/// on the alignment of x, so two model instances would not give the same bits.
-float stable_sum(const float* x, std::ptrdiff_t len) {
-  constexpr int LANES = 16;
-  float acc[LANES] = {};
-  std::ptrdiff_t i = 0;
-  for (; i + LANES <= len; i += LANES) {
-    for (int l = 0; l < LANES; ++l) acc[l] += x[i + l];
-  }
-  for (int l = 0; l < LANES && i < len; ++l, ++i) acc[l] += x[i];
-  float total = 0.0f;
-  for (float a : acc) total += a;
-  return total;
-}
-
 /// out(c, s, p) = relu(max over the 2x2 window p of conv(c, s, .) + bias[c]). The bias is added
 /// after the max since max(a + b) = max(a) + b. conv is CNHW [channels x n*h*w]; out has the
 /// strides `ost` (h/2 x w/2 images). Branch-free so that it vectorises: on real data the
 /// winner of a window is unpredictable.
+///
+/// With WINNERS (training), `winners` (same strides as out) also receives, for each window, where
+/// its gradient goes in the backward pass: the winning pixel (y, x) as y * winner_stride + x, or
+/// -1 where the ReLU is off (no gradient at all). The winner is the first maximum in row-major
+/// window order (a b / c d), as PyTorch's. Recording it here is what lets the backward pass touch
+/// only the winners (a quarter of the pixels, fewer after the ReLU) instead of dense gradients
+/// that are three quarters zeros.
+template <bool WINNERS>
 void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n, int h, int w,
-                       float* out, Strides ost) {
+                       float* out, Strides ost, std::int32_t* winners, int winner_stride) {
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const int ph = h / 2;
   const int pw = w / 2;
@@ -149,110 +112,29 @@ void bias_relu_maxpool(const float* conv, const float* bias, int channels, int n
     const float b = bias[c];
     for (int s = 0; s < n; ++s) {
       const float* img = conv + (static_cast<std::ptrdiff_t>(c) * n + s) * hw;
-      float* o = out + c * ost.channel + s * ost.sample;
+      const std::ptrdiff_t o = c * ost.channel + s * ost.sample;
       for (int py = 0; py < ph; ++py) {
         const float* __restrict r0 = img + static_cast<std::ptrdiff_t>(2 * py) * w;
         const float* __restrict r1 = r0 + w;
-        float* __restrict orow = o + static_cast<std::ptrdiff_t>(py) * pw;
+        float* __restrict orow = out + o + static_cast<std::ptrdiff_t>(py) * pw;
+        std::int32_t* __restrict wrow = winners + o + static_cast<std::ptrdiff_t>(py) * pw;
         for (int px = 0; px < pw; ++px) {
-          const float m =
-              std::max(std::max(r0[2 * px], r0[2 * px + 1]), std::max(r1[2 * px], r1[2 * px + 1]));
+          const float top = std::max(r0[2 * px], r0[2 * px + 1]);  // the left one on a tie
+          const float bottom = std::max(r1[2 * px], r1[2 * px + 1]);
+          const float m = std::max(top, bottom);  // top on a tie
           orow[px] = std::max(m + b, 0.0f);
+          if constexpr (WINNERS) {
+            // Arithmetic on 0/1 flags rather than conditionals, which would not vectorise.
+            const std::int32_t down = bottom > top;
+            const std::int32_t right =
+                down * static_cast<std::int32_t>(r1[2 * px + 1] > r1[2 * px]) +
+                (1 - down) * static_cast<std::int32_t>(r0[2 * px + 1] > r0[2 * px]);
+            const std::int32_t on = m + b > 0.0f;
+            wrow[px] = on * ((2 * py + down) * winner_stride + 2 * px + right + 1) - 1;
+          }
         }
       }
     }
-  }
-}
-
-/// The adjoint of bias_relu_maxpool, from the same conv and bias (the winners are recomputed,
-/// not stored): dconv (CNHW, every element written) receives dout at each window's winner where
-/// the ReLU was on and 0 elsewhere; dbias[c] is set (or, if `accumulate`, incremented) by the
-/// sum of those gradients over channel c. `tmp` holds 3 * n*h*w/2 floats.
-///
-/// Written as three flat passes rather than one loop over windows because the one loop, with
-/// its stride-2 stores into two rows, does not vectorise and cost a third of a training step:
-/// (1) per row pair, the vertical winner of each column; (2) per window, the horizontal winner
-/// of the two column winners and the gradient routed to that column; (3) per row pair, the
-/// column's gradient routed to its vertical winner. The tournament keeps the first maximum in
-/// row-major window order (a b / c d), as PyTorch: a column's bottom wins only if strictly
-/// greater, the right column only if strictly greater or if equal with its top (b) against a
-/// left bottom (c), since b precedes c.
-///
-/// Every choice is arithmetic on 0/1 flags (x * 1 = x, x - x = 0 exactly), not a conditional:
-/// where a row is too short for the vector loop (W/2 = 14 < 16 lanes) the compiler's scalar code
-/// would otherwise branch, and on unpredictable winners that cost ten cycles per pixel.
-template <int FIXED_W>
-void maxpool_backward_w(const float* conv, const float* bias, const float* dout, Strides ost,
-                        int channels, int n, int h, int runtime_w, float* dconv, float* dbias,
-                        bool accumulate, float* tmp) {
-  const int w = FIXED_W > 0 ? FIXED_W : runtime_w;
-  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
-  const int ph = h / 2;
-  const int pw = w / 2;
-  const std::ptrdiff_t pairs = static_cast<std::ptrdiff_t>(n) * ph;  // row pairs per channel
-  const std::ptrdiff_t half = pairs * w;
-  const std::ptrdiff_t windows = static_cast<std::ptrdiff_t>(ph) * pw;  // per image
-  float* __restrict vmax = tmp;
-  float* __restrict vbot = tmp + half;
-  float* __restrict gcol = tmp + 2 * half;
-  for (int c = 0; c < channels; ++c) {
-    const float* img = conv + static_cast<std::ptrdiff_t>(c) * n * hw;
-    for (std::ptrdiff_t rp = 0; rp < pairs; ++rp) {
-      const float* __restrict r0 = img + rp * 2 * w;
-      const float* __restrict r1 = r0 + w;
-      float* __restrict vm = vmax + rp * w;
-      float* __restrict vb = vbot + rp * w;
-      for (int x = 0; x < w; ++x) {
-        vm[x] = std::max(r0[x], r1[x]);  // r0 on a tie
-        vb[x] = static_cast<float>(r1[x] > r0[x]);
-      }
-    }
-    const float b = bias[c];
-    for (int s = 0; s < n; ++s) {
-      const float* __restrict d = dout + c * ost.channel + s * ost.sample;
-      const float* __restrict vm = vmax + s * 2 * windows;
-      const float* __restrict vb = vbot + s * 2 * windows;
-      float* __restrict gc = gcol + s * 2 * windows;
-      for (std::ptrdiff_t k = 0; k < windows; ++k) {
-        const float left = vm[2 * k];
-        const float right = vm[2 * k + 1];
-        const float take_right = static_cast<float>(
-            (right > left) | ((right == left) & (vb[2 * k + 1] == 0.0f) & (vb[2 * k] != 0.0f)));
-        const float g = d[k] * static_cast<float>(std::max(left, right) + b > 0.0f);
-        gc[2 * k + 1] = g * take_right;
-        gc[2 * k] = g - gc[2 * k + 1];
-      }
-    }
-    float* dimg = dconv + static_cast<std::ptrdiff_t>(c) * n * hw;
-    for (std::ptrdiff_t rp = 0; rp < pairs; ++rp) {
-      float* __restrict d0 = dimg + rp * 2 * w;
-      float* __restrict d1 = d0 + w;
-      const float* __restrict vb = vbot + rp * w;
-      const float* __restrict gc = gcol + rp * w;
-      for (int x = 0; x < w; ++x) {
-        d1[x] = gc[x] * vb[x];
-        d0[x] = gc[x] - d1[x];
-      }
-    }
-    // Summed apart: a float reduction inside the loops above would keep them scalar (the
-    // compiler may not reassociate).
-    const float db = stable_sum(gcol, half);
-    dbias[c] = accumulate ? dbias[c] + db : db;
-  }
-}
-
-/// maxpool_backward_w with conv2's row width in the study (14 pixels, for 28 x 28 images) known
-/// at compile time: the row loops of passes (1) and (3) then compile to one masked vector per
-/// row instead of a vector loop plus a scalar tail. Measured on conv2 at n = 32: 231 -> 172 us
-/// per call. Not done for conv1's 28-pixel rows (no measurable gain), for the height (309 us:
-/// pass (2) gets unrolled badly) or for the forward pooling (no gain).
-void maxpool_backward(const float* conv, const float* bias, const float* dout, Strides ost,
-                      int channels, int n, int h, int w, float* dconv, float* dbias,
-                      bool accumulate, float* tmp) {
-  if (w == 14) {
-    maxpool_backward_w<14>(conv, bias, dout, ost, channels, n, h, w, dconv, dbias, accumulate, tmp);
-  } else {
-    maxpool_backward_w<0>(conv, bias, dout, ost, channels, n, h, w, dconv, dbias, accumulate, tmp);
   }
 }
 
@@ -373,6 +255,48 @@ void add_column_sums(const float* d, int n, int cols, float* db, bool accumulate
   }
 }
 
+/// Sums of scaled rows, the kernel of fc1's backward pass: for each output row r,
+/// out[r][0, len) (+)= the sum over e in [begin[r], begin[r+1]) of value[e] * src[index[e]][0,
+/// len), in that order (the same bits for the same inputs, wherever the buffers are), src rows `ld`
+/// floats apart. len is a multiple of the packet size. Columns go by blocks of BLOCK packets,
+/// held in registers while a row's terms are added; the blocks are the outer loop, so the block's
+/// columns of src stay in cache while every output row uses them.
+void sparse_row_sums(int rows, int len, const std::int32_t* begin, const std::int32_t* index,
+                     const float* value, const float* src, std::ptrdiff_t ld, float* out,
+                     std::ptrdiff_t ldo, bool accumulate) {
+  using Eigen::internal::padd;
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pmadd;
+  using Eigen::internal::pset1;
+  using Eigen::internal::pstoreu;
+  using Packet = Eigen::internal::packet_traits<float>::type;
+  constexpr int L = Eigen::internal::packet_traits<float>::size;
+  constexpr int BLOCK = 8;
+  auto block = [&](int r, int col, auto width) {
+    constexpr int W = decltype(width)::value;
+    Packet acc[W];
+    for (Packet& a : acc) a = pset1<Packet>(0.0f);
+    for (std::int32_t e = begin[r]; e < begin[r + 1]; ++e) {
+      const Packet v = pset1<Packet>(value[e]);
+      const float* s = src + index[e] * ld + col;
+      for (int u = 0; u < W; ++u) acc[u] = pmadd(v, ploadu<Packet>(s + u * L), acc[u]);
+    }
+    float* o = out + r * ldo + col;
+    for (int u = 0; u < W; ++u) {
+      pstoreu(o + u * L, accumulate ? padd(ploadu<Packet>(o + u * L), acc[u]) : acc[u]);
+    }
+  };
+  for (int col = 0; col < len; col += BLOCK * L) {
+    if (col + BLOCK * L <= len) {
+      for (int r = 0; r < rows; ++r) block(r, col, std::integral_constant<int, BLOCK>{});
+    } else {
+      for (int c = col; c < len; c += L) {
+        for (int r = 0; r < rows; ++r) block(r, c, std::integral_constant<int, 1>{});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Cnn::Cnn(float dropout, int channels, int height, int width, int classes)
@@ -467,16 +391,36 @@ void Cnn::reserve(int n) {
   logits_.resize(m * static_cast<std::size_t>(classes_));
   dhidden_.resize(m * HIDDEN);
   dflat_.resize(m * features);
-  dconv2_.resize(CONV2_FILTERS * m * q);
-  dcols2_.resize(CONV1_FILTERS * 9 * std::min(m, std::size_t{CONV2_GROUP}) * q);
-  dpool1_.resize(CONV1_FILTERS * m * q);
-  dconv1_.resize(CONV1_FILTERS * g1 * hw);
-  // maxpool_backward's: 3 x (row pairs x width) for a conv1 group or for conv2's whole chunk.
-  pool_tmp_.resize(std::max(3 * g1 * hw / 2, 3 * m * hw / 8));
+  unit_begin_.resize(HIDDEN + 1);
+  sample_begin_.resize(m + 1);
+  for (auto* list : {&unit_sample_, &sample_unit_}) list->resize(m * HIDDEN + 1);
+  for (auto* list : {&unit_value_, &sample_value_}) list->resize(m * HIDDEN + 1);
+  win1_.resize(CONV1_FILTERS * m * q);
+  win2_.resize(m * features);
+  const std::size_t padded1 = (static_cast<std::size_t>(height_) / 2 + 2) * (width_ / 2 + 2);
+  p1_.resize(padded1 * CONV1_FILTERS);
+  dp1_.resize(padded1 * CONV1_FILTERS);
+  xpad_.resize(static_cast<std::size_t>(channels_) * (height_ + 2) * (width_ + 2));
+  active_at_.resize(q + 1);
+  active_g_.resize(q + 1);
+  w2t_.resize(CONV2_FILTERS * 9 * CONV1_FILTERS);
+  dw2t_.resize(CONV2_FILTERS * 9 * CONV1_FILTERS);
+  dw1_.resize(static_cast<std::size_t>(CONV1_FILTERS) * channels_ * 9);
+  // Eigen's packing buffers, for every product of every chunk size up to n: its block sizes
+  // are not monotonic in the matrix sizes, and a later, smaller chunk must not allocate.
+  const Index f = static_cast<Index>(features), iq = static_cast<Index>(q);
+  for (Index k = capacity_ + 1; k <= n; ++k) {
+    if (k <= CONV2_GROUP) GemmBlocking(CONV2_FILTERS, k * iq, CONV1_FILTERS * 9, pack_a_, pack_b_);
+    GemmBlocking(HIDDEN, k, f, pack_a_, pack_b_);         // fc1
+    GemmBlocking(k, classes_, HIDDEN, pack_a_, pack_b_);  // fc2
+    GemmBlocking(classes_, HIDDEN, k, pack_a_, pack_b_);  // fc2's weight gradient
+    GemmBlocking(k, HIDDEN, classes_, pack_a_, pack_b_);  // dL/dhidden
+  }
   capacity_ = n;
 }
 
 void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
+  const bool training = rng != nullptr;
   const int h = height_, w = width_;
   const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
   const std::ptrdiff_t q = hw / 4;
@@ -490,8 +434,14 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
   for (int s0 = 0; s0 < n; s0 += CONV1_GROUP) {
     const int g = std::min(CONV1_GROUP, n - s0);
     conv1_group(params, x, s0, g);
-    bias_relu_maxpool(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, g, h, w,
-                      pool1_.data() + s0 * q, Strides{n * q, q});
+    const Strides st{n * q, q};
+    if (training) {
+      bias_relu_maxpool<true>(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, g, h, w,
+                              pool1_.data() + s0 * q, st, win1_.data() + s0 * q, w + 2);
+    } else {
+      bias_relu_maxpool<false>(conv1_.data(), params + layout_.conv1_b, CONV1_FILTERS, g, h, w,
+                               pool1_.data() + s0 * q, st, nullptr, 0);
+    }
   }
 
   // conv2: [32 x 144] * [144 x n*H*W/4] on the CNHW pool1, a group of samples at a time so the
@@ -505,8 +455,13 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
                              g * q, conv2_.data() + s0 * q, n * q, false, pack_a_, pack_b_);
   }
   // Pooling writes straight into the sample-major (c, h, w) flattening that fc1 reads.
-  bias_relu_maxpool(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
-                    flat_.data(), Strides{p, features});
+  if (training) {
+    bias_relu_maxpool<true>(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2, w / 2,
+                            flat_.data(), Strides{p, features}, win2_.data(), w / 2 + 2);
+  } else {
+    bias_relu_maxpool<false>(conv2_.data(), params + layout_.conv2_b, CONV2_FILTERS, n, h / 2,
+                             w / 2, flat_.data(), Strides{p, features}, nullptr, 0);
+  }
 
   // fc1 + ReLU + dropout. The product is taken transposed, hidden^T = W flat^T, and the bias,
   // ReLU and dropout pass transposes it back: Eigen then packs the 512 x F weight matrix as a
@@ -544,14 +499,6 @@ void Cnn::forward_chunk(const float* params, const float* x, int n, Rng* rng) {
 }
 
 void Cnn::backward_chunk(const float* params, const float* x, int n, float* grad, bool accumulate) {
-  const int h = height_, w = width_;
-  const std::ptrdiff_t hw = static_cast<std::ptrdiff_t>(h) * w;
-  const std::ptrdiff_t q = hw / 4;
-  const std::ptrdiff_t p = hw / 16;
-  const int features = CONV2_FILTERS * static_cast<int>(p);
-  const int k1 = channels_ * 9;
-  const int k2 = CONV1_FILTERS * 9;
-
   // fc2: dW = dlogits^T hidden, db = column sums, dhidden = dlogits W.
   const float* dlogits = logits_.data();
   gemm<ColMajor, RowMajor>(classes_, HIDDEN, n, dlogits, classes_, hidden_.data(), HIDDEN,
@@ -568,45 +515,198 @@ void Cnn::backward_chunk(const float* params, const float* x, int n, float* grad
   const std::ptrdiff_t units = static_cast<std::ptrdiff_t>(n) * HIDDEN;
   for (std::ptrdiff_t i = 0; i < units; ++i) dh[i] = hd[i] > 0.0f ? dh[i] * scale : 0.0f;
 
-  // fc1: dW = dhidden^T flat, db, dflat = dhidden W.
-  gemm<ColMajor, RowMajor>(HIDDEN, features, n, dh, HIDDEN, flat_.data(), features,
-                           grad + layout_.fc1_w, features, accumulate, pack_a_, pack_b_);
+  // fc1: dW = dhidden^T flat, db, dflat = dhidden W, over the nonzeros of dhidden only.
   add_column_sums(dh, n, HIDDEN, grad + layout_.fc1_b, accumulate);
-  gemm<RowMajor, RowMajor>(n, features, HIDDEN, dh, HIDDEN, params + layout_.fc1_w, features,
-                           dflat_.data(), features, false, pack_a_, pack_b_);
+  fc1_backward(params, n, grad, accumulate);
 
-  // pool2 and conv2: dW = dconv2 cols2^T, dcols2 = W^T dconv2, then back to pool1's layout.
-  maxpool_backward(conv2_.data(), params + layout_.conv2_b, dflat_.data(), Strides{p, features},
-                   CONV2_FILTERS, n, h / 2, w / 2, dconv2_.data(), grad + layout_.conv2_b,
-                   accumulate, pool_tmp_.data());
-  // By groups of samples, as in the forward pass: the group's im2col is rebuilt, and both it
-  // and dcols2 stay in L2 between the GEMMs and col2im.
-  for (int s0 = 0; s0 < n; s0 += CONV2_GROUP) {
-    const int g = std::min(CONV2_GROUP, n - s0);
-    im2col_3x3(pool1_.data() + s0 * q, Strides{n * q, q}, CONV1_FILTERS, g, h / 2, w / 2,
-               edge_mask2_.data(), cols2_.data());
-    gemm<RowMajor, ColMajor>(CONV2_FILTERS, k2, g * q, dconv2_.data() + s0 * q, n * q,
-                             cols2_.data(), g * q, grad + layout_.conv2_w, k2, accumulate || s0 > 0,
-                             pack_a_, pack_b_);
-    gemm<ColMajor, RowMajor>(k2, g * q, CONV2_FILTERS, params + layout_.conv2_w, k2,
-                             dconv2_.data() + s0 * q, n * q, dcols2_.data(), g * q, false, pack_a_,
-                             pack_b_);
-    col2im_3x3(dcols2_.data(), CONV1_FILTERS, g, h / 2, w / 2, edge_mask2_.data(),
-               dpool1_.data() + s0 * q, n * q);
+  conv_backward(params, x, n, grad, accumulate);
+}
+
+void Cnn::fc1_backward(const float* params, int n, float* grad, bool accumulate) {
+  const int features = CONV2_FILTERS * (height_ / 4) * (width_ / 4);
+  const float* dh = dhidden_.data();
+  // The nonzeros of dhidden [n x 512] listed twice, by unit (for dW) and by sample (for dflat),
+  // each list in increasing order of the other index. Branch-free: a unit is on at random.
+  std::int32_t* unit_begin = unit_begin_.data();
+  std::int32_t* sample_begin = sample_begin_.data();
+  unit_begin[0] = 0;
+  for (int j = 0; j < HIDDEN; ++j) {
+    std::int32_t count = unit_begin[j];
+    for (int i = 0; i < n; ++i) {
+      const float v = dh[i * HIDDEN + j];
+      unit_sample_[count] = i;
+      unit_value_[count] = v;
+      count += v != 0.0f;
+    }
+    unit_begin[j + 1] = count;
+  }
+  sample_begin[0] = 0;
+  for (int i = 0; i < n; ++i) {
+    std::int32_t count = sample_begin[i];
+    for (int j = 0; j < HIDDEN; ++j) {
+      const float v = dh[i * HIDDEN + j];
+      sample_unit_[count] = j;
+      sample_value_[count] = v;
+      count += v != 0.0f;
+    }
+    sample_begin[i + 1] = count;
+  }
+  // dW row j = the sum over the samples where unit j is on of dh[i][j] * flat row i; dflat row
+  // i = the sum over the units on in sample i of dh[i][j] * W row j. Measured against Eigen's
+  // dense products at a density of 0.4 (one core, n = 32, interleaved runs): -0.4 ms for dW,
+  // whose block of flat (16 KB) stays in L1, and -0.15 ms for dflat, whose block of W (256 KB)
+  // does not.
+  sparse_row_sums(HIDDEN, features, unit_begin, unit_sample_.data(), unit_value_.data(),
+                  flat_.data(), features, grad + layout_.fc1_w, features, accumulate);
+  sparse_row_sums(n, features, sample_begin, sample_unit_.data(), sample_value_.data(),
+                  params + layout_.fc1_w, features, dflat_.data(), features, false);
+}
+
+void Cnn::conv_backward(const float* params, const float* x, int n, float* grad, bool accumulate) {
+  using Eigen::internal::pload;
+  using Eigen::internal::pmadd;
+  using Eigen::internal::pset1;
+  using Eigen::internal::pstore;
+  using Packet = Eigen::internal::packet_traits<float>::type;
+  constexpr int L = Eigen::internal::packet_traits<float>::size;
+  constexpr int CI = CONV1_FILTERS;  // conv2's input channels: one channel-last pixel
+  constexpr int V = CI / L;          // packets per pixel
+  static_assert(CI % L == 0, "a channel-last pixel of pool1 is whole packets");
+  const int h = height_, w = width_, c_in = channels_;
+  const int h2 = h / 2, w2 = w / 2;
+  const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(h2) * w2;  // pixels of a pool1 image
+  const int p = (h / 4) * (w / 4);                                // windows of a pool2 image
+  const int features = CONV2_FILTERS * p;
+  const int pw1 = w + 2, pw2 = w2 + 2;  // widths of the zero-padded images
+  const std::ptrdiff_t padded_in = static_cast<std::ptrdiff_t>(h + 2) * pw1;
+
+  // conv2's weights channel-last, [32 x 9 taps x 16]: one packet row per (filter, tap).
+  float* w2t = w2t_.data();
+  for (int c = 0; c < CONV2_FILTERS; ++c) {
+    for (int ci = 0; ci < CI; ++ci) {
+      for (int t = 0; t < 9; ++t) {
+        w2t[(c * 9 + t) * CI + ci] = params[layout_.conv2_w + (c * CI + ci) * 9 + t];
+      }
+    }
+  }
+  std::fill(dw2t_.begin(), dw2t_.end(), 0.0f);
+  std::fill(dw1_.begin(), dw1_.end(), 0.0f);
+  float db1[CONV1_FILTERS] = {}, db2[CONV2_FILTERS] = {};
+  // Zero borders are the padding; the interiors are overwritten for every sample.
+  std::fill(p1_.begin(), p1_.end(), 0.0f);
+  std::fill(xpad_.begin(), xpad_.end(), 0.0f);
+  float* __restrict p1 = p1_.data();
+  float* __restrict dp1 = dp1_.data();
+  std::int32_t* __restrict at = active_at_.data();
+  float* __restrict ag = active_g_.data();
+
+  for (int s = 0; s < n; ++s) {
+    // pool1 of sample s, channel-last and zero-padded: conv2's 3x3 patch at a pixel is then
+    // 3 rows of 3 whole pixels, 16 channels each.
+    for (int ci = 0; ci < CI; ++ci) {
+      const float* src = pool1_.data() + ci * n * q + s * q;
+      for (int y = 0; y < h2; ++y) {
+        for (int xx = 0; xx < w2; ++xx) p1[((y + 1) * pw2 + xx + 1) * CI + ci] = src[y * w2 + xx];
+      }
+    }
+    std::fill(dp1_.begin(), dp1_.end(), 0.0f);
+
+    // pool2 and conv2, one filter at a time, over its windows whose ReLU is on: the gradient g
+    // reaches the winning pixel only, whose 3x3 patch gives dW += g * patch and whose inputs
+    // receive g * W. The patch's top-left corner in the padded pool1 is the recorded winner.
+    for (int c = 0; c < CONV2_FILTERS; ++c) {
+      const std::int32_t* win = win2_.data() + s * features + c * p;
+      const float* d = dflat_.data() + s * features + c * p;
+      int count = 0;
+      for (int k = 0; k < p; ++k) {  // branch-free compaction: a winner is on or off at random
+        at[count] = win[k];
+        ag[count] = d[k];
+        count += win[k] >= 0;
+      }
+      Packet acc[9][V];
+      for (auto& tap : acc) {
+        for (Packet& v : tap) v = pset1<Packet>(0.0f);
+      }
+      float gsum = 0.0f;
+      const float* wc = w2t + c * 9 * CI;
+      for (int e = 0; e < count; ++e) {
+        gsum += ag[e];
+        const Packet g = pset1<Packet>(ag[e]);
+        const float* src = p1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
+        float* dst = dp1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
+        for (int ky = 0; ky < 3; ++ky) {
+          for (int kx = 0; kx < 3; ++kx) {
+            const int t = ky * 3 + kx;
+            const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(ky * pw2 + kx) * CI;
+            for (int v = 0; v < V; ++v) {
+              acc[t][v] = pmadd(g, pload<Packet>(src + off + v * L), acc[t][v]);
+              pstore(dst + off + v * L, pmadd(g, pload<Packet>(wc + t * CI + v * L),
+                                              pload<Packet>(dst + off + v * L)));
+            }
+          }
+        }
+      }
+      float* dw = dw2t_.data() + c * 9 * CI;
+      for (int t = 0; t < 9; ++t) {
+        for (int v = 0; v < V; ++v) {
+          pstore(dw + t * CI + v * L,
+                 Eigen::internal::padd(pload<Packet>(dw + t * CI + v * L), acc[t][v]));
+        }
+      }
+      db2[c] += gsum;
+    }
+
+    // pool1 and conv1 for sample s: the same over conv1's windows, with the padded input image;
+    // no gradient with respect to the image.
+    for (int cin = 0; cin < c_in; ++cin) {
+      const float* src = x + (static_cast<std::ptrdiff_t>(s) * c_in + cin) * h * w;
+      float* dst = xpad_.data() + cin * padded_in;
+      for (int y = 0; y < h; ++y) std::copy_n(src + y * w, w, dst + (y + 1) * pw1 + 1);
+    }
+    for (int ci = 0; ci < CI; ++ci) {
+      const std::int32_t* win = win1_.data() + ci * n * q + s * q;
+      int count = 0;
+      for (int y = 0; y < h2; ++y) {
+        for (int xx = 0; xx < w2; ++xx) {
+          const std::int32_t k = y * w2 + xx;
+          at[count] = win[k];
+          ag[count] = dp1[((y + 1) * pw2 + xx + 1) * CI + ci];
+          count += win[k] >= 0;
+        }
+      }
+      for (int cin = 0; cin < c_in; ++cin) {
+        const float* img = xpad_.data() + cin * padded_in;
+        float acc[9] = {};
+        for (int e = 0; e < count; ++e) {
+          const float* patch = img + at[e];
+          for (int ky = 0; ky < 3; ++ky) {
+            for (int kx = 0; kx < 3; ++kx) {
+              acc[ky * 3 + kx] = std::fma(ag[e], patch[ky * pw1 + kx], acc[ky * 3 + kx]);
+            }
+          }
+        }
+        float* dw = dw1_.data() + (ci * c_in + cin) * 9;
+        for (int t = 0; t < 9; ++t) dw[t] += acc[t];
+      }
+      float gsum = 0.0f;
+      for (int e = 0; e < count; ++e) gsum += ag[e];
+      db1[ci] += gsum;
+    }
   }
 
-  // pool1 and conv1 by groups, recomputing the forward pass's conv1 (no gradient with respect
-  // to the image).
-  for (int s0 = 0; s0 < n; s0 += CONV1_GROUP) {
-    const int g = std::min(CONV1_GROUP, n - s0);
-    conv1_group(params, x, s0, g);
-    maxpool_backward(conv1_.data(), params + layout_.conv1_b, dpool1_.data() + s0 * q,
-                     Strides{n * q, q}, CONV1_FILTERS, g, h, w, dconv1_.data(),
-                     grad + layout_.conv1_b, accumulate || s0 > 0, pool_tmp_.data());
-    gemm<RowMajor, ColMajor>(CONV1_FILTERS, k1, g * hw, dconv1_.data(), g * hw, cols1_.data(),
-                             g * hw, grad + layout_.conv1_w, k1, accumulate || s0 > 0, pack_a_,
-                             pack_b_);
+  // Back to PyTorch's layouts.
+  auto put = [accumulate](float& out, float value) { out = accumulate ? out + value : value; };
+  for (int c = 0; c < CONV2_FILTERS; ++c) {
+    for (int ci = 0; ci < CI; ++ci) {
+      for (int t = 0; t < 9; ++t) {
+        put(grad[layout_.conv2_w + (c * CI + ci) * 9 + t], dw2t_[(c * 9 + t) * CI + ci]);
+      }
+    }
+    put(grad[layout_.conv2_b + c], db2[c]);
   }
+  const int k1 = c_in * 9;
+  for (int i = 0; i < CI * k1; ++i) put(grad[layout_.conv1_w + i], dw1_[i]);
+  for (int ci = 0; ci < CI; ++ci) put(grad[layout_.conv1_b + ci], db1[ci]);
 }
 
 void Cnn::conv1_group(const float* params, const float* x, int s0, int g) {

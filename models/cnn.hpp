@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "models/model.hpp"
+#include "models/scratch.hpp"
 
 namespace failsim::models {
 
@@ -99,6 +100,16 @@ class Cnn : public Model {
   /// The parameter gradients are written to grad when `accumulate` is false and added to it
   /// otherwise.
   void backward_chunk(const float* params, const float* x, int n, float* grad, bool accumulate);
+  /// fc1's weight gradient (written, or added when `accumulate`) and dL/dflat into dflat_, from
+  /// dL/dhidden in dhidden_: sums over its nonzeros only. Dropout and the ReLU leave about a
+  /// third of them, so this does a third of the two dense products' multiply-adds.
+  void fc1_backward(const float* params, int n, float* grad, bool accumulate);
+  /// The convolutional layers' backward pass, sample by sample, from dL/dflat in dflat_ and the
+  /// winners the training forward pass recorded: only the pixels that won their pooling window
+  /// with the ReLU on carry a gradient (at most a quarter), so both convolutions' weight
+  /// gradients and conv2's input gradient are sums over those pixels alone. Writes (or adds,
+  /// when `accumulate`) the conv1 and conv2 weight and bias gradients.
+  void conv_backward(const float* params, const float* x, int n, float* grad, bool accumulate);
   /// conv1 without bias for samples [s0, s0 + g) of x into conv1_ (and their im2col in cols1_).
   void conv1_group(const float* params, const float* x, int s0, int g);
   /// Grows the scratch buffers to hold n samples (never shrinks: steady state never allocates).
@@ -113,23 +124,34 @@ class Cnn : public Model {
   // produces and consumes without transposing.
   std::vector<float> edge_mask1_, edge_mask2_;  // edge_masks() of conv1's and conv2's inputs
   int capacity_ = 0;
-  std::vector<float> cols1_;            // [C*9 x CONV1_GROUP*H*W] im2col of the input
-  std::vector<float> conv1_;            // [16 x CONV1_GROUP*H*W] conv1 without bias (CNHW)
-  std::vector<float> pool1_;            // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
-  std::vector<float> cols2_;            // [144 x CONV2_GROUP*H*W/4] im2col of pool1
-  std::vector<float> conv2_;            // [32 x n*H*W/4] conv2 without bias (CNHW)
-  std::vector<float> flat_;             // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
-  std::vector<float> hidden_t_;         // [512 x n] fc1 without bias, transposed
-  std::vector<float> hidden_;           // [n x 512] dropout(relu(fc1))
-  std::vector<float> logits_;           // [n x classes], then dL/dlogits in the backward pass
-  std::vector<float> dhidden_;          // [n x 512]
-  std::vector<float> dflat_;            // [n x F]
-  std::vector<float> dconv2_;           // [32 x n*H*W/4]
-  std::vector<float> dcols2_;           // [144 x CONV2_GROUP*H*W/4]
-  std::vector<float> dpool1_;           // [16 x n*H*W/4]
-  std::vector<float> dconv1_;           // [16 x CONV1_GROUP*H*W]
-  std::vector<float> pool_tmp_;         // [3 x n*H*W/2] working space of the pooling backward pass
-  std::vector<float> pack_a_, pack_b_;  // Eigen's GEMM packing buffers (see cnn.cpp)
+  std::vector<float> cols1_;     // [C*9 x CONV1_GROUP*H*W] im2col of the input
+  std::vector<float> conv1_;     // [16 x CONV1_GROUP*H*W] conv1 without bias (CNHW)
+  std::vector<float> pool1_;     // [16 x n*H*W/4] relu(maxpool(conv1) + b) (CNHW)
+  std::vector<float> cols2_;     // [144 x CONV2_GROUP*H*W/4] im2col of pool1
+  std::vector<float> conv2_;     // [32 x n*H*W/4] conv2 without bias (CNHW)
+  std::vector<float> flat_;      // [n x F] relu(maxpool(conv2) + b), flattened (c, h, w)
+  std::vector<float> hidden_t_;  // [512 x n] fc1 without bias, transposed
+  std::vector<float> hidden_;    // [n x 512] dropout(relu(fc1))
+  std::vector<float> logits_;    // [n x classes], then dL/dlogits in the backward pass
+  std::vector<float> dhidden_;   // [n x 512]
+  std::vector<float> dflat_;     // [n x F]
+  // fc1_backward's lists of the nonzeros of dhidden_: by unit (rows [begin[j], begin[j+1]) of
+  // unit_sample_/unit_value_) and by sample.
+  std::vector<std::int32_t> unit_begin_, unit_sample_, sample_begin_, sample_unit_;
+  std::vector<float> unit_value_, sample_value_;
+  // Recorded by the training forward pass (see bias_relu_maxpool in cnn.cpp): per pooled pixel,
+  // the top-left corner of its winner's 3x3 patch in the zero-padded input, or -1 (ReLU off).
+  std::vector<std::int32_t> win1_;  // [16 x n*H*W/4] like pool1_, in the padded (H+2)x(W+2) image
+  std::vector<std::int32_t> win2_;  // [n x F] like flat_, in the padded (H/2+2)x(W/2+2) pool1
+  // conv_backward's, per sample (channel-last "HWC": one pixel's 16 channels are one vector).
+  FloatBuffer p1_;                       // pool1, zero-padded, [(H/2+2)*(W/2+2) x 16]
+  FloatBuffer dp1_;                      // dL/dpool1, same layout
+  std::vector<float> xpad_;              // the input, zero-padded, [C x (H+2)*(W+2)]
+  std::vector<std::int32_t> active_at_;  // the winners of one channel whose ReLU is on
+  std::vector<float> active_g_;          // and their gradients
+  FloatBuffer w2t_, dw2t_;               // conv2's weights and their gradient, [32 x 9 x 16]
+  std::vector<float> dw1_;               // conv1's weight gradient, PyTorch's layout
+  std::vector<float> pack_a_, pack_b_;   // Eigen's GEMM packing buffers (see cnn.cpp)
 };
 
 /// The CNN for inputs of the given shape (what make_model builds for ModelKind::CNN); throws
