@@ -1,6 +1,7 @@
 // Sweep files below the CLI (engine-free): JSON Pointer substitution (shared with `failsim run
 // --set`), expansion into points and runs (grid, zip, ranges, seeds), the plan written to
-// sweep.json, a catalogue of bad sweep files each with its message, and runs.csv.
+// sweep.json, a catalogue of bad sweep files each with its message, runs.csv, and the docs page
+// against the example files.
 #include <catch2/catch.hpp>
 
 #include "scenario_error_of.hpp"
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -561,4 +563,53 @@ TEST_CASE("runs.csv: a row per run with its values and figures; runs without res
         "runs/ckpt_description-a---quoted--text/seed-1\n"
         "1,ckpt_description-a---quoted--text,../bases/ckpt.json,\"a, \"\"quoted\"\" text\",2,"
         "missing,,,,,,,,,,,,runs/ckpt_description-a---quoted--text/seed-2\n");
+}
+
+namespace {
+
+std::string read_source(const std::string& relative) {
+  std::ifstream in(std::string(FAILSIM_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The first fenced block of `language` in Markdown text.
+std::string fenced_block(const std::string& markdown, const std::string& language) {
+  const std::string fence = "```" + language + "\n";
+  const std::size_t start = markdown.find(fence);
+  if (start == std::string::npos) return {};
+  const std::size_t body = start + fence.size();
+  return markdown.substr(body, markdown.find("```\n", body) - body);
+}
+
+}  // namespace
+
+TEST_CASE("docs/sweeps.md shows the example files as they are and names every key",
+          "[sweep][docs]") {
+  const std::string docs = read_source("docs/sweeps.md");
+  CHECK(fenced_block(docs, "json") == read_source("scenarios/sweeps/failure-time.json"));
+  // The shell loop shown is the script's, line for line.
+  const std::string script = read_source("scenarios/sweeps/failure-time.sh");
+  std::istringstream loop(fenced_block(docs, "bash"));
+  int lines = 0;
+  for (std::string line; std::getline(loop, line); ++lines) {
+    INFO(line);
+    CHECK(script.find(line + "\n") != std::string::npos);
+  }
+  CHECK(lines >= 10);
+  for (const char* key : {"name", "description", "scenarios", "seeds", "vary", "output.directory",
+                          "path", "values", "range", "label", "zip", "from", "to", "step"}) {
+    INFO(key);
+    std::string quoted = "`";
+    quoted += key;
+    quoted += '`';
+    CHECK_THAT(docs, Catch::Contains(quoted));
+  }
+  // Every example sweep file is a valid sweep.
+  for (const char* file : {"scenarios/sweeps/failure-time.json", "scenarios/sweeps/quickstart.json",
+                           "bench/sweep-speedup.json"}) {
+    INFO(file);
+    CHECK_NOTHROW(expand_sweep(load_sweep(std::string(FAILSIM_SOURCE_DIR) + "/" + file)));
+  }
 }
