@@ -305,7 +305,7 @@ VariedPath read_varied_path(const ObjectReader& r) {
                         "nothing");
   }
   if (values != nullptr) {
-    p.values = r.list("values", 1, "a value for the path",
+    p.values = r.list("values", 1, "values of the field (any JSON)",
                       [](const json& v, const JsonLocation&) { return v; });
     if (p.values.size() > MAX_VALUES) {
       r.at("values").fail(fmt::format("at most {} values", MAX_VALUES),
@@ -335,7 +335,7 @@ VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
       r.forbid(key, "a zip entry lists its paths, each with its values, in 'zip'");
     }
     entry.paths = r.list(
-        "zip", 1, "a path and its values, {\"path\": ..., \"values\": [...]}",
+        "zip", 1, "fields with their values, each {\"path\": ..., \"values\": [...]}",
         [](const json& item, const JsonLocation& at) {
           return read_varied_path(ObjectReader(item, at, {"path", "label", "values", "range"}));
         });
@@ -505,7 +505,7 @@ Sweep parse_sweep(const json& doc, const std::string& file_label) {
     if (!d->is_string()) top.at("description").fail("a string", describe_found(*d));
     s.description = d->get<std::string>();
   }
-  s.scenarios = top.list("scenarios", 1, "a scenario file, relative to the sweep file", read_base);
+  s.scenarios = top.list("scenarios", 1, "scenario files, relative to the sweep file", read_base);
   for (std::size_t i = 0; i < s.scenarios.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (s.scenarios[i].path == s.scenarios[j].path) {
