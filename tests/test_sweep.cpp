@@ -152,7 +152,7 @@ TEST_CASE("a sweep expands to the full grid over bases and entries, then seeds",
   for (std::size_t i = 0; i < plan.runs.size(); ++i) CHECK(plan.runs[i].index == i);
 }
 
-TEST_CASE("zipped paths vary together; without seeds each point keeps its own", "[sweep]") {
+TEST_CASE("zipped paths vary together, and without seeds each point keeps its own", "[sweep]") {
   const Fixture f;
   const SweepPlan plan = f.expand(json::parse(R"({
     "name": "zip",
@@ -540,8 +540,9 @@ TEST_CASE("the catalogue of bad sweep files: each gets one clear message", "[swe
              Catch::Contains("dup.json: /name: expected each key at most once"));
 }
 
-TEST_CASE("runs.csv: a row per run with its values and figures; runs without results are missing",
-          "[sweep]") {
+TEST_CASE(
+    "runs.csv: a row per run with its values and figures, and runs without results are missing",
+    "[sweep]") {
   const Fixture f;
   const SweepPlan plan = f.expand(json::parse(R"({"name": "c", "scenarios": ["../bases/ckpt.json"],
       "seeds": [1, 2],

@@ -324,7 +324,7 @@ TEST_CASE("failsim sweep refuses a directory of another plan, or one another swe
 }
 
 TEST_CASE(
-    "failsim sweep --only runs one run as an array task would; --collect writes the "
+    "failsim sweep --only runs one run as an array task would, and --collect writes the "
     "aggregate of the runs there are",
     "[cli][sweep]") {
   TempDir dir;
@@ -362,7 +362,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "failsim sweep: a bad sweep file or point is exit 2 and writes nothing; --dry-run "
+    "failsim sweep: a bad sweep file or point is exit 2 and writes nothing, and --dry-run "
     "lists the runs",
     "[cli][sweep]") {
   TempDir dir;
@@ -397,7 +397,7 @@ TEST_CASE(
   CHECK_FALSE(fs::exists(out));
 }
 
-TEST_CASE("failsim run --set changes a field as a sweep does; a bad one is exit 2",
+TEST_CASE("failsim run --set changes a field as a sweep does, and a bad one is exit 2",
           "[cli][sweep]") {
   TempDir dir;
   const fs::path out = dir.file("out");
