@@ -73,6 +73,13 @@ void ParameterServer::restore(const ServerState& state) {
   gradients_ = state.snapshot->gradients;
   published_ = state.snapshot;
   if (state.velocity) sgd_.set_velocity(*state.velocity);
+  // A server that died in the blocking checkpoint of the last update left that version behind.
+  stop_at_version();
+}
+
+void ParameterServer::stop_at_version() {
+  const auto& target = context_.scenario.stop.version;
+  if (target && version_ >= *target) context_.request_stop("version");
 }
 
 std::int64_t ParameterServer::unapplied() const {
@@ -191,6 +198,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   const auto& stop = context_.scenario.stop;
   if (stop.updates && context_.recorder.updates() >= *stop.updates)
     context_.request_stop("updates");
+  stop_at_version();
   return outcome;
 }
 

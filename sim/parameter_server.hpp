@@ -83,6 +83,9 @@ class ParameterServer : public Endpoint {
   void defer(const PullRequest& request);
   void on_gradient(GradientPush push);
   void maybe_complete_round();
+  /// Ends the run once the parameters have reached `stop.version` (after an update, or when a
+  /// restarted server restores a state that has).
+  void stop_at_version();
 
   RunContext& context_;
   std::string name_;

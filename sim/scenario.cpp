@@ -306,13 +306,14 @@ EvaluationConfig read_evaluation(const ObjectReader& top) {
 }
 
 StopConfig read_stop(const ObjectReader& top) {
-  const ObjectReader r = top.object("stop", {"time", "updates", "target_accuracy"});
+  const ObjectReader r = top.object("stop", {"time", "updates", "target_accuracy", "version"});
   StopConfig s;
   s.time = r.optional_quantity("time", Quantity::TIME, Sign::POSITIVE);
   s.updates = r.optional_integer("updates", 1);
   s.target_accuracy = r.optional_number("target_accuracy", Interval{0.0, 1.0, true, false});
-  if (!s.time && !s.updates && !s.target_accuracy) {
-    r.location().fail("at least one of 'time', 'updates', 'target_accuracy'", "none");
+  s.version = r.optional_integer("version", 1);
+  if (!s.time && !s.updates && !s.target_accuracy && !s.version) {
+    r.location().fail("at least one of 'time', 'updates', 'target_accuracy', 'version'", "none");
   }
   return s;
 }
@@ -867,7 +868,8 @@ nlohmann::json to_json(const Scenario& s) {
       {"stop",
        {{"time", optional_to_json(s.stop.time)},
         {"updates", s.stop.updates ? json(*s.stop.updates) : json(nullptr)},
-        {"target_accuracy", optional_to_json(s.stop.target_accuracy)}}},
+        {"target_accuracy", optional_to_json(s.stop.target_accuracy)},
+        {"version", s.stop.version ? json(*s.stop.version) : json(nullptr)}}},
       {"failures", failures_to_json(s.failures)},
       {"recovery", recovery_to_json(s.recovery)},
       {"output",

@@ -169,6 +169,9 @@ struct StopConfig {
   std::optional<double> time;             ///< simulated seconds, > 0
   std::optional<std::int64_t> updates;    ///< parameter updates applied, >= 1
   std::optional<double> target_accuracy;  ///< test accuracy in (0, 1] at an evaluation
+  /// The parameters' version (updates applied and not rolled back), >= 1: a fixed amount of
+  /// useful work even when failures roll updates back, which `updates` counts.
+  std::optional<std::int64_t> version;
 
   bool operator==(const StopConfig&) const = default;
 };

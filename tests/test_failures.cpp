@@ -161,6 +161,50 @@ TEST_CASE("a replacement killed while loading the checkpoint loses nothing more"
   CHECK(gradients(run)["rolled_back"] == 5);
 }
 
+TEST_CASE("stop.version counts useful updates: the rolled-back ones are done again", "[failures]") {
+  json s = base_scenario();
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
+  s["stop"] = {{"time", "3s"}, {"version", 30}};
+  const auto run = run_isolated(s.dump());
+  CHECK(run.result["summary"]["stop_reason"] == "version");
+  CHECK(run.result["summary"]["updates_rolled_back"] == 5);
+  CHECK(run.result["summary"]["updates"] == 35);  // 25, then 21 to 30 again from version 20
+  CHECK(run.result["summary"]["final"]["version"] == 30);
+  CHECK(run.result["summary"]["end_time"].get<double>() < 3.0);
+}
+
+TEST_CASE("stop.version: a checkpoint of that version written while its server died ends the run",
+          "[failures]") {
+  json s = base_scenario();
+  // A 1 MB state written at 1 MB/s: each blocking checkpoint takes 1 s. An update takes about
+  // 10.7 ms (10 ms of gradient, two 1 MB transfers, 0.5 ms to apply), so update 20 is applied
+  // near 1.21 s and its checkpoint is on the disk until about 2.21 s.
+  s["timing"]["param_bytes"] = "1MB";
+  s["cluster"]["storage"] = {{"disk_write", "1MBps"}};
+  s["recovery"] = {{"strategy", "checkpoint"}, {"checkpoint", {{"every_updates", 10}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at", "1.7s"}}};
+  s["stop"] = {{"time", "3s"}, {"version", 20}};
+  const auto run = run_isolated(s.dump());
+  // The storage finishes the write (the server's death does not stop it); the replacement,
+  // restarted at 1.7 + 0.1 + 0.2 s, asks for the latest checkpoint, which the storage answers
+  // once the write is done: it reads version 20 (1 MB at 500 MB/s, 2 ms) and sends it. The run
+  // ends there, without a 21st update.
+  const auto written = events_of(run, "checkpoint_written");
+  REQUIRE(written.size() == 2);
+  CHECK(written[1]["details"]["version"] == 20);
+  CHECK(events_of(run, "restart").at(0)["time"].get<double>() == Approx(2.0));
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 0);
+  CHECK(loaded[0]["time"].get<double>() ==
+        Approx(written[1]["time"].get<double>() + 0.002).margin(2e-4));
+  CHECK(run.result["summary"]["stop_reason"] == "version");
+  CHECK(run.result["summary"]["end_time"] == loaded[0]["time"]);
+  CHECK(run.result["summary"]["updates"] == 20);
+}
+
 TEST_CASE("checkpointing: the outage idles the workers, training then goes on", "[failures]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;

@@ -127,7 +127,7 @@ TEST_CASE("the other examples resolve units, lists and modes", "[scenario]") {
     CHECK(s.consistency == ConsistencyConfig{ConsistencyMode::SYNC, 0, GradientCombine::MEAN});
     CHECK(s.data.train_limit == 20000);
     CHECK(s.evaluation == EvaluationConfig{0.0, 50, 2000, true});
-    CHECK(s.stop == StopConfig{std::nullopt, 1500, 0.85});
+    CHECK(s.stop == StopConfig{std::nullopt, 1500, 0.85, std::nullopt});
     CHECK(s.optimizer.momentum == 0.9);
   }
   SECTION("ssp-softmax: bound and timing overrides") {
@@ -138,7 +138,7 @@ TEST_CASE("the other examples resolve units, lists and modes", "[scenario]") {
     CHECK(s.timing.param_bytes == 1e8);
     CHECK(s.data.synthetic == SyntheticData{10, 64, 20000, 2000, 2.5, 1.0});
     CHECK(s.cluster.star.bandwidth == 25e9 / 8);
-    CHECK(s.stop == StopConfig{60.0, 20000, std::nullopt});
+    CHECK(s.stop == StopConfig{60.0, 20000, std::nullopt, std::nullopt});
   }
   SECTION("platform-lab: a SimGrid platform file beside the scenario and its hosts") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "platform-lab.json").string());
@@ -211,7 +211,7 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
   CHECK(s.consistency == ConsistencyConfig{ConsistencyMode::ASYNC, 0, GradientCombine::SUM});
   CHECK(s.timing == TimingConfig{});
   CHECK(s.evaluation == EvaluationConfig{1.0, 0, 0, true});
-  CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt});
+  CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt, std::nullopt});
   CHECK(s.output == OutputConfig{"results/base", true, true});
   CHECK(s.failures == FailureConfig{5.0, 15.0, 1.0, {}, {}});
   CHECK(s.recovery.strategy == RecoveryStrategy::NONE);
@@ -303,8 +303,9 @@ TEST_CASE("to_json writes every field, resolved, and parses back to an equal sce
   CHECK(minimal["timing"] == json::parse(R"({"flops_per_sample": null, "param_bytes": null})"));
   CHECK(minimal["evaluation"] == json::parse(R"({"interval": 1.0, "every_updates": 0,
       "test_subset": 0, "final_full_test": true})"));
-  CHECK(minimal["stop"] ==
-        json::parse(R"({"time": 10.0, "updates": null, "target_accuracy": null})"));
+  CHECK(
+      minimal["stop"] ==
+      json::parse(R"({"time": 10.0, "updates": null, "target_accuracy": null, "version": null})"));
   CHECK(minimal["output"] ==
         json::parse(R"({"directory": "results/base", "timeseries": true, "events": true})"));
   CHECK(minimal["failures"] == json::parse(R"({"detection_timeout": 5.0, "restart_delay": 15.0,
@@ -859,17 +860,21 @@ const std::vector<BadScenario>& catalogue() {
       {"no stop criterion",
        R"({"stop": {"time": null}})",
        "/stop",
-       {"bad.json: /stop: expected at least one of 'time', 'updates', 'target_accuracy', found "
-        "none"}},
+       {"bad.json: /stop: expected at least one of 'time', 'updates', 'target_accuracy', "
+        "'version', found none"}},
       {"stop section missing",
        R"({"stop": null})",
        "/stop",
-       {"expected an object with keys (time, updates, target_accuracy) (required), found "
-        "nothing"}},
+       {"expected an object with keys (time, updates, target_accuracy, version) (required), "
+        "found nothing"}},
       {"zero stop time", R"({"stop": {"time": "0s"}})", "/stop/time", {"found \"0s\" (zero)"}},
       {"zero updates",
        R"({"stop": {"updates": 0}})",
        "/stop/updates",
+       {"expected an integer >= 1, found 0"}},
+      {"zero version",
+       R"({"stop": {"version": 0}})",
+       "/stop/version",
        {"expected an integer >= 1, found 0"}},
       {"accuracy above one",
        R"({"stop": {"target_accuracy": 1.5}})",
