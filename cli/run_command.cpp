@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <optional>
 
 #include "cli/commands.hpp"
 #include "models/idx.hpp"
+#include "sim/branching.hpp"
 #include "sim/json_input.hpp"
 #include "sim/result_writer.hpp"
 #include "sim/run.hpp"
@@ -25,6 +27,7 @@ struct RunOptions {
   std::string seed;  ///< empty: the scenario's
   bool quiet = false;
   std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
+  std::vector<std::string> branches;  ///< --branch FILE[=DIR]
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
 };
@@ -36,6 +39,30 @@ std::optional<std::uint64_t> parse_seed(const std::string& text) {
   const auto [ptr, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc{} || ptr != end) return std::nullopt;
   return value;
+}
+
+/// Writes the result directory and prints the summary; returns the exit status.
+int report(const sim::RunResult& result, const std::string& directory, bool quiet) {
+  try {
+    sim::write_result_directory(result, directory);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "failsim run: {}\n", e.what());
+    return OUTPUT_FAILED;
+  }
+  const auto& final_eval =
+      result.final_evaluation ? result.final_evaluation
+      : result.recorder.evaluations().empty()
+          ? std::optional<sim::EvalRecord>{}
+          : std::optional<sim::EvalRecord>{result.recorder.evaluations().back()};
+  if (!quiet) {
+    fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed",
+               result.scenario.name, sim::to_string(result.status), result.end_time,
+               result.stop_reason, result.recorder.updates(), result.recorder.gradients_computed());
+    if (final_eval) fmt::print(", test accuracy {:.4f}", final_eval->test_accuracy);
+    fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
+               result.wall_seconds, result.math_seconds);
+  }
+  return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
 }
 
 int run_scenario(const RunOptions& o) {
@@ -54,26 +81,64 @@ int run_scenario(const RunOptions& o) {
     }
     settings.push_back(*setting);
   }
-  sim::Scenario scenario;
-  try {
+  // The scenario, and each --branch's, with the same --set and --seed.
+  auto load = [&](const std::string& file) {
+    sim::Scenario s;
     if (settings.empty()) {
-      scenario = sim::load_scenario(o.scenario);
+      s = sim::load_scenario(file);
     } else {
       // The substitution of sweep files (sim/sweep.hpp), on the scenario's JSON as written.
-      nlohmann::json doc = sim::parse_json_text(
-          sim::read_input_file(o.scenario, "a readable scenario file"), o.scenario);
-      for (const auto& setting : settings) sim::apply_setting(doc, setting, o.scenario);
-      scenario = sim::parse_scenario(doc, o.scenario);
+      nlohmann::json doc =
+          sim::parse_json_text(sim::read_input_file(file, "a readable scenario file"), file);
+      for (const auto& setting : settings) sim::apply_setting(doc, setting, file);
+      s = sim::parse_scenario(doc, file);
     }
-    if (seed) scenario.seed = *seed;
+    if (seed) s.seed = *seed;
+    return s;
+  };
+  sim::Scenario scenario;
+  std::vector<sim::Scenario> branches;
+  std::vector<std::string> branch_files;
+  std::vector<std::string> directories;
+  try {
+    scenario = load(o.scenario);
+    directories.push_back(!o.output.empty() ? o.output : scenario.output.directory);
+    for (const std::string& text : o.branches) {
+      const auto equals = text.find('=');
+      const std::string file = text.substr(0, equals);
+      if (file.empty() || (equals != std::string::npos && equals + 1 == text.size())) {
+        fmt::print(stderr, "failsim run: --branch: expected FILE or FILE=DIR, found {}\n", text);
+        return BAD_INPUT;
+      }
+      branches.push_back(load(file));
+      branch_files.push_back(file);
+      directories.push_back(equals == std::string::npos ? branches.back().output.directory
+                                                        : text.substr(equals + 1));
+    }
   } catch (const sim::ScenarioError& e) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return BAD_INPUT;
   }
-  const std::string directory = !o.output.empty() ? o.output : scenario.output.directory;
+  for (std::size_t i = 0; i < directories.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      // "a", "a/" and "./a" are one directory.
+      auto same = [](const std::string& d) {
+        return (std::filesystem::path(d) / "").lexically_normal();
+      };
+      if (same(directories[i]) == same(directories[j])) {
+        fmt::print(stderr,
+                   "failsim run: --branch: expected a result directory of its own for each "
+                   "scenario, found {} for both {} and {}\n",
+                   directories[i], j == 0 ? o.scenario : branch_files[j - 1], branch_files[i - 1]);
+        return BAD_INPUT;
+      }
+    }
+  }
 
   sim::RunOptions options;
   options.file_label = o.scenario;
+  options.branches = branches;
+  options.branch_labels = branch_files;
   for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
   const bool progress = !o.quiet && isatty(fileno(stderr));
@@ -93,28 +158,13 @@ int run_scenario(const RunOptions& o) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return BAD_INPUT;
   }
-  if (progress) fmt::print(stderr, "\n");
-
-  try {
-    sim::write_result_directory(result, directory);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "failsim run: {}\n", e.what());
-    return OUTPUT_FAILED;
-  }
-  const auto& final_eval =
-      result.final_evaluation ? result.final_evaluation
-      : result.recorder.evaluations().empty()
-          ? std::optional<sim::EvalRecord>{}
-          : std::optional<sim::EvalRecord>{result.recorder.evaluations().back()};
-  if (!o.quiet) {
-    fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed", scenario.name,
-               sim::to_string(result.status), result.end_time, result.stop_reason,
-               result.recorder.updates(), result.recorder.gradients_computed());
-    if (final_eval) fmt::print(", test accuracy {:.4f}", final_eval->test_accuracy);
-    fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
-               result.wall_seconds, result.math_seconds);
-  }
-  return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
+  if (progress && result.member == 0) fmt::print(stderr, "\n");
+  const std::string& directory = directories[result.member];
+  int status = report(result, directory, o.quiet);
+  // This process's branches (if any) write their own results; the command is done when they are.
+  const int branch_status = sim::wait_for_children(result.children);
+  if (status == OK) status = branch_status;
+  return status;
 }
 }  // namespace
 
@@ -131,6 +181,11 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--set", options->settings,
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "
                   "JSON if it parses as JSON, else a string); repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--branch", options->branches,
+                  "also simulate FILE, a scenario that differs only in its name, output.directory "
+                  "and failures at a time, into DIR (default: its output.directory), sharing the "
+                  "simulation up to the first failure that tells them apart; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--cfg", options->simgrid_cfg,
                   "SimGrid configuration, e.g. --cfg=network/model:CM02")

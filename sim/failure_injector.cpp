@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "models/rng.hpp"
+#include "sim/branching.hpp"
 #include "sim/parameter_server.hpp"
 #include "sim/strategy.hpp"
 #include "sim/worker.hpp"
@@ -60,12 +61,16 @@ FailureInjector::FailureInjector(RunContext& context)
 
 void FailureInjector::launch() {
   const FailureConfig& f = context_.scenario.failures;
-  for (std::size_t i = 0; i < f.events.size(); ++i) {
-    const FailureEvent& event = f.events[i];
-    if (!event.at_time) continue;
-    sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator, [this, event, i] {
+  // Timed failures: those of every scenario this simulation stands for (branching.hpp); when
+  // one is due, the family splits between those that have it and those that do not.
+  const auto& timed = context_.branching->timed_failures();
+  for (std::size_t k = 0; k < timed.size(); ++k) {
+    const FailureEvent event = timed[k].event;
+    sg4::Actor::create(fmt::format("failure-{}", k), context_.roles.coordinator, [this, event, k] {
       sg4::this_actor::sleep_until(*event.at_time);
-      fire(event, i);
+      const std::optional<std::size_t> i = context_.branching->arrive(k);
+      if (context_.branching->forked()) context_.on_evaluation = nullptr;  // one progress line
+      if (i) fire(event, *i);
     });
   }
   // Stochastic failures: one actor per failing host, with its own random stream.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "sim/branching.hpp"
 #include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
 #include "sim/platform.hpp"
@@ -78,6 +79,12 @@ void check_accounting(const RunResult& r) {
 
 RunResult run(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  std::vector<Scenario> members{scenario};
+  members.insert(members.end(), options.branches.begin(), options.branches.end());
+  std::vector<std::string> labels{options.file_label};
+  labels.insert(labels.end(), options.branch_labels.begin(), options.branch_labels.end());
+  labels.resize(members.size(), options.file_label);
+  Branching branching(std::move(members), std::move(labels));
   // SimGrid consumes its own --cfg= and --log= arguments from an argv.
   std::vector<std::string> args{"failsim"};
   args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
@@ -112,6 +119,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   context.strategy = strategy.get();
   FailureInjector injector(context);
   context.injector = &injector;
+  context.branching = &branching;
   strategy->start();
   for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
     context.workers.push_back(std::make_unique<Worker>(context, i));
@@ -142,6 +150,10 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.peak_pending = strategy->peak_pending();
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
+  // The members still together had the same failures to the end: the same results.
+  result.member = branching.settle();
+  result.scenario = branching.member(result.member);
+  result.children = branching.children();
   result.math_seconds = math.math_seconds();
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -2,6 +2,8 @@
 // engine per process; see docs/testing.md).
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <map>
 #include <string>
@@ -17,6 +19,10 @@ struct RunOptions {
   std::string file_label = "scenario";    ///< names the scenario file in error messages
   std::vector<std::string> simgrid_args;  ///< e.g. "--cfg=network/model:CM02", "--log=..."
   std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
+  /// Further scenarios simulated with this one, forking where their failures at a time differ
+  /// (sim/branching.hpp), and their file labels.
+  std::vector<Scenario> branches;
+  std::vector<std::string> branch_labels;
 };
 
 enum class RunStatus {
@@ -28,7 +34,9 @@ enum class RunStatus {
 std::string to_string(RunStatus status);
 
 struct RunResult {
-  Scenario scenario;
+  Scenario scenario;            ///< the scenario these results are of
+  std::size_t member = 0;       ///< which: 0 the run's, i > 0 RunOptions::branches[i - 1]
+  std::vector<pid_t> children;  ///< processes this one forked for branches: wait_for_children
   RunStatus status = RunStatus::COMPLETED;
   std::string stop_reason;  ///< "time", "updates", "target_accuracy", "diverged", "deadlock"
   double end_time = 0.0;    ///< simulated seconds
@@ -45,8 +53,10 @@ struct RunResult {
   double wall_seconds = 0.0;   ///< wall clock of the whole run, set-up included
 };
 
-/// Simulates the scenario. Throws ScenarioError for input found bad only now (e.g. a host name
-/// not in the platform file) and models::DataError for unreadable data.
+/// Simulates the scenario (and RunOptions::branches: then each process that returns holds the
+/// results of one of them, and the caller must wait for RunResult::children). Throws ScenarioError
+/// for input found bad only now (e.g. a host name not in the platform file) and models::DataError
+/// for unreadable data.
 RunResult run(const Scenario& scenario, const RunOptions& options = {});
 
 }  // namespace failsim::sim

@@ -17,6 +17,7 @@
 
 namespace failsim::sim {
 
+class Branching;
 class FailureInjector;
 class Strategy;
 class Worker;
@@ -31,6 +32,7 @@ struct RunContext {
   Roles roles;
   Strategy* strategy = nullptr;
   FailureInjector* injector = nullptr;
+  Branching* branching = nullptr;  ///< the scenarios this simulation stands for (branching.hpp)
   std::vector<std::unique_ptr<Worker>> workers{};
   std::string stop_reason{};                               ///< set once by request_stop()
   std::function<void(const EvalRecord&)> on_evaluation{};  ///< e.g. the CLI's progress line
