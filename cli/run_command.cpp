@@ -183,7 +183,8 @@ Command add_run_command(CLI::App& app) {
                   "JSON if it parses as JSON, else a string); repeatable")
       ->allow_extra_args(false);
   sub->add_option("--branch", options->branches,
-                  "also simulate FILE, a scenario that differs only in its name, output.directory "
+                  "also simulate FILE, a scenario that differs only in its name, description, "
+                  "output.directory "
                   "and failures at a time, into DIR (default: its output.directory), sharing the "
                   "simulation up to the first failure that tells them apart; repeatable")
       ->allow_extra_args(false);

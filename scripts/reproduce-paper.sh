@@ -51,14 +51,27 @@ done
 runs=$(( ${#configs[@]} * seeds ))
 echo "reproduce-paper: ${#configs[@]} configurations x $seeds seeds = $runs runs, $jobs at a time" >&2
 start=$(date +%s)
-# One line per run: scenario, seed, result directory; xargs keeps JOBS failsim processes busy.
-for config in "${configs[@]}"; do
-  for seed in $(seq 1 "$seeds"); do
-    echo "scenarios/paper/$config.json $seed $out/$config/seed-$seed"
+job_list=$(mktemp)
+trap 'rm -f "$job_list"' EXIT
+# One line per job: scenario, seed, result directory, and for each strategy its 2-kill scenario
+# and directory, run as a branch of the 1-kill one (failsim run --branch: the two are one
+# simulation up to the second kill at 80 s, which is then computed once). The longest jobs first;
+# xargs keeps JOBS of them busy (a pair is two processes after 80 s).
+for seed in $(seq 1 "$seeds"); do
+  for config in "${configs[@]}"; do
+    case $config in
+      *-1kill) echo "scenarios/paper/$config.json $seed $out/$config/seed-$seed scenarios/paper/${config%-1kill}-2kill.json $out/${config%-1kill}-2kill/seed-$seed" ;;
+    esac
   done
-done | xargs -P "$jobs" -L 1 sh -c '
-  "$0" run -q --seed "$2" -o "$3" "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
-  echo "  done: $3" >&2' "$failsim"
+done > "$job_list"
+for seed in $(seq 1 "$seeds"); do
+  echo "scenarios/paper/baseline.json $seed $out/baseline/seed-$seed"
+done >> "$job_list"
+xargs -P "$jobs" -L 1 sh -c '
+  branch=""
+  [ -n "$4" ] && branch="--branch $4=$5"
+  "$0" run -q --seed "$2" -o "$3" $branch "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
+  echo "  done: $3 ${5:-}" >&2' "$failsim" < "$job_list"
 echo "reproduce-paper: $runs runs in $(( $(date +%s) - start )) s" >&2
 
 dirs=()

@@ -20,6 +20,7 @@ namespace {
 nlohmann::json shared_part(const Scenario& s) {
   nlohmann::json j = to_json(s);
   j.erase("name");
+  j.erase("description");
   j["output"].erase("directory");
   j["failures"].erase("events");
   return j;
@@ -42,7 +43,7 @@ Branching::Branching(std::vector<Scenario> members, std::vector<std::string> lab
   const nlohmann::json first = shared_part(members_[0]);
   const std::string rule = fmt::format(
       "the same value as in {} (scenarios run together may differ only in name, "
-      "output.directory and their failures at a time)",
+      "description, output.directory and their failures at a time)",
       labels[0]);
   for (std::size_t i = 1; i < members_.size(); ++i) {
     const nlohmann::json other = shared_part(members_[i]);

@@ -32,7 +32,8 @@ class Branching {
 
   /// members[0] is the run's scenario, labels[i] names member i's file in errors. Throws
   /// ScenarioError, at the first difference, unless every member equals members[0] in all but
-  /// `name`, `output` and its failures at a time: same seed, same failures after an update
+  /// `name`, `description`, `output.directory` and its failures at a time: same seed, same failures
+  /// after an update
   /// (`at_update`, in the same order), same everything else. A family of one is a plain run.
   Branching(std::vector<Scenario> members, std::vector<std::string> labels);
 
