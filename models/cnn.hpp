@@ -11,10 +11,13 @@
 // [16,C,3,3], conv1.bias [16], conv2.weight [32,16,3,3], conv2.bias [32], fc1.weight [512,F],
 // fc1.bias [512], fc2.weight [classes,512], fc2.bias [classes], with F = 32*(H/4)*(W/4).
 //
-// Speed (bench/bench_models.cpp; PyTorch's own step is bench/pytorch_cnn_step.py): each
-// convolution is im2col + one GEMM over all samples of a chunk, pooling is fused with bias and
-// ReLU, every data-dependent choice is arithmetic rather than a branch, and all buffers are
-// members that only grow, so after the first call with the largest batch nothing allocates.
+// Speed (bench/bench_models.cpp; PyTorch's own step is bench/pytorch_cnn_step.py): in the
+// forward pass each convolution is im2col + one GEMM over a group of samples, and pooling is
+// fused with bias and ReLU; the training forward pass also records each pooling window's
+// winner, so the backward pass works on nonzeros only (the pixels that won their window with the
+// ReLU on, the units dropout and the ReLU kept) instead of dense products over mostly zeros.
+// Every data-dependent choice is arithmetic rather than a branch, and all buffers are members
+// that only grow, so after the first call with the largest batch nothing allocates.
 #pragma once
 
 #include <cstdint>
@@ -88,8 +91,8 @@ class Cnn : public Model {
   double forward_flops_per_sample() const override;
   /// Forward + backward as the math requires: every layer's weight gradient (same multiply-adds
   /// as its forward) and the input gradient of every layer but conv1 (the image needs none):
-  /// 3 * forward - conv1 = 10,718,208 for 1x28x28. Not counted: the implementation's recompute
-  /// of conv1's forward pass in the backward pass (+225,792, 2%), done to save memory traffic.
+  /// 3 * forward - conv1 = 10,718,208 for 1x28x28. This is what the simulated time model charges;
+  /// the implementation does fewer, since its backward pass skips zeros (see the top of this file).
   double train_flops_per_sample() const override;
 
  private:
