@@ -1,23 +1,27 @@
-// `failsim sweep SWEEP.json [-j N] [-o DIR] [-q] [--dry-run | --only INDEX | --collect]`: expand
-// a sweep file into runs, run them as parallel child processes, resume an interrupted sweep,
-// and write runs.csv and table.md (docs/sweeps.md). The format and its expansion are in
-// sim/sweep.hpp, the processes and the directory in cli/sweep_runner.hpp, the aggregate in
-// analysis/sweep_aggregate.hpp; this file reads the options and puts them in order.
+// `failsim sweep SWEEP.json [-j N] [-o DIR] [-q] [--dry-run | --only INDEX | --collect |
+// --emit slurm]`: expand a sweep file into runs, run them as parallel child processes, resume an
+// interrupted sweep, and write runs.csv and table.md (docs/sweeps.md), or write the scripts that
+// run it on a Slurm cluster. The format and its expansion are in sim/sweep.hpp, the processes and
+// the directory in cli/sweep_runner.hpp, the Slurm scripts in cli/sweep_slurm.hpp, the aggregate
+// in analysis/sweep_aggregate.hpp; this file reads the options and puts them in order.
 #include <fmt/core.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 #include "analysis/sweep_aggregate.hpp"
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
 #include "cli/sweep_runner.hpp"
+#include "cli/sweep_slurm.hpp"
 #include "sim/sweep.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
@@ -37,6 +41,8 @@ struct SweepOptions {
   bool dry_run = false;
   std::optional<std::size_t> only;
   bool collect = false;
+  std::string emit;  ///< "slurm", or "" to run the sweep here
+  SlurmOptions slurm;
 };
 
 std::size_t cores() {
@@ -68,6 +74,30 @@ int collect(const sim::SweepPlan& plan, const SweepDirectory& dir, bool quiet) {
     fmt::print(stderr, "\n");
   }
   return tally.missing == 0 && tally.deadlocked == 0 ? OK : RUN_FAILED;
+}
+
+/// After --collect: the runs without a result, "3, 7-9", on stderr (a failed or unfinished array
+/// task's runs, say), with how to run them again.
+void report_missing(const sim::SweepPlan& plan, const SweepDirectory& dir) {
+  std::string list;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    if (analysis::sweep_run_complete(dir.root, plan.runs[i])) continue;
+    std::size_t last = i;
+    while (last + 1 < plan.runs.size() &&
+           !analysis::sweep_run_complete(dir.root, plan.runs[last + 1])) {
+      ++last;
+    }
+    if (!list.empty()) list += ", ";
+    list += last == i ? fmt::format("{}", i) : fmt::format("{}-{}", i, last);
+    count += last - i + 1;
+    i = last;
+  }
+  if (count == 0) return;
+  fmt::print(stderr,
+             "failsim sweep: no result for run{} {} (failed, or not run yet): run {} with --only "
+             "INDEX, or start the sweep (or submit its array) again\n",
+             count == 1 ? "" : "s", list, count == 1 ? "it" : "them");
 }
 
 void print_plan(const sim::SweepPlan& plan, const SweepDirectory& dir) {
@@ -112,9 +142,92 @@ int run_one(const sim::SweepPlan& plan, const SweepDirectory& dir, std::size_t i
   return OK;
 }
 
+/// `--emit slurm`: the plan into its output directory (as a local sweep writes it, so either may
+/// resume the other) and the Slurm scripts beside it; runs nothing.
+int emit_slurm(const sim::SweepPlan& plan, const SweepOptions& o, const std::string& output) {
+  SlurmJob job;
+  job.plan = &plan;
+  job.failsim = self_executable();
+  job.sweep = fs::absolute(o.sweep).lexically_normal();
+  job.out_dir = fs::absolute(output).lexically_normal();
+  if (!job.out_dir.has_filename()) job.out_dir = job.out_dir.parent_path();  // "DIR/"
+  job.options = o.slurm;
+  try {
+    sbatch_path((job.out_dir / "slurm" / "logs").string());
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "failsim sweep: --emit slurm: {}\n", e.what());
+    return BAD_INPUT;
+  }
+  const SweepDirectory dir{job.out_dir};
+  try {
+    prepare_sweep_directory(plan, dir);
+    write_slurm_scripts(job);
+  } catch (const DirectoryRefused& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return BAD_INPUT;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "failsim sweep: {}\n", e.what());
+    return OUTPUT_FAILED;
+  }
+  const std::size_t chunk = o.slurm.chunk.value_or(1);
+  const std::size_t tasks = slurm_tasks(plan.runs.size(), chunk);
+  // Slurm's default MaxArraySize is 1001: task indices 0 to 1000.
+  if (tasks > 1001) {
+    fmt::print(stderr,
+               "failsim sweep: warning: {} array tasks; Slurm's default MaxArraySize (1001) "
+               "takes at most 1001: --chunk {} or more fits it, unless the cluster allows more\n",
+               tasks, slurm_tasks(plan.runs.size(), 1001));
+  }
+  if (o.quiet) return OK;
+  std::size_t done = 0;
+  for (const sim::SweepRun& run : plan.runs) done += analysis::sweep_run_complete(dir.root, run);
+  const fs::path slurm = job.out_dir / "slurm";
+  fmt::print("{}: {} runs as a Slurm job array of {} task{} ({} run{} each), into {}\n", plan.name,
+             plan.runs.size(), tasks, tasks == 1 ? "" : "s", chunk, chunk == 1 ? "" : "s",
+             job.out_dir.string());
+  if (done > 0) fmt::print("  {} runs already have a result: their tasks skip them\n", done);
+  const std::pair<fs::path, const char*> written[] = {
+      {dir.plan_file(), "the plan, and scenarios/ (each point's scenario)"},
+      {slurm / "array.sbatch", "the array job: each task runs its runs with --only INDEX"},
+      {slurm / "collect.sbatch", "the collection: runs.csv and table.md, after the array"},
+      {slurm / "submit.sh", "submits both"},
+      {slurm / "logs" / "", "the jobs' output"}};
+  std::size_t width = 0;
+  for (const auto& [file, what] : written) width = std::max(width, file.string().size());
+  for (const auto& [file, what] : written) {
+    fmt::print("  {:<{}}  {}\n", file.string(), width, what);
+  }
+  fmt::print("Submit with:\n  bash {}\n", shell_quoted({(slurm / "submit.sh").string()}));
+  return OK;
+}
+
 int run_sweep(const SweepOptions& o) {
   if (o.collect + o.dry_run + o.only.has_value() > 1) {
     fmt::print(stderr, "failsim sweep: expected at most one of --dry-run, --only and --collect\n");
+    return BAD_INPUT;
+  }
+  if (!o.emit.empty()) {
+    const char* clash = o.dry_run   ? "--dry-run"
+                        : o.only    ? "--only"
+                        : o.collect ? "--collect"
+                        : o.jobs    ? "-j"
+                                    : nullptr;
+    if (clash != nullptr) {
+      fmt::print(stderr,
+                 "failsim sweep: --emit {}: expected no {} with it: it runs nothing, it writes "
+                 "the scripts that run the sweep\n",
+                 o.emit, clash);
+      return BAD_INPUT;
+    }
+    if (const std::string error = slurm_options_error(o.slurm); !error.empty()) {
+      fmt::print(stderr, "failsim sweep: {}\n", error);
+      return BAD_INPUT;
+    }
+  } else if (const std::string given = o.slurm.first_given(); !given.empty()) {
+    fmt::print(stderr,
+               "failsim sweep: {}: expected with --emit slurm only (an option of the Slurm "
+               "scripts), found it without\n",
+               given);
     return BAD_INPUT;
   }
   sim::SweepPlan plan;
@@ -127,6 +240,7 @@ int run_sweep(const SweepOptions& o) {
     fmt::print(stderr, "failsim sweep: {}\n", e.what());
     return BAD_INPUT;
   }
+  if (!o.emit.empty()) return emit_slurm(plan, o, output);
   const SweepDirectory dir{output};
   if (o.only && *o.only >= plan.runs.size()) {
     fmt::print(stderr, "failsim sweep: --only: expected a run index in [0, {}], found {}\n",
@@ -141,7 +255,9 @@ int run_sweep(const SweepOptions& o) {
   try {
     if (o.collect) {
       check_sweep_plan(plan, dir);
-      return collect(plan, dir, o.quiet);
+      const int status = collect(plan, dir, o.quiet);
+      if (status == RUN_FAILED) report_missing(plan, dir);
+      return status;
     }
     prepare_sweep_directory(plan, dir);
     if (o.only) return run_one(plan, dir, *o.only, o.quiet);
@@ -201,6 +317,11 @@ Command add_sweep_command(CLI::App& app) {
                   "task of a cluster scheduler; no aggregate");
   sub->add_flag("--collect", options->collect,
                 "run nothing: write runs.csv and table.md from the results there are");
+  sub->add_option("--emit", options->emit,
+                  "run nothing: write the plan and the scripts that run the sweep on a cluster "
+                  "scheduler (slurm: a job array and a collection step, in DIR/slurm)")
+      ->check(CLI::IsMember({"slurm"}));
+  add_slurm_options(*sub, options->slurm);
   return {sub, [options] { return run_sweep(*options); }};
 }
 
