@@ -7,6 +7,8 @@ runs into configurations by `scenario.name` and seeds by `scenario.seed`, and dr
   accuracy     test accuracy against simulated time, mean over seeds with a 95% confidence band
   gradients    cumulative gradients computed (solid) and applied (dashed), mean over seeds
   utilisation  worker time: busy / waiting for recovery / down / idle, mean over seeds
+  sweep        of a sweep directory (`failsim sweep`): a summary metric of runs.csv against one
+               varied value, one line per base scenario, mean over seeds with a 95% band
 
 Every input is read and checked before anything is drawn, and every figure is written to a
 temporary file in the output directory and renamed only once all of them are complete, so a bad
@@ -22,10 +24,12 @@ import csv
 import json
 import math
 import os
+import re
 import sys
 
 PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
-FIGURES = ("accuracy", "gradients", "utilisation")
+FIGURES = ("accuracy", "gradients", "utilisation", "sweep")
+RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result directories
 FORMATS = ("png", "svg")
 BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
 
@@ -454,12 +458,245 @@ def figure_utilisation(configs, title):
     return fig
 
 
+# ---------------------------------------------------------------------------------------------
+# Sweep directories (`failsim sweep`, docs/sweeps.md): sweep.json and runs.csv
+
+# runs.csv's summary columns (docs/sweeps.md#output-directory): the metrics --metric takes, with
+# the y-axis label of each.
+SWEEP_METRICS = {
+    "final_accuracy": "final test accuracy (fraction correct)",
+    "end_time_s": "end time (simulated s)",
+    "failures": "failures (count)",
+    "updates": "updates (count)",
+    "updates_rolled_back": "updates rolled back (count)",
+    "gradients_computed": "gradients computed (count)",
+    "gradients_applied": "gradients applied (count)",
+    "gradients_dropped": "gradients dropped (count)",
+    "gradients_lost": "gradients lost (count)",
+    "gradients_pending_at_end": "gradients pending at the end (count)",
+    "gradients_rolled_back": "gradients rolled back (count)",
+}
+
+# Units of quantities as scenario files write them (sim/units.cpp): symbol -> (factor to the SI
+# base unit, that unit). "f" is a speed (flop/s) or an amount (flop): decided by the field.
+_PREFIXES = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,
+           "Ei": 2.0**60}
+UNITS = {"ps": (1e-12, "s"), "ns": (1e-9, "s"), "us": (1e-6, "s"), "\u00b5s": (1e-6, "s"),
+         "ms": (1e-3, "s"), "s": (1.0, "s"), "min": (60.0, "s"), "h": (3600.0, "s"),
+         "d": (86400.0, "s"), "w": (604800.0, "s")}
+for _p, _f in list(_PREFIXES.items()) + list(_BINARY.items()):
+    UNITS[_p + "B"] = (_f, "B")
+    UNITS[_p + "b"] = (_f / 8, "B")
+    UNITS[_p + "Bps"] = (_f, "B/s")
+    UNITS[_p + "bps"] = (_f / 8, "B/s")
+for _p, _f in _PREFIXES.items():
+    for _u in ("f", "flop", "flops"):
+        UNITS[_p + _u] = (_f, "flop")
+QUANTITY = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z\u00b5]+)\s*")
+
+
+def sweep_number(value, path):
+    """(number in SI, its unit or None) of a varied value as the sweep file writes it: a JSON
+    number, or a string with a unit ("40s", "10Gbps"); None when it is neither (a categorical
+    value, drawn at evenly spaced positions)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), None
+    if isinstance(value, str):
+        m = QUANTITY.fullmatch(value)
+        if m and m.group(2) in UNITS:
+            factor, unit = UNITS[m.group(2)]
+            if unit == "flop" and path.rsplit("/", 1)[-1] == "speed":
+                unit = "flop/s"
+            return float(m.group(1)) * factor, unit
+    return None
+
+
+def is_sweep_dir(path):
+    return os.path.isfile(os.path.join(path, "sweep.json"))
+
+
+class Sweep:
+    """A sweep directory: its plan (sweep.json) and its runs (runs.csv)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        plan_file = os.path.join(directory, "sweep.json")
+        if not os.path.isdir(directory):
+            raise BadInput(f"{directory}: expected a sweep directory of `failsim sweep`, found "
+                           + ("a file" if os.path.exists(directory) else "nothing"))
+        if not os.path.isfile(plan_file):
+            raise BadInput(f"{directory}: expected a sweep directory of `failsim sweep` (holding "
+                           "sweep.json and runs.csv) for the sweep figure, found no sweep.json")
+        try:
+            with open(plan_file) as f:
+                plan = json.load(f)
+        except (OSError, UnicodeDecodeError) as e:
+            raise BadInput(f"{plan_file}: expected a readable file, found {e}") from None
+        except json.JSONDecodeError as e:
+            raise BadInput(f"{plan_file}: expected JSON, found a syntax error at line {e.lineno}, "
+                           f"column {e.colno}: {e.msg}") from None
+        if not isinstance(plan, dict) or plan.get("format") != "failsim-sweep-plan":
+            found = plan.get("format") if isinstance(plan, dict) else plan
+            raise BadInput(f"{plan_file}: expected /format \"failsim-sweep-plan\", "
+                           f"found {json.dumps(found)}")
+        self.name = field(plan, ["name"], "string", plan_file)
+        self.paths = field(plan, ["paths"], "list", plan_file)
+        self.plan_file = plan_file
+        self.points = {}
+        for i, point in enumerate(field(plan, ["points"], "list", plan_file)):
+            where = f"{plan_file}: /points/{i}"
+            self.points[field(point, ["id"], "string", where)] = (
+                field(point, ["base"], "string", where), field(point, ["values"], "object", where))
+        self.runs_file = os.path.join(directory, "runs.csv")
+        try:
+            with open(self.runs_file, newline="") as f:
+                rows = list(csv.reader(f))
+        except FileNotFoundError:
+            raise BadInput(f"{self.runs_file}: expected runs.csv (written by `failsim sweep`, or "
+                           "`failsim sweep --collect`), found no such file") from None
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            raise BadInput(f"{self.runs_file}: expected a readable CSV file, found {e}") from None
+        if not rows:
+            raise BadInput(f"{self.runs_file}: expected a header line, found an empty file")
+        self.header = rows[0]
+        missing = [c for c in ("point", "seed", "status") if c not in self.header]
+        if missing:
+            raise BadInput(f"{self.runs_file}: expected column{'s' if len(missing) > 1 else ''} "
+                           f"{', '.join(missing)} in the header, found {','.join(self.header)}")
+        self.rows = []
+        for line, row in enumerate(rows[1:], start=2):
+            if len(row) != len(self.header):
+                raise BadInput(f"{self.runs_file}:{line}: expected {len(self.header)} fields, "
+                               f"found {len(row)}")
+            record = dict(zip(self.header, row))
+            if record["point"] not in self.points:
+                raise BadInput(f"{self.runs_file}:{line}: expected a point of {plan_file}, "
+                               f"found {record['point']!r}")
+            self.rows.append((line, record))
+
+    def metrics(self):
+        """The summary columns runs.csv has: between `status` and `directory`."""
+        start = self.header.index("status") + 1
+        end = self.header.index("directory") if "directory" in self.header else len(self.header)
+        return self.header[start:end]
+
+
+def sweep_series(sweep, metric, x_path):
+    """{line: [(x, mean, half-width, values over seeds, x label)]} sorted by x, the x unit, and
+    the number of runs left out (no result, or no value of the metric). A line is a base scenario,
+    with the values of the other varied paths when there are any."""
+    if metric not in sweep.metrics():
+        raise BadInput(f"{sweep.runs_file}: --metric: expected a column of runs.csv among "
+                       f"{', '.join(sweep.metrics())}, found {metric!r}")
+    if x_path not in sweep.paths:
+        raise BadInput(f"{sweep.plan_file}: --x: expected a varied path among "
+                       f"{', '.join(sweep.paths) or '(none: the sweep varies no field)'}, "
+                       f"found {x_path!r}")
+    xs = {}  # raw value (as JSON text) -> (number or None, unit)
+    for base, values in sweep.points.values():
+        raw = values.get(x_path)
+        xs.setdefault(json.dumps(raw, sort_keys=True), (raw, sweep_number(raw, x_path)))
+    numeric = all(n is not None for _, n in xs.values())
+    units = {n[1] for _, n in xs.values() if n is not None and n[1] is not None}
+    if numeric and len(units) > 1:
+        raise BadInput(f"{sweep.plan_file}: --x {x_path}: expected values of one kind of "
+                       f"quantity, found units {', '.join(sorted(units))}")
+    position = {}
+    for i, (key, (raw, number)) in enumerate(xs.items()):
+        position[key] = number[0] if numeric else float(i)
+    groups, left_out = {}, 0
+    for line, row in sweep.rows:
+        base, values = sweep.points[row["point"]]
+        others = ", ".join(f"{p.rsplit('/', 1)[-1]}={json.dumps(values.get(p))}"
+                           for p in sweep.paths if p != x_path)
+        name = os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
+        key = json.dumps(values.get(x_path), sort_keys=True)
+        # Every point of the plan has its entry, so one without any value shows as a gap.
+        values_here = groups.setdefault(name, {}).setdefault(key, (values.get(x_path), []))[1]
+        text = row.get(metric, "")
+        if row["status"] == "missing" or text == "":
+            left_out += 1
+            continue
+        try:
+            values_here.append(float(text))
+        except ValueError:
+            raise BadInput(f"{sweep.runs_file}:{line}: expected a number in column {metric}, "
+                           f"found {text!r}") from None
+    if not any(v for by_x in groups.values() for _, v in by_x.values()):
+        raise BadInput(f"{sweep.runs_file}: expected at least one run with a value of {metric}, "
+                       f"found none among {len(sweep.rows)} runs")
+    series = {}
+    for name, by_x in groups.items():
+        points = []
+        for key, (raw, values) in by_x.items():
+            mean, half = mean_and_half_width(values) if values else (math.nan, math.nan)
+            points.append((position[key], mean, half, values,
+                           raw if isinstance(raw, str) else json.dumps(raw)))
+        series[name] = sorted(points, key=lambda p: p[0])
+    ticks = None if numeric else [(position[k], raw if isinstance(raw, str) else json.dumps(raw))
+                                  for k, (raw, _) in xs.items()]
+    return series, (units.pop() if units else None), ticks, left_out
+
+
+def figure_sweep(sweep, metric, x_path, title):
+    import matplotlib.pyplot as plt
+    series, unit, ticks, left_out = sweep_series(sweep, metric, x_path)
+    cmap = plt.get_cmap("tab10" if len(series) <= 10 else "tab20")
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+    bottom = blended_transform_factory(ax.transData, ax.transAxes)
+    no_value = False
+    for i, (name, points) in enumerate(series.items()):
+        colour = cmap(i % cmap.N)
+        x = [p[0] for p in points]
+        mean = [p[1] for p in points]
+        seeds = sorted({len(p[3]) for p in points if p[3]}) or [0]
+        n = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+        # A point without any value (its runs failed, or have not run): a gap in the line and a
+        # cross in its colour on the x axis.
+        empty = [p[0] for p in points if not p[3]]
+        if empty:
+            ax.scatter(empty, [0.0] * len(empty), transform=bottom, marker="x", s=40, lw=1.6,
+                       color=colour, clip_on=False, zorder=4)
+            no_value = True
+        ax.plot(x, mean, color=colour, lw=1.6, marker="o", ms=4, zorder=3,
+                label=f"{name} ({n} seed{'s' if seeds[-1] > 1 else ''})")
+        if any(len(p[3]) > 1 for p in points):
+            ax.fill_between(x, [p[1] - p[2] for p in points], [p[1] + p[2] for p in points],
+                            color=colour, alpha=0.2 if len(series) <= 2 else 0.1, lw=0, zorder=2)
+        # Every seed as a faint dot: five seeds are few, the reader should see them.
+        ax.scatter([p[0] for p in points for _ in p[3]], [v for p in points for v in p[3]],
+                   color=colour, s=6, alpha=0.35, lw=0, zorder=2.5)
+    if ticks is not None:
+        ax.set_xticks([t[0] for t in ticks], [t[1] for t in ticks])
+    ax.set_xlabel(f"{x_path} ({unit})" if unit else x_path)
+    ax.set_ylabel(SWEEP_METRICS.get(metric, metric))
+    if metric != "final_accuracy":
+        ax.set_ylim(bottom=0)
+    ax.grid(True, color="0.92", zorder=1)
+    default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
+               f"{x_path}\nmean over seeds (dots: each seed), shaded 95% confidence band")
+    if left_out:
+        default += (f"; {left_out} run{'s' if left_out > 1 else ''} without a value (failed or "
+                    "not run) left out")
+    ax.set_title(title or default, fontsize="medium")
+    handles, labels = ax.get_legend_handles_labels()
+    if no_value:
+        handles.append(Line2D([], [], color="0.3", marker="x", ls="none", ms=6, mew=1.6))
+        labels.append("no run with a value at this point")
+    legend_below(ax, handles, labels)
+    return fig
+
+
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
         "utilisation": figure_utilisation}
 
 
-def write_figures(configs, figures, formats, outdir, title):
-    """Draws every figure to temporary files in outdir, then renames them all into place."""
+def write_figures(drawings, formats, outdir):
+    """Draws every figure, (file name without extension, function returning the figure), to
+    temporary files in outdir, then renames them all into place."""
     import matplotlib.pyplot as plt
     try:
         os.makedirs(outdir, exist_ok=True)
@@ -467,8 +704,8 @@ def write_figures(configs, figures, formats, outdir, title):
         raise OSError(f"{outdir}: cannot create the output directory: {e.strerror}") from None
     written = []  # (temporary, final)
     try:
-        for name in figures:
-            fig = DRAW[name](configs, title)
+        for name, draw in drawings:
+            fig = draw()
             for fmt in formats:
                 final = os.path.join(outdir, f"{name}.{fmt}")
                 temporary = os.path.join(outdir, f".{name}.{fmt}.tmp-{os.getpid()}")
@@ -502,24 +739,63 @@ def main(argv):
         prog=PROG, description="Figures of failsim result directories (docs/plots.md).")
     parser.add_argument("results", nargs="+", metavar="DIR",
                         help="a result directory of `failsim run`, or a directory searched "
-                             "recursively for them")
+                             "recursively for them; for the sweep figure, a sweep directory of "
+                             "`failsim sweep`")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                         help="where the figures go (created if needed)")
     parser.add_argument("--configs", metavar="A,B,...",
                         help="configurations (scenario.name) to show, in this order "
                              "(default: all, sorted by name)")
-    parser.add_argument("--figures", default=",".join(FIGURES), metavar="F,...",
-                        help=f"figures to draw (default: {','.join(FIGURES)})")
+    parser.add_argument("--figures", metavar="F,...",
+                        help=f"figures to draw, among {','.join(FIGURES)} (default: sweep when "
+                             f"every DIR is a sweep directory, else {','.join(RUN_FIGURES)})")
+    parser.add_argument("--metric", metavar="M,...",
+                        help="sweep figure: the columns of runs.csv to plot, one figure "
+                             "sweep-M each (default: final_accuracy)")
+    parser.add_argument("--x", metavar="PATH",
+                        help="sweep figure: the varied path (JSON Pointer) on the x axis "
+                             "(default: the sweep's first)")
     parser.add_argument("--format", default=",".join(FORMATS), metavar="F,...",
                         help=f"file formats (default: {','.join(FORMATS)})")
     parser.add_argument("--title", help="title of every figure, instead of its description")
     args = parser.parse_args(argv)
 
     try:
-        figures = split_list(args.figures, FIGURES, "--figures")
+        if args.figures is not None:
+            figures = split_list(args.figures, FIGURES, "--figures")
+        elif all(is_sweep_dir(d) for d in args.results):
+            figures = ["sweep"]
+        else:
+            figures = list(RUN_FIGURES)
         formats = split_list(args.format, FORMATS, "--format")
         order = split_list(args.configs, None, "--configs") if args.configs is not None else None
-        configs = load_configurations(args.results, figures, order)
+        drawings = []
+        if "sweep" in figures:
+            if len(args.results) != 1:
+                raise BadInput(f"--figures sweep: expected one sweep directory, found "
+                               f"{len(args.results)}: {', '.join(args.results)}")
+            sweep = Sweep(args.results[0])
+            metrics = split_list(args.metric or "final_accuracy", None, "--metric")
+            x_path = args.x
+            if x_path is None:
+                if not sweep.paths:
+                    raise BadInput(f"{sweep.plan_file}: expected /paths to name a varied field "
+                                   "for the x axis of the sweep figure, found none")
+                x_path = sweep.paths[0]
+            for metric in metrics:
+                sweep_series(sweep, metric, x_path)  # checks the metric and path now
+                drawings.append((f"sweep-{metric}",
+                                 lambda m=metric: figure_sweep(sweep, m, x_path, args.title)))
+        else:
+            for option, value in (("--metric", args.metric), ("--x", args.x)):
+                if value is not None:
+                    raise BadInput(f"{option}: expected with --figures sweep only, found "
+                                   f"--figures {','.join(figures)}")
+        run_figures = [f for f in figures if f != "sweep"]
+        if run_figures:
+            configs = load_configurations(args.results, run_figures, order)
+            drawings += [(name, lambda n=name: DRAW[n](configs, args.title))
+                         for name in run_figures]
     except BadInput as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return BAD_INPUT
@@ -536,7 +812,7 @@ def main(argv):
     matplotlib.rcParams["svg.hashsalt"] = "failsim"  # identical inputs, identical SVG files
 
     try:
-        files = write_figures(configs, figures, formats, args.output, args.title)
+        files = write_figures(drawings, formats, args.output)
     except OSError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return OUTPUT_FAILED
