@@ -47,7 +47,7 @@ TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") 
   CHECK(checked >= 20);  // 9 examples and 11 paper scenarios at least
 }
 
-TEST_CASE("failsim validate names file, path, expectation and found value; exit 2", "[cli]") {
+TEST_CASE("failsim validate names file and path and expectation and found value with exit 2", "[cli]") {
   TempDir dir;
   const std::string bad = dir.path() + "/bad.json";
   std::string text = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
@@ -103,7 +103,7 @@ TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
   CHECK_FALSE(fs::exists(dir.path() + "/out"));
 }
 
-TEST_CASE("failsim run --seed replaces the scenario's seed; a bad seed is exit 2", "[cli]") {
+TEST_CASE("failsim run --seed replaces the scenario's seed and a bad seed is exit 2", "[cli]") {
   TempDir dir;
   const auto run = [&](const std::string& seed, const std::string& out) {
     return run_cli("run scenarios/examples/quickstart.json -q --seed " + seed + " -o '" +

@@ -646,7 +646,7 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
   CHECK_THAT(md, Contains("Target accuracy 0.7; cost plan 'per-second' of p.json."));
 }
 
-TEST_CASE("CSV: mean, half-width and count columns; per run", "[table][render]") {
+TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[table][render]") {
   TableLayout layout;
   layout.plan = "per-second";
   const std::string csv = render_table(two_configurations(), TableFormat::CSV, layout);
