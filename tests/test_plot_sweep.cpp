@@ -50,8 +50,8 @@ bool have_matplotlib(std::string& python) {
 }  // namespace
 
 TEST_CASE(
-    "failsim plot --figures sweep: a metric against a varied duration, one line per base; bad "
-    "metric, path or directory exit 2 with no figure",
+    "failsim plot --figures sweep: a metric against a varied duration with one line per base "
+    "and a bad metric or path or directory exit 2 with no figure",
     "[cli][plot][sweep]") {
   std::string python;
   if (!have_matplotlib(python)) {
