@@ -57,6 +57,14 @@ void ParameterServer::launch() {
   });
 }
 
+void ParameterServer::delivered() {
+  if (alive_) {
+    ++delivered_;
+  } else {
+    context_.recorder.gradients_lost(1);
+  }
+}
+
 void ParameterServer::kill() {
   if (!alive_) return;
   alive_ = false;

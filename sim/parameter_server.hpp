@@ -60,7 +60,9 @@ class ParameterServer : public Endpoint {
   simgrid::s4u::Host* host() const { return host_; }
   const std::string& name() const { return name_; }
   /// A worker's push reached this server's mailbox (it is now the server's to apply or lose).
-  void delivered() override { ++delivered_; }
+  /// A push that completed after this server died (same instant as its kill, before the worker
+  /// ran again) was not counted by kill(): it is lost now.
+  void delivered() override;
   /// Gradients it holds unapplied (in its mailbox or a sync round): pending if the run ends now.
   std::int64_t unapplied() const;
 

@@ -356,3 +356,19 @@ TEST_CASE("the server's link fails: every worker waits until it is back", "[fail
   CHECK(run.result["summary"]["status"] == "completed");
   CHECK(run.result["summary"]["updates"].get<int>() > 300);
 }
+
+TEST_CASE("a push that completes at the instant its server dies is counted lost", "[failures]") {
+  // The chain example with its head killed at 0.5 s: a worker's push completes at the kill's
+  // instant, and the worker counts it delivered only after kill() counted the dead head's
+  // unapplied gradients. Before the fix that gradient was in no count, and the run aborted on
+  // its own accounting check ("computed 2330 != applied 2328 + dropped 0 + lost 1 + pending 0").
+  const json s = json::parse(
+      failsim::testing::read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/chain-kill.json"));
+  json edited = s;
+  edited["failures"]["events"][0]["at"] = "0.5s";
+  const auto run = run_isolated(edited.dump());  // run() checks the accounting itself
+  CHECK(run.result["summary"]["status"] == "completed");
+  CHECK(gradients(run)["computed"] == 2330);
+  CHECK(gradients(run)["applied"] == 2328);
+  CHECK(gradients(run)["lost"] == 2);
+}
