@@ -47,7 +47,8 @@ TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") 
   CHECK(checked >= 20);  // 9 examples and 11 paper scenarios at least
 }
 
-TEST_CASE("failsim validate names file and path and expectation and found value with exit 2", "[cli]") {
+TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
+          "[cli]") {
   TempDir dir;
   const std::string bad = dir.path() + "/bad.json";
   std::string text = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
