@@ -8,29 +8,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::read_file;
+using failsim::testing::run_cli;
 using failsim::testing::TempDir;
+using failsim::testing::write_text;
 namespace fs = std::filesystem;
-
-namespace {
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-// Runs `failsim ARGS` from the source directory (scenario paths are relative to it).
-Outcome run_cli(const std::string& args, const TempDir& dir) {
-  const std::string out = dir.path() + "/stdout.txt", err = dir.path() + "/stderr.txt";
-  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args +
-                              " >'" + out + "' 2>'" + err + "'";
-  const int raw = std::system(command.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-}
-
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-}  // namespace
 
 TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") {
   TempDir dir;
@@ -53,7 +38,7 @@ TEST_CASE("failsim validate names file and path and expectation and found value 
   const std::string bad = dir.path() + "/bad.json";
   std::string text = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
   text.replace(text.find("\"learning_rate\""), 15, "\"lerning_rate\"");
-  write(bad, text);
+  write_text(bad, text);
   const auto r = run_cli("validate '" + bad + "'", dir);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("bad.json: /optimizer/lerning_rate") &&
@@ -89,7 +74,7 @@ TEST_CASE("failsim run writes a complete, deterministic result directory", "[cli
 TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
   TempDir dir;
   const std::string bad = dir.path() + "/bad.json";
-  write(bad, R"({"name": "x", "data": {"kind": "synthetic"}, "model": {"kind": "softmax"},
+  write_text(bad, R"({"name": "x", "data": {"kind": "synthetic"}, "model": {"kind": "softmax"},
                  "cluster": {"workers": {"count": 2, "speed": "10Gbps"}, "servers": {"speed": "1Gf"}},
                  "consistency": {"mode": "async"}, "stop": {"time": "1s"}})");
   const auto r = run_cli("run '" + bad + "' -o '" + dir.path() + "/out'", dir);
@@ -152,19 +137,20 @@ TEST_CASE(
     const std::string failure = kill ? R"({"time": 2.0, "type": "failure", "subject": "server-0",
                    "details": {"cause": "event 0", "down_for": 1.5, "process": "server-0"}},)"
                                      : "";
-    write(d + "/result.json",
-          R"({"format": "failsim-result", "format_version": 1,
+    write_text(
+        d + "/result.json",
+        R"({"format": "failsim-result", "format_version": 1,
               "scenario": {"name": ")" +
-              name + R"(", "seed": )" + std::to_string(seed) + R"(},
+            name + R"(", "seed": )" + std::to_string(seed) + R"(},
               "summary": {"end_time": 5.0, "hosts": [
                 {"host": "server-0", "role": "server", "busy_seconds": 0.5,
                  "recovery_wait_seconds": 0.0, "down_seconds": 1.5, "idle_seconds": 3.0},
                 {"host": "worker-0", "role": "worker", "busy_seconds": )" +
-              std::to_string(2.0 + 0.1 * seed) + R"(, "recovery_wait_seconds": )" +
-              (kill ? "1.5" : "0.0") + R"(, "down_seconds": 0.0, "idle_seconds": 1.0}]},
+            std::to_string(2.0 + 0.1 * seed) + R"(, "recovery_wait_seconds": )" +
+            (kill ? "1.5" : "0.0") + R"(, "down_seconds": 0.0, "idle_seconds": 1.0}]},
               "events": [)" +
-              failure +
-              R"({"time": 5.0, "type": "stop", "subject": "", "details": {"reason": "time"}}]})");
+            failure +
+            R"({"time": 5.0, "type": "stop", "subject": "", "details": {"reason": "time"}}]})");
     std::string csv =
         "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
         "gradients_applied\n";
@@ -174,8 +160,8 @@ TEST_CASE(
              std::to_string(0.1 + 0.15 * k - (down ? 0.1 : 0.0) + 0.01 * seed) + ",1.0,,100," +
              std::to_string(10 * k) + "," + std::to_string(down ? 20 : 10 * k) + "\n";
     }
-    write(d + "/timeseries.csv", csv);
-    write(d + "/events.csv", "time,type,subject,details\n");
+    write_text(d + "/timeseries.csv", csv);
+    write_text(d + "/events.csv", "time,type,subject,details\n");
   };
   for (int seed : {1, 2}) {
     result_dir("baseline", seed, false);
@@ -217,16 +203,17 @@ TEST_CASE(
   CHECK(no_figures(bad));
 
   const std::string seed2 = dir.path() + "/results/baseline/seed-2";
-  write(seed2 + "/timeseries.csv",
-        "time,version,test_accuracy,test_loss,train_loss,test_samples\n"
-        "0,0,0.1,2.3,,100\n");
+  write_text(seed2 + "/timeseries.csv",
+             "time,version,test_accuracy,test_loss,train_loss,test_samples\n"
+             "0,0,0.1,2.3,,100\n");
   const auto columns = run_cli("plot '" + dir.path() + "/results' -o '" + bad + "'", dir);
   CHECK(columns.status == 2);
   CHECK_THAT(columns.err, Catch::Contains("seed-2/timeseries.csv") &&
                               Catch::Contains("gradients_computed, gradients_applied"));
   CHECK(no_figures(bad));
 
-  write(seed2 + "/result.json", R"({"format": "failsim-result", "scenario": {"name": "baseline")");
+  write_text(seed2 + "/result.json",
+             R"({"format": "failsim-result", "scenario": {"name": "baseline")");
   const auto json = run_cli("plot '" + dir.path() + "/results' -o '" + bad + "'", dir);
   CHECK(json.status == 2);
   CHECK_THAT(json.err, Catch::Contains("seed-2/result.json: expected JSON"));
@@ -300,7 +287,7 @@ TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input e
   error("'" + results + "' '" + dir.path() + "/again'",
         "again/result.json: /scenario/seed: expected a seed no other run of configuration "
         "'quickstart' has");
-  write(results + "/seed-1/result.json", "{\"format\": \"failsim-result\",");
+  write_text(results + "/seed-1/result.json", "{\"format\": \"failsim-result\",");
   error("'" + results + "'", "seed-1/result.json:1:");
 
   // An output that cannot be written: exit 3, nothing left behind.

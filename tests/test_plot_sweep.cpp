@@ -10,34 +10,15 @@
 #include <sstream>
 #include <string>
 
+#include "cli_harness.hpp"
 #include "temp_dir.hpp"
 
+using failsim::testing::read_text;
+using failsim::testing::run_cli;
 using failsim::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Outcome {
-  int status;
-  std::string err;
-};
-
-/// Runs `failsim ARGS` from the source directory; the command line is shown when a check fails.
-Outcome run_cli(const std::string& args, const TempDir& dir) {
-  const std::string err = dir.file("stderr.txt");
-  const std::string command =
-      "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args + " >/dev/null 2>'" + err + "'";
-  UNSCOPED_INFO("command: " << command);
-  const int raw = std::system(command.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(err)};
-}
 
 /// The interpreter `failsim plot` runs, and whether it has matplotlib.
 bool have_matplotlib(std::string& python) {
@@ -78,10 +59,10 @@ TEST_CASE(
   const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "'", dir);
   INFO(plot.err);
   REQUIRE(plot.status == 0);
-  const std::string png = read_file(out + "/sweep-final_accuracy.png");
+  const std::string png = read_text(out + "/sweep-final_accuracy.png");
   CHECK(png.rfind("\x89PNG", 0) == 0);
   CHECK(png.size() > 1000);
-  const std::string svg = read_file(out + "/sweep-final_accuracy.svg");
+  const std::string svg = read_text(out + "/sweep-final_accuracy.svg");
   CHECK_THAT(svg, Catch::Contains("/stop/time (s)") && Catch::Contains("ssp-softmax") &&
                       Catch::Contains("final test accuracy"));
   // "0.5s" and "1s" plotted as numbers of seconds: ticks at 0.5 and 1.0, not categories.

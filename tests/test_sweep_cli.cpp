@@ -21,41 +21,17 @@
 #include <thread>
 #include <vector>
 
+#include "cli_harness.hpp"
 #include "temp_dir.hpp"
 
+using failsim::testing::read_text;
+using failsim::testing::run_cli;
 using failsim::testing::TempDir;
+using failsim::testing::write_text;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-/// Runs `failsim ARGS` from the source directory (scenario paths are relative to it); the
-/// exact command line is in the test's output when a check fails.
-Outcome run_cli(const std::string& args, const TempDir& dir) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && '" FAILSIM_BINARY "' " + args +
-                              " >'" + out + "' 2>'" + err + "'";
-  UNSCOPED_INFO("command: " << command);
-  const int raw = std::system(command.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-}
 
 /// Starts `failsim ARGS...` from the source directory as the leader of a new process group (so
 /// the test can kill the sweep with all its children), stderr to `err_file`.
@@ -112,7 +88,7 @@ int live_processes_in_group(pid_t group) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_file(entry.path() / "stat");
+    const std::string stat = read_text(entry.path() / "stat");
     const std::size_t paren = stat.rfind(')');
     if (paren == std::string::npos) continue;
     std::istringstream fields(stat.substr(paren + 2));
@@ -149,11 +125,11 @@ std::size_t count_lines(const std::string& text) {
 /// seeds 1 and 2.
 std::string quick_sweep(const TempDir& dir, const std::string& name, const std::string& values) {
   const std::string file = dir.file(name + ".json");
-  write(file, R"({"name": ")" + name + R"(",
+  write_text(file, R"({"name": ")" + name + R"(",
     "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json"],
     "seeds": [1, 2],
     "vary": [{"path": "/optimizer/batch_size", "values": )" +
-                  values + "}]}");
+                       values + "}]}");
   return file;
 }
 
@@ -172,8 +148,8 @@ TEST_CASE(
   REQUIRE(r.status == 0);
   CHECK_THAT(r.err, Catch::Contains("18 runs (6 points), 0 done before, 18 to run, 2 at a time"));
   CHECK(complete_runs(ref).size() == 18);
-  CHECK(count_lines(read_file(ref / "runs.csv")) == 1 + 18);
-  const std::string table = read_file(ref / "table.md");
+  CHECK(count_lines(read_text(ref / "runs.csv")) == 1 + 18);
+  const std::string table = read_text(ref / "table.md");
   CHECK_THAT(table, Catch::Contains("| quickstart\\_lr-0.05\\_count-3 | 3 |"));
   CHECK(count_lines(table.substr(0, table.find("\n\n") + 1)) == 2 + 6);  // header, rule, 6 points
   CHECK(hidden_entries(ref).empty());
@@ -195,11 +171,11 @@ TEST_CASE(
     for (const char* file : {"result.json", "timeseries.csv", "events.csv"}) {
       CHECK(fs::exists(run / file));
     }
-    CHECK_NOTHROW(json::parse(read_file(run / "result.json")));
+    CHECK_NOTHROW(json::parse(read_text(run / "result.json")));
   }
-  CHECK_NOTHROW(json::parse(read_file(resumed / "sweep.json")));
+  CHECK_NOTHROW(json::parse(read_text(resumed / "sweep.json")));
   for (const auto& s : fs::directory_iterator(resumed / "scenarios")) {
-    if (s.path().filename().string().front() != '.') CHECK_NOTHROW(json::parse(read_file(s)));
+    if (s.path().filename().string().front() != '.') CHECK_NOTHROW(json::parse(read_text(s)));
   }
   std::map<fs::path, std::pair<ino_t, std::int64_t>> before;
   for (const auto& run : first) before[run] = identity(run / "result.json");
@@ -210,7 +186,7 @@ TEST_CASE(
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
   CHECK(wait_until([&] { return live_processes_in_group(pid) == 0; }, 10));  // no orphan left
-  CHECK_THAT(read_file(dir.file("err2.txt")),
+  CHECK_THAT(read_text(dir.file("err2.txt")),
              Catch::Contains(std::to_string(first.size()) + " done before"));
 
   // 3. Start again and let it finish.
@@ -223,7 +199,7 @@ TEST_CASE(
   }
   for (const char* file : {"runs.csv", "table.md", "sweep.json"}) {
     INFO(file);
-    CHECK(read_file(resumed / file) == read_file(ref / file));
+    CHECK(read_text(resumed / file) == read_text(ref / file));
   }
   CHECK(hidden_entries(resumed).empty());
 
@@ -231,7 +207,7 @@ TEST_CASE(
   const auto again = run_cli("sweep " + sweep + " -o '" + resumed.string() + "'", dir);
   CHECK(again.status == 0);
   CHECK_THAT(again.err, Catch::Contains("18 done before, 0 to run"));
-  CHECK(read_file(resumed / "runs.csv") == read_file(ref / "runs.csv"));
+  CHECK(read_text(resumed / "runs.csv") == read_text(ref / "runs.csv"));
 }
 
 TEST_CASE(
@@ -252,17 +228,17 @@ TEST_CASE(
                         Catch::Contains("  | failsim run: ") &&
                         Catch::Contains("run 3 (quickstart_batch_size-3000 seed 2) failed"));
   CHECK(complete_runs(out).size() == 2);
-  const std::string csv = read_file(out / "runs.csv");
+  const std::string csv = read_text(out / "runs.csv");
   CHECK_THAT(
       csv, Catch::Contains("\n2,quickstart_batch_size-3000,") && Catch::Contains(",2,missing,,,"));
-  CHECK_THAT(read_file(out / "table.md"), Catch::Contains("quickstart\\_batch\\_size-32"));
+  CHECK_THAT(read_text(out / "table.md"), Catch::Contains("quickstart\\_batch\\_size-32"));
   CHECK(hidden_entries(out).empty());
 
   // Started again: the complete runs are kept, the failed ones are tried again.
   const auto again = run_cli("sweep '" + file + "' -j 2 -o '" + out.string() + "'", dir);
   CHECK(again.status == 1);
   CHECK_THAT(again.err, Catch::Contains("2 done before, 2 to run"));
-  CHECK(read_file(out / "runs.csv") == csv);
+  CHECK(read_text(out / "runs.csv") == csv);
 }
 
 TEST_CASE("failsim sweep refuses a directory of another plan, or one another sweep runs in",
@@ -271,8 +247,8 @@ TEST_CASE("failsim sweep refuses a directory of another plan, or one another swe
   const std::string file = quick_sweep(dir, "plan", "[32]");
   const fs::path out = dir.file("out");
   REQUIRE(run_cli("sweep '" + file + "' -q -o '" + out.string() + "'", dir).status == 0);
-  const std::string plan = read_file(out / "sweep.json");
-  const std::string csv = read_file(out / "runs.csv");
+  const std::string plan = read_text(out / "sweep.json");
+  const std::string csv = read_text(out / "runs.csv");
 
   // The sweep file edited: another plan.
   quick_sweep(dir, "plan", "[32, 64]");
@@ -282,20 +258,20 @@ TEST_CASE("failsim sweep refuses a directory of another plan, or one another swe
                                     "/sweep.json: expected the plan of this sweep "
                                     "file (4 runs), found another plan (1 point there, 2 here)") &&
                         Catch::Contains("another output directory (-o DIR), or delete"));
-  CHECK(read_file(out / "sweep.json") == plan);
-  CHECK(read_file(out / "runs.csv") == csv);
+  CHECK(read_text(out / "sweep.json") == plan);
+  CHECK(read_text(out / "runs.csv") == csv);
   CHECK_FALSE(fs::exists(out / "scenarios" / "quickstart_batch_size-64.json"));
   CHECK(run_cli("sweep '" + file + "' --collect -o '" + out.string() + "'", dir).status == 2);
 
   // A base scenario edited: the plan holds each point's resolved scenario, so it differs too.
-  std::string base = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
-  write(dir.file("base.json"), base);
+  std::string base = read_text(FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json");
+  write_text(dir.file("base.json"), base);
   const std::string on_copy = dir.file("copy.json");
-  write(on_copy, R"({"name": "copy", "scenarios": ["base.json"]})");
+  write_text(on_copy, R"({"name": "copy", "scenarios": ["base.json"]})");
   const fs::path copy_out = dir.file("copy-out");
   REQUIRE(run_cli("sweep '" + on_copy + "' -q -o '" + copy_out.string() + "'", dir).status == 0);
   base.replace(base.find("\"2s\""), 4, "\"3s\"");
-  write(dir.file("base.json"), base);
+  write_text(dir.file("base.json"), base);
   const auto edited = run_cli("sweep '" + on_copy + "' -o '" + copy_out.string() + "'", dir);
   CHECK(edited.status == 2);
   CHECK_THAT(edited.err, Catch::Contains("found another plan (the scenario of point 0 "
@@ -343,13 +319,13 @@ TEST_CASE(
   const auto partial = run_cli("sweep '" + file + "' --collect -o '" + tasks.string() + "'", dir);
   CHECK(partial.status == 1);  // runs are missing
   CHECK_THAT(partial.err, Catch::Contains("1 of 4 runs have results (0 deadlocked, 3 missing)"));
-  CHECK(count_lines(read_file(tasks / "runs.csv")) == 5);
+  CHECK(count_lines(read_text(tasks / "runs.csv")) == 5);
   for (int i : {0, 1, 3}) REQUIRE(only(i).status == 0);
   CHECK_THAT(only(1).err, Catch::Contains("run 1 is already done"));
   REQUIRE(run_cli("sweep '" + file + "' --collect -o '" + tasks.string() + "'", dir).status == 0);
   for (const char* f : {"runs.csv", "table.md", "sweep.json"}) {
     INFO(f);
-    CHECK(read_file(tasks / f) == read_file(full / f));
+    CHECK(read_text(tasks / f) == read_text(full / f));
   }
   CHECK(hidden_entries(tasks).empty());
 
@@ -407,7 +383,7 @@ TEST_CASE("failsim run --set changes a field as a sweep does, and a bad one is e
           out.string() + "'",
       dir);
   REQUIRE(r.status == 0);
-  const json result = json::parse(read_file(out / "result.json"));
+  const json result = json::parse(read_text(out / "result.json"));
   CHECK(result["scenario"]["name"] == "moved");
   CHECK(result["scenario"]["failures"]["events"][0]["at"] == 1.0);
   CHECK(result["scenario"]["optimizer"]["learning_rate"] == 0.1);
@@ -441,13 +417,13 @@ TEST_CASE("scenarios/sweeps/failure-time.sh runs exactly the runs of failure-tim
   TempDir dir;
   // A stand-in failsim that logs its command lines: the script's loop is checked, not the runs.
   const std::string stub = dir.file("failsim-stub"), log = dir.file("log.txt");
-  write(stub, "#!/bin/sh\necho \"$*\" >> '" + log + "'\n");
+  write_text(stub, "#!/bin/sh\necho \"$*\" >> '" + log + "'\n");
   fs::permissions(stub, fs::perms::owner_all);
   const std::string command = "cd '" FAILSIM_SOURCE_DIR "' && FAILSIM='" + stub +
                               "' bash scenarios/sweeps/failure-time.sh '" + dir.file("out") + "'";
   REQUIRE(std::system(command.c_str()) == 0);
   std::set<std::string> script_runs;
-  std::istringstream lines(read_file(log));
+  std::istringstream lines(read_text(log));
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("run ", 0) != 0) continue;
     const std::size_t name = line.find("--set /name=") + 12;
@@ -455,7 +431,7 @@ TEST_CASE("scenarios/sweeps/failure-time.sh runs exactly the runs of failure-tim
     script_runs.insert(line.substr(name, line.find(' ', name) - name) + " seed " +
                        line.substr(seed, line.find(' ', seed) - seed));
   }
-  CHECK_THAT(read_file(log), Catch::Contains("table "));
+  CHECK_THAT(read_text(log), Catch::Contains("table "));
 
   const auto dry = run_cli("sweep scenarios/sweeps/failure-time.json --dry-run", dir);
   REQUIRE(dry.status == 0);

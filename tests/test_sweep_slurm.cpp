@@ -13,46 +13,19 @@
 #include <sstream>
 #include <string>
 
+#include "cli_harness.hpp"
 #include "temp_dir.hpp"
 
+using failsim::testing::read_text;
+using failsim::testing::run_cli;
+using failsim::testing::run_shell;
 using failsim::testing::TempDir;
+using failsim::testing::write_text;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string SWEEP = FAILSIM_SOURCE_DIR "/tests/slurm-sweep.json";  // 8 runs
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-/// Runs the shell command `command` from the source directory, its output in `dir`; the exact
-/// command line is in the test's output when a check fails.
-Outcome run_shell(const std::string& command, const TempDir& dir) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string line =
-      "cd '" FAILSIM_SOURCE_DIR "' && " + command + " >'" + out + "' 2>'" + err + "'";
-  UNSCOPED_INFO("command: " << line);
-  const int raw = std::system(line.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-}
-
-Outcome run_cli(const std::string& args, const TempDir& dir) {
-  return run_shell("'" FAILSIM_BINARY "' " + args, dir);
-}
 
 }  // namespace
 
@@ -78,11 +51,11 @@ TEST_CASE("failsim sweep --emit slurm: the array range for N runs and chunk K, t
   }
   CHECK(fs::is_directory(slurm + "/logs"));
   // The plan, as a local sweep writes it: --dry-run of the same file agrees on the runs.
-  CHECK_THAT(read_file(out / "sweep.json"), Catch::Contains("\"failsim-sweep-plan\""));
+  CHECK_THAT(read_text(out / "sweep.json"), Catch::Contains("\"failsim-sweep-plan\""));
   CHECK(fs::exists(out / "scenarios" / "quickstart_lr-0.05_count-2.json"));
   CHECK_FALSE(fs::exists(out / "runs"));  // nothing run
 
-  const std::string array = read_file(slurm + "/array.sbatch");
+  const std::string array = read_text(slurm + "/array.sbatch");
   CHECK_THAT(array, Catch::StartsWith("#!/bin/bash\n") &&
                         Catch::Contains("\n#SBATCH --job-name=failsim-slurm-test\n"
                                         "#SBATCH --array=0-2\n"
@@ -93,10 +66,10 @@ TEST_CASE("failsim sweep --emit slurm: the array range for N runs and chunk K, t
                         Catch::Contains(
                             "  \"$failsim\" sweep \"$sweep\" -o \"$dir\" --only \"$index\"\n"));
   CHECK_THAT(array, !Catch::Contains("--partition") && !Catch::Contains("--time"));
-  const std::string collect = read_file(slurm + "/collect.sbatch");
+  const std::string collect = read_text(slurm + "/collect.sbatch");
   CHECK_THAT(collect, Catch::Contains("#SBATCH --output=" + slurm + "/logs/collect-%j.out\n") &&
                           Catch::EndsWith("\"$failsim\" sweep \"$sweep\" -o \"$dir\" --collect\n"));
-  CHECK_THAT(read_file(slurm + "/submit.sh"),
+  CHECK_THAT(read_text(slurm + "/submit.sh"),
              Catch::Contains("sbatch --parsable \"$@\" \"$slurm_dir/array.sbatch\"") &&
                  Catch::Contains("sbatch --parsable \"$@\" --dependency=\"afterany:$array\" "
                                  "\"$slurm_dir/collect.sbatch\""));
@@ -110,7 +83,7 @@ TEST_CASE("failsim sweep --emit slurm: the array range for N runs and chunk K, t
         dir);
     REQUIRE(e.status == 0);
     CHECK(e.out.empty());
-    const std::string text = read_file(other / "slurm" / "array.sbatch");
+    const std::string text = read_text(other / "slurm" / "array.sbatch");
     const std::size_t at = text.find("#SBATCH --array=") + 16;
     return text.substr(at, text.find('\n', at) - at);
   };
@@ -130,7 +103,7 @@ TEST_CASE("failsim sweep --emit slurm: the array range for N runs and chunk K, t
               .status == 0);
   for (const char* file : {"array.sbatch", "collect.sbatch"}) {
     INFO(file);
-    CHECK_THAT(read_file(directives / "slurm" / file),
+    CHECK_THAT(read_text(directives / "slurm" / file),
                Catch::Contains("#SBATCH --partition=gpu,cpu\n#SBATCH --time=1-12\n"
                                "#SBATCH --account=proj_1\n#SBATCH --mem=2G\n#SBATCH --qos=long\n"));
   }
@@ -139,7 +112,7 @@ TEST_CASE("failsim sweep --emit slurm: the array range for N runs and chunk K, t
   const fs::path odd = dir.file("a b%c");
   REQUIRE(run_cli("sweep tests/slurm-sweep.json --emit slurm -q -o '" + odd.string() + "'", dir)
               .status == 0);
-  const std::string odd_array = read_file(odd / "slurm" / "array.sbatch");
+  const std::string odd_array = read_text(odd / "slurm" / "array.sbatch");
   CHECK_THAT(odd_array, Catch::Contains("#SBATCH --output=\"" + dir.path() +
                                         "/a b%%c/slurm/logs/array-%A-%a.out\"\n") &&
                             Catch::Contains("\ndir='" + odd.string() + "'\n"));
@@ -158,14 +131,14 @@ TEST_CASE(
 
   // submit.sh with a stand-in sbatch that logs its arguments and answers job IDs 41 and 42.
   const std::string bin = dir.file("bin"), log = dir.file("sbatch.log");
-  write(bin + "/sbatch",
-        "#!/bin/sh\necho \"$*\" >> '" + log +
-            "'\ncase \"$*\" in *collect.sbatch) echo '42;cluster' ;; *) echo 41 ;; esac\n");
+  write_text(bin + "/sbatch",
+             "#!/bin/sh\necho \"$*\" >> '" + log +
+                 "'\ncase \"$*\" in *collect.sbatch) echo '42;cluster' ;; *) echo 41 ;; esac\n");
   fs::permissions(bin + "/sbatch", fs::perms::owner_all);
   const auto submit =
       run_shell("PATH='" + bin + "':\"$PATH\" bash '" + slurm + "/submit.sh' --qos=x", dir);
   REQUIRE(submit.status == 0);
-  CHECK(read_file(log) == "--parsable --qos=x " + slurm +
+  CHECK(read_text(log) == "--parsable --qos=x " + slurm +
                               "/array.sbatch\n"
                               "--parsable --qos=x --dependency=afterany:41 " +
                               slurm + "/collect.sbatch\n");
@@ -208,7 +181,7 @@ TEST_CASE(
   CHECK_THAT(all.err, !Catch::Contains("no result"));
   for (const char* f : {"runs.csv", "table.md", "sweep.json"}) {
     INFO(f);
-    CHECK(read_file(out / f) == read_file(local / f));
+    CHECK(read_text(out / f) == read_text(local / f));
   }
   // Submitted again: every run is already done.
   const auto again = task(1);
@@ -221,7 +194,7 @@ TEST_CASE(
       run_cli("sweep '" + SWEEP + "' --emit slurm --chunk 3 -o '" + out.string() + "'", dir);
   CHECK(re_emit.status == 0);
   CHECK_THAT(re_emit.out, Catch::Contains("  8 runs already have a result: their tasks skip them"));
-  CHECK(read_file(out / "runs.csv") == read_file(local / "runs.csv"));
+  CHECK(read_text(out / "runs.csv") == read_text(local / "runs.csv"));
 }
 
 TEST_CASE("failsim sweep --emit slurm: bad options are exit 2 and write nothing",
@@ -277,19 +250,19 @@ TEST_CASE("failsim sweep --emit slurm: bad options are exit 2 and write nothing"
   CHECK_FALSE(fs::exists(quote));
 
   // A directory of another plan is refused as a local sweep refuses it.
-  write(dir.file("other.json"), R"({"name": "slurm-test", "scenarios": [")" FAILSIM_SOURCE_DIR
-                                R"(/scenarios/examples/quickstart.json"]})");
+  write_text(dir.file("other.json"), R"({"name": "slurm-test", "scenarios": [")" FAILSIM_SOURCE_DIR
+                                     R"(/scenarios/examples/quickstart.json"]})");
   REQUIRE(
       run_cli("sweep '" + dir.file("other.json") + "' --emit slurm -q -o '" + out.string() + "'",
               dir)
           .status == 0);
-  const std::string plan = read_file(out / "sweep.json");
+  const std::string plan = read_text(out / "sweep.json");
   const auto other =
       run_cli("sweep tests/slurm-sweep.json --emit slurm -o '" + out.string() + "'", dir);
   CHECK(other.status == 2);
   CHECK_THAT(other.err, Catch::Contains("/sweep.json: expected the plan of this sweep file (8 "
                                         "runs), found another plan"));
-  CHECK(read_file(out / "sweep.json") == plan);
+  CHECK(read_text(out / "sweep.json") == plan);
 
   const auto help = run_cli("sweep --help", dir);
   CHECK(help.status == 0);
@@ -343,5 +316,5 @@ TEST_CASE("docs/sweeps.md shows --emit slurm's output and array.sbatch as failsi
   const std::string shown = block_from(docs.str(), command);
   CHECK(shown.substr(0, shown.find("$ bash")) == command + as_in_docs(r.out));
   CHECK(block_from(docs.str(), "#!/bin/bash\n# failsim sweep \"failure-time\"") ==
-        as_in_docs(read_file(out / "slurm" / "array.sbatch")));
+        as_in_docs(read_text(out / "slurm" / "array.sbatch")));
 }
