@@ -1,11 +1,8 @@
 // End-to-end: the real failsim binary on real files, checking exit codes and outputs.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_harness.hpp"

@@ -2,12 +2,8 @@
 // the figure files, the x axis in SI with its unit, and bad options (exit 2, no figure).
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_harness.hpp"
@@ -16,6 +12,7 @@
 using failsim::testing::read_text;
 using failsim::testing::run_cli;
 using failsim::testing::TempDir;
+using failsim::testing::write_text;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,11 +41,11 @@ TEST_CASE(
   TempDir dir;
   // 2 base scenarios x 2 stop times (a duration written in two units) x 2 seeds: 8 short runs.
   const std::string file = dir.file("tiny.json");
-  std::ofstream(file) << R"({"name": "tiny",
+  write_text(file, R"({"name": "tiny",
     "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json",
                   ")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/ssp-softmax.json"],
     "seeds": [1, 2],
-    "vary": [{"path": "/stop/time", "range": {"from": "500ms", "to": "1s", "step": "500ms"}}]})";
+    "vary": [{"path": "/stop/time", "range": {"from": "500ms", "to": "1s", "step": "500ms"}}]})");
   const std::string sweep = dir.file("sweep");
   const auto ran = run_cli("sweep '" + file + "' -j 2 -q -o '" + sweep + "'", dir);
   INFO(ran.err);

@@ -5,12 +5,7 @@
 // and every bad option. tests/slurm_integration.sh runs the scripts on a real Slurm.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_harness.hpp"
@@ -307,14 +302,12 @@ TEST_CASE("docs/sweeps.md shows --emit slurm's output and array.sbatch as failsi
     text = replace_all(text, FAILSIM_BINARY, "/opt/failsim/build/cli/failsim");
     return replace_all(text, FAILSIM_SOURCE_DIR, "/opt/failsim");
   };
-  std::ifstream in(FAILSIM_SOURCE_DIR "/docs/sweeps.md", std::ios::binary);
-  std::ostringstream docs;
-  docs << in.rdbuf();
+  const std::string docs = read_text(FAILSIM_SOURCE_DIR "/docs/sweeps.md");
   const std::string command =
       "$ failsim sweep scenarios/sweeps/failure-time.json --emit slurm --chunk 5 --time 10 "
       "--partition short -o /shared/ft\n";
-  const std::string shown = block_from(docs.str(), command);
+  const std::string shown = block_from(docs, command);
   CHECK(shown.substr(0, shown.find("$ bash")) == command + as_in_docs(r.out));
-  CHECK(block_from(docs.str(), "#!/bin/bash\n# failsim sweep \"failure-time\"") ==
+  CHECK(block_from(docs, "#!/bin/bash\n# failsim sweep \"failure-time\"") ==
         as_in_docs(read_text(out / "slurm" / "array.sbatch")));
 }
