@@ -13,6 +13,7 @@
 #include "models/idx.hpp"
 #include "sim/branching.hpp"
 #include "sim/json_input.hpp"
+#include "sim/math_pool.hpp"
 #include "sim/result_writer.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
@@ -24,7 +25,8 @@ namespace {
 struct RunOptions {
   std::string scenario;
   std::string output;
-  std::string seed;  ///< empty: the scenario's
+  std::string seed;     ///< empty: the scenario's
+  std::string threads;  ///< empty: every CPU this process may use
   bool quiet = false;
   std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
   std::vector<std::string> branches;  ///< --branch FILE[=DIR]
@@ -32,8 +34,12 @@ struct RunOptions {
   std::vector<std::string> simgrid_log;
 };
 
-/// A seed as typed: decimal digits only, within uint64 (CLI11 would clamp an overflow silently).
-std::optional<std::uint64_t> parse_seed(const std::string& text) {
+/// More threads than this is a typo, not a machine.
+constexpr std::uint64_t MAX_THREADS = 1024;
+
+/// A seed or a count as typed: decimal digits only, within uint64 (CLI11 would clamp an overflow
+/// silently).
+std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, error] = std::from_chars(text.data(), end, value);
@@ -66,10 +72,18 @@ int report(const sim::RunResult& result, const std::string& directory, bool quie
 }
 
 int run_scenario(const RunOptions& o) {
-  const auto seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_seed(o.seed);
+  const auto seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_unsigned(o.seed);
   if (!o.seed.empty() && !seed) {
     fmt::print(stderr, "failsim run: --seed: expected an integer in [0, 2^64 - 1], found {}\n",
                o.seed);
+    return BAD_INPUT;
+  }
+  const auto threads = o.threads.empty() ? std::optional<std::uint64_t>{static_cast<std::uint64_t>(
+                                               sim::MathPool::hardware_threads())}
+                                         : parse_unsigned(o.threads);
+  if (!threads || *threads < 1 || *threads > MAX_THREADS) {
+    fmt::print(stderr, "failsim run: --threads: expected an integer in [1, {}], found {}\n",
+               MAX_THREADS, o.threads);
     return BAD_INPUT;
   }
   std::vector<sim::PointerSetting> settings;
@@ -137,6 +151,7 @@ int run_scenario(const RunOptions& o) {
 
   sim::RunOptions options;
   options.file_label = o.scenario;
+  options.threads = static_cast<int>(*threads);
   options.branches = branches;
   options.branch_labels = branch_files;
   for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
@@ -177,6 +192,9 @@ Command add_run_command(CLI::App& app) {
                   "result directory (default: the scenario's output.directory)");
   sub->add_option("--seed", options->seed,
                   "seed of the run instead of the scenario's (recorded in result.json)");
+  sub->add_option("--threads", options->threads,
+                  "threads computing gradients and evaluations (default: every CPU this process "
+                  "may use); the results do not depend on it (docs/performance.md)");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
   sub->add_option("--set", options->settings,
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "

@@ -22,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/sweep_runner.hpp"
 #include "cli/sweep_slurm.hpp"
+#include "sim/math_pool.hpp"
 #include "sim/sweep.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
@@ -45,10 +46,7 @@ struct SweepOptions {
   SlurmOptions slurm;
 };
 
-std::size_t cores() {
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<std::size_t>(n) : 1;
-}
+std::size_t cores() { return static_cast<std::size_t>(sim::MathPool::hardware_threads()); }
 
 /// Writes runs.csv and table.md; exit status 0 when every run has a result and none
 /// deadlocked, 1 otherwise, 2/3 when a result or the output cannot be read/written.
@@ -125,7 +123,7 @@ int run_one(const sim::SweepPlan& plan, const SweepDirectory& dir, std::size_t i
   }
   std::error_code ec;
   fs::create_directories(dir.result_dir(run).parent_path(), ec);
-  const std::vector<std::string> command = run_command(self_executable(), plan, dir, run);
+  const std::vector<std::string> command = run_command(self_executable(), plan, dir, run, 0);
   const pid_t pid = start_run(command, dir.stderr_file(run));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
@@ -269,6 +267,9 @@ int run_sweep(const SweepOptions& o) {
     }
     PoolOptions pool;
     pool.jobs = o.jobs == 0 ? cores() : o.jobs;
+    // Runs side by side use the cores better than threads inside runs (docs/performance.md):
+    // the cores are shared out among the runs at a time, at least one thread each.
+    pool.threads = std::max<std::size_t>(1, cores() / pool.jobs);
     pool.quiet = o.quiet;
     pool.terminal = isatty(fileno(stderr)) != 0;
     pool.total = plan.runs.size();

@@ -236,15 +236,21 @@ bool recover_run(const SweepDirectory& dir, const sim::SweepRun& run) {
 }
 
 std::vector<std::string> run_command(const std::string& exe, const sim::SweepPlan& plan,
-                                     const SweepDirectory& dir, const sim::SweepRun& run) {
-  return {exe,
-          "run",
-          dir.scenario_file(plan.points[run.point]).string(),
-          "--seed",
-          std::to_string(run.seed),
-          "-o",
-          dir.partial_dir(run).string(),
-          "-q"};
+                                     const SweepDirectory& dir, const sim::SweepRun& run,
+                                     std::size_t threads) {
+  std::vector<std::string> command{exe,
+                                   "run",
+                                   dir.scenario_file(plan.points[run.point]).string(),
+                                   "--seed",
+                                   std::to_string(run.seed),
+                                   "-o",
+                                   dir.partial_dir(run).string(),
+                                   "-q"};
+  if (threads > 0) {
+    command.push_back("--threads");
+    command.push_back(std::to_string(threads));
+  }
+  return command;
 }
 
 std::string shell_quoted(const std::vector<std::string>& command) {
@@ -368,7 +374,7 @@ std::size_t run_pool(const sim::SweepPlan& plan, const SweepDirectory& dir,
                                              dir.result_dir(run).parent_path().string(),
                                              ec.message()));
       }
-      Running r{run.index, run_command(exe, plan, dir, run), Clock::now()};
+      Running r{run.index, run_command(exe, plan, dir, run, options.threads), Clock::now()};
       const pid_t pid = start_run(r.command, dir.stderr_file(run));
       running.emplace(pid, std::move(r));
     }

@@ -79,9 +79,11 @@ class DirectoryLock {
 /// directory without result.json and a stale stderr file. Returns whether the run is complete.
 bool recover_run(const SweepDirectory& dir, const sim::SweepRun& run);
 
-/// The command line of a run: `EXE run SCENARIO --seed K -o PARTIAL -q`.
+/// The command line of a run: `EXE run SCENARIO --seed K -o PARTIAL -q`, with `--threads T`
+/// when `threads` > 0 (0: the child's default, every CPU it may use).
 std::vector<std::string> run_command(const std::string& exe, const sim::SweepPlan& plan,
-                                     const SweepDirectory& dir, const sim::SweepRun& run);
+                                     const SweepDirectory& dir, const sim::SweepRun& run,
+                                     std::size_t threads);
 
 /// A command line as a user would paste it into a shell.
 std::string shell_quoted(const std::vector<std::string>& command);
@@ -111,9 +113,10 @@ RunOutcome finish_run(const SweepDirectory& dir, const sim::SweepRun& run, int w
 /// How the pool reports.
 struct PoolOptions {
   std::size_t jobs = 1;
-  bool quiet = false;     ///< only failures are reported
-  bool terminal = false;  ///< stderr is a terminal: one rewritten progress line
-  std::size_t total = 0;  ///< runs of the plan (done before + to run), for "done/total"
+  std::size_t threads = 0;  ///< each child's --threads (0: its default)
+  bool quiet = false;       ///< only failures are reported
+  bool terminal = false;    ///< stderr is a terminal: one rewritten progress line
+  std::size_t total = 0;    ///< runs of the plan (done before + to run), for "done/total"
   std::size_t done_before = 0;
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the reference study (docs/reproducing-the-paper.md) with one command: installs what
 # is missing, builds failsim, runs every scenario of scenarios/paper over SEEDS seeds as parallel
-# processes (one per core: each run is one sequential simulation), then writes the tables
+# processes (one per core, each computing on nproc / JOBS threads: runs side by side use the
+# cores better than threads inside one run, docs/performance.md), then writes the tables
 # (Markdown, CSV, LaTeX) and the figures (PNG, SVG) next to the runs.
 #
 #   bash scripts/reproduce-paper.sh [-j JOBS] [-s SEEDS] [-o DIR]
@@ -67,10 +68,13 @@ done > "$job_list"
 for seed in $(seq 1 "$seeds"); do
   echo "scenarios/paper/baseline.json $seed $out/baseline/seed-$seed"
 done >> "$job_list"
+threads=$(( $(nproc) / jobs ))
+[ "$threads" -ge 1 ] || threads=1
+export threads
 xargs -P "$jobs" -L 1 sh -c '
   branch=""
   [ -n "$4" ] && branch="--branch $4=$5"
-  "$0" run -q --seed "$2" -o "$3" $branch "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
+  "$0" run -q --threads "$threads" --seed "$2" -o "$3" $branch "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
   echo "  done: $3 ${5:-}" >&2' "$failsim" < "$job_list"
 echo "reproduce-paper: $runs runs in $(( $(date +%s) - start )) s" >&2
 

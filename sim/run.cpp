@@ -97,7 +97,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
 
-  TrainingMath math(scenario, options.file_label);
+  TrainingMath math(scenario, options.file_label, options.threads);
   RunResult result;
   result.scenario = scenario;
   RunContext context{.scenario = scenario,

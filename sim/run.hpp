@@ -18,6 +18,8 @@ namespace failsim::sim {
 struct RunOptions {
   std::string file_label = "scenario";    ///< names the scenario file in error messages
   std::vector<std::string> simgrid_args;  ///< e.g. "--cfg=network/model:CM02", "--log=..."
+  /// Threads computing the math (sim/math_pool.hpp), >= 1; the results do not depend on it.
+  int threads = 1;
   std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
   /// Further scenarios simulated with this one, forking where their failures at a time differ
   /// (sim/branching.hpp), and their file labels.
@@ -49,7 +51,7 @@ struct RunResult {
   std::size_t num_params = 0;
   double param_bytes = 0.0, gradient_flops = 0.0;
   double setup_seconds = 0.0;  ///< wall clock before the simulation starts (data, model, platform)
-  double math_seconds = 0.0;   ///< wall clock in gradients, updates and evaluations
+  double math_seconds = 0.0;   ///< thread-seconds in gradients, updates and evaluations
   double wall_seconds = 0.0;   ///< wall clock of the whole run, set-up included
 };
 

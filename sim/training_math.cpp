@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <stdexcept>
 
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
@@ -63,15 +64,59 @@ std::span<const int> BatchStream::next() {
   return batch;
 }
 
-TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_label)
+/// One chunk of an evaluation.
+class EvalJob : public MathJob {
+ public:
+  TrainingMath* math = nullptr;
+  const float* params = nullptr;
+  std::size_t num_params = 0;
+  int start = 0, size = 0;
+  models::EvalPart part;
+
+ protected:
+  void run(int slot) override {
+    TrainingMath::Slot& s = *math->slots_[static_cast<std::size_t>(slot)];
+    const auto begin = Clock::now();
+    part = s.evaluator.evaluate_part({params, num_params}, math->test_, start, size);
+    s.seconds += seconds_since(begin);
+  }
+};
+
+GradientJob::~GradientJob() {
+  if (pending_) math_->pool_.abandon(*this);
+}
+
+void GradientJob::run(int slot) {
+  TrainingMath::Slot& s = *math_->slots_[static_cast<std::size_t>(slot)];
+  const auto begin = Clock::now();
+  const models::Batch batch = s.batch.gather(math_->train_, indices_);
+  loss_ = s.model->loss_and_gradient(snapshot_->params, batch, grad_, dropout_seed_);
+  s.seconds += seconds_since(begin);
+}
+
+TrainingMath::Slot::Slot(const models::Model& m, int batch_size)
+    : model(m.clone()), batch(batch_size, m.input_dim()), evaluator(m) {}
+
+std::vector<std::unique_ptr<TrainingMath::Slot>> TrainingMath::make_slots(
+    const models::Model& model, int batch_size, int threads) {
+  if (threads < 1) {
+    throw std::invalid_argument("TrainingMath: need at least 1 thread, got " +
+                                std::to_string(threads));
+  }
+  std::vector<std::unique_ptr<Slot>> slots;
+  for (int t = 0; t < threads; ++t) slots.push_back(std::make_unique<Slot>(model, batch_size));
+  return slots;
+}
+
+TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_label, int threads)
     : scenario_(scenario),
       train_(load_split(scenario, models::Split::TRAIN)),
       test_(load_split(scenario, models::Split::TEST)),
       model_(build_model(scenario.model, train_)),
-      batch_(scenario.optimizer.batch_size, train_.dim()),
-      evaluator_(*model_),
+      slots_(make_slots(*model_, scenario.optimizer.batch_size, threads)),
       shard_order_(
-          models::shuffled_indices(train_.size(), models::derive_seed(scenario.seed, SEED_SHARD))) {
+          models::shuffled_indices(train_.size(), models::derive_seed(scenario.seed, SEED_SHARD))),
+      pool_(threads) {
   const int workers = scenario.cluster.num_workers();
   const int smallest_shard = train_.size() / workers;
   if (scenario.optimizer.batch_size > smallest_shard) {
@@ -82,6 +127,8 @@ TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_lab
         std::to_string(scenario.optimizer.batch_size));
   }
 }
+
+TrainingMath::~TrainingMath() = default;
 
 SnapshotPtr TrainingMath::initial_snapshot() const {
   auto snapshot = std::make_shared<Snapshot>();
@@ -103,22 +150,66 @@ std::uint64_t TrainingMath::dropout_seed(int worker, std::int64_t step) const {
   return models::derive_seed(per_worker, static_cast<std::uint64_t>(step));
 }
 
+void TrainingMath::start_gradient(GradientJob& job, const Snapshot& snapshot,
+                                  std::span<const int> indices, std::uint64_t dropout_seed,
+                                  std::span<float> grad) {
+  job.snapshot_ = &snapshot;
+  job.indices_ = indices;
+  job.dropout_seed_ = dropout_seed;
+  job.grad_ = grad;
+  job.math_ = this;
+  pool_.submit(job);
+  job.pending_ = true;
+}
+
+float TrainingMath::finish_gradient(GradientJob& job) {
+  job.pending_ = false;  // collected: nothing to abandon, even if it threw
+  pool_.wait(job);
+  return job.loss_;
+}
+
 float TrainingMath::gradient(const Snapshot& snapshot, std::span<const int> indices,
                              std::uint64_t dropout_seed, std::span<float> grad) {
-  const auto start = Clock::now();
-  const models::Batch batch = batch_.gather(train_, indices);
-  const float loss = model_->loss_and_gradient(snapshot.params, batch, grad, dropout_seed);
-  math_seconds_ += seconds_since(start);
-  return loss;
+  GradientJob job;
+  start_gradient(job, snapshot, indices, dropout_seed, grad);
+  return finish_gradient(job);
 }
 
 models::EvalResult TrainingMath::evaluate(const SnapshotPtr& snapshot, int limit) {
   if (cached_ && cached_->snapshot == snapshot && cached_->limit == limit) return cached_->result;
-  const auto start = Clock::now();
-  const models::EvalResult result = evaluator_.evaluate(snapshot->params, test_, limit);
-  math_seconds_ += seconds_since(start);
+  const int n = models::Evaluator::samples(test_, limit);
+  const int chunk = slots_[0]->evaluator.chunk();
+  const auto chunks = static_cast<std::size_t>((n + chunk - 1) / chunk);
+  while (eval_jobs_.size() < chunks) eval_jobs_.push_back(std::make_unique<EvalJob>());
+  for (std::size_t c = 0; c < chunks; ++c) {
+    EvalJob& job = *eval_jobs_[c];
+    job.math = this;
+    job.params = snapshot->params.data();
+    job.num_params = snapshot->params.size();
+    job.start = static_cast<int>(c) * chunk;
+    job.size = std::min(chunk, n - job.start);
+    pool_.submit(job);
+  }
+  models::EvalPart sum;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    try {
+      pool_.wait(*eval_jobs_[c]);
+    } catch (...) {
+      for (std::size_t rest = c + 1; rest < chunks; ++rest) pool_.abandon(*eval_jobs_[rest]);
+      throw;
+    }
+    sum.loss_sum += eval_jobs_[c]->part.loss_sum;
+    sum.correct += eval_jobs_[c]->part.correct;
+  }
+  const models::EvalResult result = models::Evaluator::result(sum, n);
   cached_ = CachedEval{snapshot, limit, result};
   return result;
+}
+
+double TrainingMath::math_seconds() const {
+  double total = 0.0;
+  for (const auto& slot : slots_) total += slot->seconds;
+  return total;
 }
 
 }  // namespace failsim::sim

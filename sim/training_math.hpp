@@ -1,6 +1,8 @@
 // The real math of a simulated run, engine-free: data sets, the model, each worker's stream of
 // batches, gradients computed with exactly the parameters the protocol delivered, and cached
 // evaluations. The actors decide *when* (simulated time); this decides *what* (the numbers).
+// Gradients and evaluations are jobs of a MathPool (math_pool.hpp): a gradient is started when
+// its simulated computation starts and collected when it ends, so several compute at once.
 #pragma once
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include "models/dataset.hpp"
 #include "models/evaluate.hpp"
 #include "models/model.hpp"
+#include "sim/math_pool.hpp"
 #include "sim/scenario.hpp"
 #include "sim/snapshot.hpp"
 
@@ -44,12 +47,38 @@ class BatchStream {
   std::size_t position_ = 0;
 };
 
+class TrainingMath;
+class EvalJob;
+
+/// One gradient in flight: TrainingMath::start_gradient submits it, finish_gradient collects its
+/// loss. Its inputs (parameters, indices, output buffer) must stay valid until then; destroying
+/// it uncollected abandons it (a worker killed mid-computation), so it may live on an actor's
+/// stack.
+class GradientJob : public MathJob {
+ public:
+  ~GradientJob() override;
+
+ protected:
+  void run(int slot) override;
+
+ private:
+  friend class TrainingMath;
+  TrainingMath* math_ = nullptr;
+  bool pending_ = false;  // submitted and not collected
+  const Snapshot* snapshot_ = nullptr;
+  std::span<const int> indices_;
+  std::uint64_t dropout_seed_ = 0;
+  std::span<float> grad_;
+  float loss_ = 0.0f;
+};
+
 class TrainingMath {
  public:
-  /// Loads or generates the data set and builds the model. Throws ScenarioError (naming
-  /// `file_label`) for data that cannot be used, e.g. a batch larger than a worker's shard,
-  /// and models::DataError for unreadable data files.
-  TrainingMath(const Scenario& scenario, const std::string& file_label);
+  /// Loads or generates the data set and builds the model; `threads` computing threads (see
+  /// MathPool). Throws ScenarioError (naming `file_label`) for data that cannot be used, e.g. a
+  /// batch larger than a worker's shard, and models::DataError for unreadable data files.
+  TrainingMath(const Scenario& scenario, const std::string& file_label, int threads = 1);
+  ~TrainingMath();
 
   const models::Model& model() const { return *model_; }
   const models::Dataset& train_set() const { return train_; }
@@ -65,34 +94,58 @@ class TrainingMath {
   /// so the numbers do not depend on the order in which gradients are computed.
   std::uint64_t dropout_seed(int worker, std::int64_t step) const;
 
-  /// Mean loss and gradient of the batch `indices` at `snapshot`, written to `grad`.
+  /// Starts computing the mean loss and gradient of the batch `indices` at `snapshot` into
+  /// `grad`, on whichever thread is free; every argument must stay valid until `job` is collected.
+  void start_gradient(GradientJob& job, const Snapshot& snapshot, std::span<const int> indices,
+                      std::uint64_t dropout_seed, std::span<float> grad);
+  /// Waits for `job` (computing queued math meanwhile) and returns its mean loss.
+  float finish_gradient(GradientJob& job);
+  /// start_gradient then finish_gradient.
   float gradient(const Snapshot& snapshot, std::span<const int> indices, std::uint64_t dropout_seed,
                  std::span<float> grad);
 
-  /// Test loss and accuracy of `snapshot` on the first `limit` test samples (0 = all). The
+  /// Test loss and accuracy of `snapshot` on the first `limit` test samples (0 = all), its
+  /// chunks computed on every thread and summed in order (the same bits as one thread). The
   /// latest (snapshot, limit) is cached: the observer asks again while no update happened.
   models::EvalResult evaluate(const SnapshotPtr& snapshot, int limit);
 
-  /// Runs `update` (an SGD step on a server) and counts its wall time as math.
+  /// Runs `update` (an SGD step on a server, in the simulation thread) and counts its wall time
+  /// as math.
   template <class F>
   auto timed(F&& update) {
     const auto start = std::chrono::steady_clock::now();
     auto result = update();
-    math_seconds_ +=
+    slots_[0]->seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 
-  /// Wall-clock seconds spent computing gradients, updates and evaluations so far.
-  double math_seconds() const { return math_seconds_; }
+  /// Thread-seconds spent computing gradients, updates and evaluations so far, summed over the
+  /// threads (so up to `threads` times the wall time). Read it while no job is in flight.
+  double math_seconds() const;
+  int threads() const { return pool_.threads(); }
 
  private:
+  friend class GradientJob;
+  friend class EvalJob;
+  /// What one computing thread works in: its own model (scratch buffers), batch and evaluator.
+  struct Slot {
+    Slot(const models::Model& model, int batch_size);
+    std::unique_ptr<models::Model> model;
+    models::BatchBuffer batch;
+    models::Evaluator evaluator;
+    double seconds = 0.0;  // math time of this thread
+  };
+  /// `threads` slots; throws std::invalid_argument unless threads >= 1.
+  static std::vector<std::unique_ptr<Slot>> make_slots(const models::Model& model, int batch_size,
+                                                       int threads);
+
   const Scenario& scenario_;
   models::Dataset train_;
   models::Dataset test_;
   std::unique_ptr<models::Model> model_;
-  models::BatchBuffer batch_;
-  models::Evaluator evaluator_;
+  std::vector<std::unique_ptr<Slot>> slots_;         // one per thread, [0] the simulation thread's
+  std::vector<std::unique_ptr<EvalJob>> eval_jobs_;  // one per chunk of an evaluation
   std::vector<int> shard_order_;  // the seeded permutation the workers' shards are cut from
   struct CachedEval {
     SnapshotPtr snapshot;  // held, so its address cannot be reused by another snapshot
@@ -100,7 +153,7 @@ class TrainingMath {
     models::EvalResult result;
   };
   std::optional<CachedEval> cached_;
-  double math_seconds_ = 0.0;
+  MathPool pool_;  // last: its threads stop before anything they use is destroyed
 };
 
 }  // namespace failsim::sim

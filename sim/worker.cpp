@@ -104,11 +104,15 @@ void Worker::run() {
     min_version_ = params.version + 1;
     min_version_epoch_ = epoch;
 
+    // The math runs on another thread while the computation is simulated (declared after
+    // `grad`, so a worker killed meanwhile abandons the job before its buffer is freed).
     auto grad = context_.gradient_buffers.take();
-    const float loss = context_.math.gradient(params, batches_.next(),
-                                              context_.math.dropout_seed(index_, step_++), *grad);
+    GradientJob computing;
+    context_.math.start_gradient(computing, params, batches_.next(),
+                                 context_.math.dropout_seed(index_, step_++), *grad);
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::execute(context_.time.gradient_flops);
+    const float loss = context_.math.finish_gradient(computing);
     context_.recorder.busy(host, sg4::Engine::get_clock() - start);
     context_.recorder.gradient_computed();
     holding_ = 1;

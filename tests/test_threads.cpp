@@ -1,0 +1,275 @@
+// The math on several threads (issue 8): the pool's contract (sim/math_pool.hpp), and results
+// byte-identical to one thread for every example scenario, with 1, 2 and 4 threads, branches
+// (fork) included.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_harness.hpp"
+#include "sim/math_pool.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using failsim::sim::MathJob;
+using failsim::sim::MathPool;
+using failsim::testing::read_text;
+using failsim::testing::run_cli;
+using failsim::testing::TempDir;
+using failsim::testing::write_text;
+
+/// Squares its input, remembering which slot computed it; `hold` makes it wait for a release.
+class Square : public MathJob {
+ public:
+  int input = 0, output = -1, slot = -1;
+  std::atomic<bool>* hold = nullptr;
+  std::atomic<bool> started{false};
+
+ protected:
+  void run(int s) override {
+    started = true;
+    while (hold != nullptr && hold->load()) std::this_thread::yield();
+    output = input * input;
+    slot = s;
+  }
+};
+
+class Throws : public MathJob {
+ protected:
+  void run(int) override { throw std::runtime_error("the job failed"); }
+};
+
+TEST_CASE("the pool computes every job once in any slot and returns each result to its waiter",
+          "[threads]") {
+  for (const int threads : {1, 2, 4}) {
+    MathPool pool(threads);
+    std::vector<Square> jobs(50);
+    for (int i = 0; i < 50; ++i) {
+      jobs[static_cast<std::size_t>(i)].input = i;
+      pool.submit(jobs[static_cast<std::size_t>(i)]);
+    }
+    for (int i = 49; i >= 0; --i) pool.wait(jobs[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < 50; ++i) {
+      const Square& job = jobs[static_cast<std::size_t>(i)];
+      CHECK(job.output == i * i);
+      CHECK(job.slot >= 0);
+      CHECK(job.slot < threads);
+    }
+    // Collected jobs are idle again and can be reused.
+    jobs[0].input = 7;
+    pool.submit(jobs[0]);
+    pool.wait(jobs[0]);
+    CHECK(jobs[0].output == 49);
+  }
+}
+
+TEST_CASE("with one thread a job is computed by its waiter and only when waited for", "[threads]") {
+  MathPool pool(1);
+  Square first, second;
+  first.input = 3;
+  second.input = 4;
+  pool.submit(first);
+  pool.submit(second);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_FALSE(first.started);
+  // Waiting for the second computes the older one first (oldest queued first).
+  pool.wait(second);
+  CHECK(first.started);
+  CHECK(second.output == 16);
+  CHECK(second.slot == 0);
+  pool.wait(first);
+  CHECK(first.output == 9);
+}
+
+TEST_CASE("a job's exception reaches its waiter and the pool goes on", "[threads]") {
+  for (const int threads : {1, 2}) {
+    MathPool pool(threads);
+    Throws bad;
+    Square good;
+    good.input = 5;
+    pool.submit(bad);
+    pool.submit(good);
+    CHECK_THROWS_WITH(pool.wait(bad), "the job failed");
+    pool.wait(good);
+    CHECK(good.output == 25);
+  }
+}
+
+TEST_CASE("abandon dequeues a job nobody started and waits for one that is running", "[threads]") {
+  SECTION("queued: never computed") {
+    MathPool pool(1);
+    Square job;
+    pool.submit(job);
+    pool.abandon(job);
+    Square other;
+    pool.submit(other);
+    pool.wait(other);  // would compute `job` first if it were still queued
+    CHECK_FALSE(job.started);
+    CHECK(job.output == -1);
+  }
+  SECTION("running: returns once it is done") {
+    MathPool pool(2);
+    std::atomic<bool> hold{true};
+    Square job;
+    job.input = 6;
+    job.hold = &hold;
+    pool.submit(job);
+    while (!job.started) std::this_thread::yield();
+    std::thread release([&hold] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      hold = false;
+    });
+    pool.abandon(job);
+    CHECK(job.output == 36);  // finished before abandon returned: its buffers are free
+    release.join();
+  }
+}
+
+TEST_CASE("misuse of the pool is refused", "[threads]") {
+  CHECK_THROWS_AS(MathPool(0), std::invalid_argument);
+  MathPool pool(2);
+  Square job;
+  CHECK_THROWS_AS(pool.wait(job), std::logic_error);
+  pool.submit(job);
+  CHECK_THROWS_AS(pool.submit(job), std::logic_error);
+  pool.wait(job);
+}
+
+TEST_CASE("after fork both processes have a working pool and the queued jobs", "[threads]") {
+  MathPool pool(2);
+  std::atomic<bool> hold{true};
+  Square running, queued;
+  running.input = 2;
+  running.hold = &hold;
+  queued.input = 3;
+  pool.submit(running);
+  while (!running.started) std::this_thread::yield();
+  pool.submit(queued);  // behind `running` on the only background thread, or taken by it later
+  std::thread release([&hold] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    hold = false;
+  });
+  // fork() stops the background thread first: it lets the running job finish.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    pool.wait(queued);
+    Square fresh;
+    fresh.input = 9;
+    pool.submit(fresh);
+    pool.wait(fresh);
+    _exit(running.output == 4 && queued.output == 9 && fresh.output == 81 ? 0 : 1);
+  }
+  release.join();
+  CHECK(running.output == 4);
+  pool.wait(running);
+  pool.wait(queued);
+  CHECK(queued.output == 9);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+/// Every file of `b` equals `a`'s (result.json without its wall-clock timings), and neither has
+/// a file the other lacks.
+void check_same_results(const fs::path& a, const fs::path& b) {
+  std::vector<std::string> names_a, names_b;
+  for (const auto& e : fs::directory_iterator(a)) names_a.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(b)) names_b.push_back(e.path().filename().string());
+  std::sort(names_a.begin(), names_a.end());
+  std::sort(names_b.begin(), names_b.end());
+  CHECK(names_a == names_b);
+  for (const std::string& name : names_a) {
+    INFO(a.string() << " vs " << b.string() << ": " << name);
+    if (name == "result.json") {
+      auto ja = nlohmann::json::parse(read_text(a / name));
+      auto jb = nlohmann::json::parse(read_text(b / name));
+      ja.erase("wall_clock");
+      jb.erase("wall_clock");
+      CHECK(ja.dump(1) == jb.dump(1));
+    } else {
+      CHECK(read_text(a / name) == read_text(b / name));
+    }
+  }
+}
+
+TEST_CASE("every example scenario gives the same results with 1 2 and 4 threads",
+          "[threads][cli]") {
+  const TempDir dir;
+  int examples = 0;
+  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/examples")) {
+    if (entry.path().extension() != ".json") continue;
+    ++examples;
+    const std::string name = entry.path().stem().string();
+    // The CNN example simulates 100 s of four workers (a minute of math): its first 2 s compute
+    // gradients and evaluations concurrently just the same.
+    const std::string shorter = name == "cnn-4-async" ? " --set /stop/time=2s" : "";
+    for (const int threads : {1, 2, 4}) {
+      const std::string out = dir.file(name + "-" + std::to_string(threads));
+      const auto run = run_cli("run -q --threads " + std::to_string(threads) + shorter + " '" +
+                                   entry.path().string() + "' -o '" + out + "'",
+                               dir);
+      REQUIRE(run.status == 0);
+      if (threads > 1) check_same_results(dir.file(name + "-1"), out);
+    }
+  }
+  CHECK(examples >= 9);
+}
+
+TEST_CASE("branches forked mid-run with 2 threads equal their own runs on 1 thread",
+          "[threads][cli]") {
+  // The study's stateless CNN run, killed at 1 s or at 1.5 s: two processes after 1 s, each
+  // restarting its threads while gradients and evaluations are in flight.
+  const TempDir dir;
+  const std::string base = FAILSIM_SOURCE_DIR "/scenarios/paper/stateless-1kill.json";
+  nlohmann::json scenario = nlohmann::json::parse(read_text(base));
+  scenario["stop"]["time"] = "2.5s";
+  scenario["evaluation"] = {
+      {"interval", "250ms"}, {"test_subset", 600}, {"final_full_test", false}};
+  scenario["failures"]["detection_timeout"] = "200ms";
+  scenario["failures"]["restart_delay"] = "300ms";
+  scenario["failures"]["events"][0]["at"] = "1s";
+  scenario["failures"]["events"][0]["down_for"] = "500ms";
+  write_text(dir.file("early.json"), scenario.dump(2));
+  scenario["name"] = "later";
+  scenario["failures"]["events"][0]["at"] = "1.5s";
+  write_text(dir.file("later.json"), scenario.dump(2));
+
+  REQUIRE(run_cli("run -q --threads 2 '" + dir.file("early.json") + "' -o '" + dir.file("b-early") +
+                      "' --branch '" + dir.file("later.json") + "=" + dir.file("b-later") + "'",
+                  dir)
+              .status == 0);
+  for (const std::string name : {"early", "later"}) {
+    REQUIRE(run_cli("run -q --threads 1 '" + dir.file(name + ".json") + "' -o '" +
+                        dir.file("s-" + name) + "'",
+                    dir)
+                .status == 0);
+    check_same_results(dir.file("s-" + name), dir.file("b-" + name));
+  }
+}
+
+TEST_CASE("the thread count of a run must be at least 1", "[threads][cli]") {
+  const TempDir dir;
+  for (const std::string bad : {"0", "-1", "two", "1025", "99999999999999999999999"}) {
+    const auto run = run_cli("run -q --threads " + bad +
+                                 " scenarios/examples/quickstart.json -o '" + dir.file("out") + "'",
+                             dir);
+    CHECK(run.status == 2);
+    CHECK(run.err.find("--threads: expected an integer in [1, 1024], found " + bad) !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(dir.file("out")));
+  }
+}
+
+}  // namespace
