@@ -74,6 +74,9 @@ class Stateless final : public Strategy {
     return Strategy::pending_at_end() + store_.pending() + store_.in_flight();
   }
   std::int64_t peak_pending() const override { return store_.peak_pending(); }
+  /// Nothing to tell: the store keeps no rounds or clocks (async only), and the server's
+  /// mailbox receives the store's answers, not worker messages.
+  void membership_changed() override {}
 
  private:
   StatelessStore store_;
