@@ -71,8 +71,12 @@ bool Replica::forward(Replica& next, const StateCopy& copy, RunContext& context,
 }
 
 ReplicaChain::ReplicaChain(RunContext& context, std::function<ParameterServer*()> head,
-                           std::function<void(Replica&)> joined_headless)
-    : context_(context), head_(std::move(head)), joined_headless_(std::move(joined_headless)) {}
+                           std::function<void(Replica&)> joined_headless,
+                           std::function<bool(sg4::Host*)> orphaned)
+    : context_(context),
+      head_(std::move(head)),
+      joined_headless_(std::move(joined_headless)),
+      orphaned_(std::move(orphaned)) {}
 
 void ReplicaChain::add(sg4::Host* host, ServerState state) {
   add_replica(host, std::move(state), true);
@@ -98,11 +102,9 @@ Replica* ReplicaChain::first_live() {
   return nullptr;
 }
 
-ServerState ReplicaChain::promote(Replica& replica) {
-  ServerState state = replica.state();
+void ReplicaChain::promote(Replica& replica) {
   replica.kill();  // its process now runs the server
   chain_.erase(std::find(chain_.begin(), chain_.end(), &replica));
-  return state;
 }
 
 sg4::Host* ReplicaChain::host_at(int position) {
@@ -154,6 +156,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
     }
     ParameterServer* head = head_();
     if (tail == nullptr && !head->alive()) {
+      if (orphaned_(host)) return;
       // Every copy of the parameters died: nothing to join from.
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
                               {{"reason", "no live node holds the parameters"}});

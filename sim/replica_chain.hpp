@@ -58,9 +58,12 @@ class ReplicaChain {
  public:
   /// `head` names the current head server (the strategy's; dead or alive). `joined_headless`
   /// is called with a replacement that has just joined while the head is dead: the strategy
-  /// promotes it if nothing else will.
+  /// promotes it if nothing else will. `orphaned` is called with the host of a replacement that
+  /// comes due when no live node holds the parameters: true if the strategy took the host
+  /// over (e.g. started a head from elsewhere), else the replacement records "no_replacement".
   ReplicaChain(RunContext& context, std::function<ParameterServer*()> head,
-               std::function<void(Replica&)> joined_headless);
+               std::function<void(Replica&)> joined_headless,
+               std::function<bool(simgrid::s4u::Host*)> orphaned);
 
   /// A replica on `host` holding `state`, at the tail (at time 0).
   void add(simgrid::s4u::Host* host, ServerState state);
@@ -73,8 +76,9 @@ class ReplicaChain {
   /// detected so far), or nullptr.
   Replica* first_live();
   /// `replica` leaves the chain to become the head: its process ends (the new server's runs
-  /// on its host) and its state is returned.
-  ServerState promote(Replica& replica);
+  /// on its host). Call it once the new head is started: starting an actor lets others run,
+  /// and a replacement coming due meanwhile must still find the replica's state to join from.
+  void promote(Replica& replica);
   /// The host of chain position `position` >= 1 (0 is the head) now, or nullptr.
   simgrid::s4u::Host* host_at(int position);
   /// A host failed on which no server runs: if a replica ran there it dies, is detected after
@@ -82,7 +86,8 @@ class ReplicaChain {
   bool fail(simgrid::s4u::Host* host, double host_back);
   /// A replacement node on `host` joins at the tail once the restart delay passed and its host
   /// is up; it starts from the tail's state (or the head's, with no replica left), sent over the
-  /// network. With no live node holding the parameters, nothing joins ("no_replacement").
+  /// network. With no live node holding the parameters, nothing joins ("no_replacement") unless
+  /// `orphaned` takes the host.
   void replace(simgrid::s4u::Host* host, double host_back);
 
  private:
@@ -93,6 +98,7 @@ class ReplicaChain {
   RunContext& context_;
   std::function<ParameterServer*()> head_;
   std::function<void(Replica&)> joined_headless_;
+  std::function<bool(simgrid::s4u::Host*)> orphaned_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> chain_;  // live and not-yet-detected replicas, in chain order
 };

@@ -28,7 +28,8 @@ class ChainReplication final : public Strategy {
             context, [this] { return head_; },
             [this](Replica& joined) {
               if (context_.coordinator.primary() == nullptr) promote(joined);
-            }) {}
+            },
+            [](sg4::Host* /*host*/) { return false; }) {}
 
   void start() override {
     const ServerState initial{context_.math.initial_snapshot(), nullptr};
@@ -74,12 +75,15 @@ class ChainReplication final : public Strategy {
   /// applied since are lost.
   void promote(Replica& replica) {
     sg4::Host* host = replica.host();
-    const ServerState state = chain_.promote(replica);
+    const ServerState state = replica.state();
     const std::int64_t lost =
         std::max<std::int64_t>(0, lost_head_version_ - state.snapshot->version);
     context_.recorder.rolled_back(
         lost, std::max<std::int64_t>(0, lost_head_gradients_ - state.snapshot->gradients));
     head_ = start_server(host, state);
+    // Out of the chain only now: starting the server lets other actors run, and a replacement
+    // coming due meanwhile must still find this replica's state to join from.
+    chain_.promote(replica);
     context_.recorder.event(
         sg4::Engine::get_clock(), "promoted", head_->name(),
         {{"host", host->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
