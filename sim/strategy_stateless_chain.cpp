@@ -53,8 +53,12 @@ class StatelessChain final : public Strategy {
   }
 
   void run_server(ParameterServer& server) override {
+    const auto incarnation =
+        static_cast<std::size_t>(std::find_if(servers_.begin(), servers_.end(),
+                                              [&](const auto& s) { return s.get() == &server; }) -
+                                 servers_.begin());
     const bool reads_store =
-        std::find(read_store_.begin(), read_store_.end(), &server) != read_store_.end();
+        std::find(read_store_.begin(), read_store_.end(), incarnation) != read_store_.end();
     const bool recovered = &server != servers_.front().get();
     serve_from_store(server, store_, rule_, reads_store, recovered, [this](bool first) {
       if (first) Observer::evaluate_now(context_);  // the pending gradients' effect
@@ -156,20 +160,20 @@ class StatelessChain final : public Strategy {
   }
 
   /// A new head holding `state`; when `reads_store` it first reads it from the store (a
-  /// transfer), as a restarted stateless server does. Marked before its actor first runs (once
-  /// this actor yields).
+  /// transfer), as a restarted stateless server does. Marked before it is started: its actor
+  /// may run before start_server returns.
   void start_head(sg4::Host* host, const ServerState& state, bool reads_store) {
+    if (reads_store) read_store_.push_back(servers_.size());
     head_ = start_server(host, state);
-    if (reads_store) read_store_.push_back(head_);
   }
 
   StatelessStore store_;
   models::StaleRuleConfig rule_;
   ParameterServer* head_ = nullptr;
   std::int64_t dead_version_ = 0, dead_gradients_ = 0;  // the last dead head's
-  bool headless_ = false;    // the head's failure was detected with no live replica
-  bool restarting_ = false;  // a head reading the store is being started
-  std::vector<const ParameterServer*> read_store_;  // heads that start by reading the store
+  bool headless_ = false;                // the head's failure was detected with no live replica
+  bool restarting_ = false;              // a head reading the store is being started
+  std::vector<std::size_t> read_store_;  // incarnations (servers_ indices) that read the store
   ReplicaChain chain_;
 };
 }  // namespace
