@@ -354,6 +354,31 @@ TEST_CASE(
   CHECK(gradients(chain)["computed"] == 289);
 }
 
+TEST_CASE("stateless_chain with K = 1 loses no update and its workers read every version",
+          "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 3;
+  s["recovery"] = {{"strategy", "stateless_chain"}, {"chain", {{"every_updates", 1}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}}};
+  const auto run = run_isolated(s.dump());
+  // Every update is acknowledged by the chain and published before the head asks for more:
+  // replica-0 holds version 25 when the head dies after it, and nothing is rolled back.
+  const auto promoted = events_of(run, "promoted");
+  REQUIRE(promoted.size() == 1);
+  CHECK(promoted[0]["details"]["version"] == 25);
+  CHECK(promoted[0]["details"]["updates_lost"] == 0);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 0);
+  CHECK(gradients(run)["rolled_back"] == 0);
+  CHECK(events_of(run, "pending_applied").at(0)["details"]["count"] == 9);
+  CHECK(run.result["summary"]["final"]["version"] == run.result["summary"]["updates"]);
+  // Staleness: in normal running the worker pulls right after its push, while the update it
+  // caused is still being replicated and published, so it computes from the version before:
+  // staleness 1. The pile is computed from version 25 and applied to it: 0. The worst is the
+  // gradient pulled right after the outage's 10th push, still from version 25, and applied
+  // after update 26 (the pile) and 27 (that 10th gradient): 2. With K = 10 it reaches 10.
+  CHECK(run.result["summary"]["staleness"]["max"] == 2);
+}
+
 TEST_CASE("stateless_chain: with the whole chain dead a new head starts from the store",
           "[failures]") {
   json s = base_scenario();
