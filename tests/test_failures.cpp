@@ -432,6 +432,44 @@ TEST_CASE("stateless_chain: with the whole chain dead a new head starts from the
         run.result["summary"]["updates"].get<int>() - 15);
 }
 
+TEST_CASE("stateless_chain: a replica's host runs the new head when the old one is lost for good",
+          "[failures]") {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 2;
+  s["recovery"] = {{"strategy", "stateless_chain"}, {"chain", {{"every_updates", 10}}}};
+  // The replica's process crashes at 0.2 s (its host stays up), just as the head sends it
+  // version 20: the head waits for the acknowledgement, and its host is lost for good at
+  // 0.25 s, before the 50 ms request timeout, with version 20 never published (the store keeps
+  // version 10).
+  s["failures"]["events"] = {{{"target", "replica"}, {"index", 1}, {"at", "200ms"}},
+                             {{"target", "server"}, {"at", "250ms"}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(events_of(run, "replication_incomplete").empty());  // the head died waiting
+  // Detected at 0.35 s with no live replica (the replica's failure was detected at 0.3 s):
+  // versions 11 to 20, one gradient each, are rolled back; 14 gradients (0.21 ... 0.34 s) wait
+  // in the store.
+  const auto no_replica = events_of(run, "no_replica");
+  REQUIRE(no_replica.size() == 1);
+  CHECK(no_replica[0]["time"].get<double>() == Approx(0.35));
+  CHECK(no_replica[0]["details"]["version"] == 10);
+  CHECK(no_replica[0]["details"]["pending"] == 14);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 10);
+  CHECK(gradients(run)["rolled_back"] == 10);
+  // The old head's host never comes back; the replica's replacement comes due at 0.3 + 0.2 s
+  // and, with no live copy to join, runs the new head from the store's version 10. It applies
+  // the 29 gradients of 0.21 ... 0.49 s as one update.
+  const auto restart = events_of(run, "restart");
+  REQUIRE(restart.size() == 1);
+  CHECK(restart[0]["time"].get<double>() == Approx(0.5));
+  CHECK(restart[0]["details"]["host"] == "server-1");
+  CHECK(events_of(run, "pending_applied").at(0)["details"]["count"] == 29);
+  CHECK(events_of(run, "no_replacement").empty());
+  CHECK(gradients(run)["computed"] == 299);
+  CHECK(gradients(run)["applied"] == 299);
+  CHECK(run.result["summary"]["final"]["version"] ==
+        run.result["summary"]["updates"].get<int>() - 10);
+}
+
 TEST_CASE("a replacement due at the instant of a promotion joins from the promoted replica",
           "[failures]") {
   // Durations exact in binary, so that two events fall on the same instant: replica position 1
