@@ -32,7 +32,8 @@ const Choices<GradientCombine> COMBINE_RULES{{"sum", GradientCombine::SUM},
 const Choices<RecoveryStrategy> STRATEGIES{{"none", RecoveryStrategy::NONE},
                                            {"checkpoint", RecoveryStrategy::CHECKPOINT},
                                            {"chain", RecoveryStrategy::CHAIN},
-                                           {"stateless", RecoveryStrategy::STATELESS}};
+                                           {"stateless", RecoveryStrategy::STATELESS},
+                                           {"stateless_chain", RecoveryStrategy::STATELESS_CHAIN}};
 const Choices<StaleRuleKind> STALE_RULES{{"paper", StaleRuleKind::PAPER},
                                          {"sum", StaleRuleKind::SUM},
                                          {"mean", StaleRuleKind::MEAN},
@@ -160,7 +161,18 @@ std::string quoted_name(RecoveryStrategy strategy) {
 }
 
 bool uses_storage(RecoveryStrategy strategy) {
-  return strategy == RecoveryStrategy::CHECKPOINT || strategy == RecoveryStrategy::STATELESS;
+  return strategy == RecoveryStrategy::CHECKPOINT || strategy == RecoveryStrategy::STATELESS ||
+         strategy == RecoveryStrategy::STATELESS_CHAIN;
+}
+
+/// The strategies with a replica chain (one replica per server host after the head).
+bool uses_chain(RecoveryStrategy strategy) {
+  return strategy == RecoveryStrategy::CHAIN || strategy == RecoveryStrategy::STATELESS_CHAIN;
+}
+
+/// The strategies whose workers talk to the external store (async only).
+bool uses_store(RecoveryStrategy strategy) {
+  return strategy == RecoveryStrategy::STATELESS || strategy == RecoveryStrategy::STATELESS_CHAIN;
 }
 
 /// Chain replication runs one replica per server host, so it needs two at least; every other
@@ -168,15 +180,16 @@ bool uses_storage(RecoveryStrategy strategy) {
 /// silently. Reported at the cluster field, naming the strategy that decides.
 void check_server_count(int count, RecoveryStrategy strategy, const JsonLocation& where,
                         const std::string& found) {
-  if (strategy == RecoveryStrategy::CHAIN) {
+  if (uses_chain(strategy)) {
     if (count < 2) {
-      where.fail(
-          "at least 2 servers (recovery strategy \"chain\" runs one replica per server host)",
-          found);
+      where.fail(fmt::format("at least 2 servers (recovery strategy {} runs one replica per "
+                             "server host)",
+                             quoted_name(strategy)),
+                 found);
     }
   } else if (count != 1) {
     where.fail(fmt::format("1 server (recovery strategy {} runs one parameter server; only "
-                           "\"chain\" uses several)",
+                           "\"chain\" and \"stateless_chain\" use several)",
                            quoted_name(strategy)),
                found);
   }
@@ -187,7 +200,8 @@ StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
   StorageConfig st;
   if (!uses_storage(strategy)) {
     cluster.forbid("storage", fmt::format("the storage host serves only recovery strategies "
-                                          "\"checkpoint\" and \"stateless\", not {}",
+                                          "\"checkpoint\", \"stateless\" and "
+                                          "\"stateless_chain\", not {}",
                                           quoted_name(strategy)));
     return st;
   }
@@ -370,17 +384,17 @@ RecoveryConfig read_recovery(const ObjectReader& top) {
   } else {
     r.forbid("checkpoint", only_strategy("checkpoint"));
   }
-  if (c.strategy == RecoveryStrategy::CHAIN) {
+  if (uses_chain(c.strategy)) {
     const ObjectReader chain = r.object_or_empty("chain", {"every_updates"});
     c.chain.every_updates =
         to_int(chain.integer_or("every_updates", c.chain.every_updates, 1, INT_LIMIT));
   } else {
-    r.forbid("chain", only_strategy("chain"));
+    r.forbid("chain", "it applies only to strategies \"chain\" and \"stateless_chain\"");
   }
-  if (c.strategy == RecoveryStrategy::STATELESS) {
+  if (uses_store(c.strategy)) {
     c.stateless = read_stateless(r);
   } else {
-    r.forbid("stateless", only_strategy("stateless"));
+    r.forbid("stateless", "it applies only to strategies \"stateless\" and \"stateless_chain\"");
   }
   return c;
 }
@@ -389,20 +403,21 @@ RecoveryConfig read_recovery(const ObjectReader& top) {
 /// for the strategies that store something.
 void check_target(FailureTarget target, RecoveryStrategy strategy, const JsonLocation& where,
                   const Choices<FailureTarget>& targets) {
-  const bool bad_replica = target == FailureTarget::REPLICA && strategy != RecoveryStrategy::CHAIN;
+  const bool bad_replica = target == FailureTarget::REPLICA && !uses_chain(strategy);
   const bool bad_storage = target == FailureTarget::STORAGE && !uses_storage(strategy);
   if (!bad_replica && !bad_storage) return;
   std::string allowed;
   for (const auto& [spelling, value] : targets) {
-    if ((value == FailureTarget::REPLICA && strategy != RecoveryStrategy::CHAIN) ||
+    if ((value == FailureTarget::REPLICA && !uses_chain(strategy)) ||
         (value == FailureTarget::STORAGE && !uses_storage(strategy))) {
       continue;
     }
     allowed += fmt::format("{}\"{}\"", allowed.empty() ? "" : ", ", spelling);
   }
-  const char* why = bad_replica ? "a replica is a chain position of strategy \"chain\""
-                                : "the storage host exists only with strategies \"checkpoint\" "
-                                  "and \"stateless\"";
+  const char* why = bad_replica ? "a replica is a chain position of strategies \"chain\" and "
+                                  "\"stateless_chain\""
+                                : "the storage host exists only with strategies \"checkpoint\", "
+                                  "\"stateless\" and \"stateless_chain\"";
   where.fail(
       fmt::format("a target of recovery strategy {}: {} ({})", quoted_name(strategy), allowed, why),
       fmt::format("\"{}\"", spelling_of(target, targets)));
@@ -590,8 +605,7 @@ void check_consistency_between_sections(const Scenario& s, const JsonLocation& r
             fmt::format("\"{}\"", s.cluster.platform.file));
   }
   for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
-    const bool stores_state = s.recovery.strategy == RecoveryStrategy::CHECKPOINT ||
-                              s.recovery.strategy == RecoveryStrategy::STATELESS;
+    const bool stores_state = uses_storage(s.recovery.strategy);
     if (s.failures.events[i].target == FailureTarget::SERVER_LINK && stores_state) {
       // Their servers' blocking transfers to the storage host do not survive a dead link yet.
       root.child("failures")
@@ -622,14 +636,13 @@ void check_consistency_between_sections(const Scenario& s, const JsonLocation& r
           .fail("\"server\" or \"worker\" (storage failures are not simulated yet)", "\"storage\"");
     }
   }
-  if (s.recovery.strategy == RecoveryStrategy::STATELESS &&
-      s.consistency.mode != ConsistencyMode::ASYNC) {
+  if (uses_store(s.recovery.strategy) && s.consistency.mode != ConsistencyMode::ASYNC) {
     root.child("consistency")
         .child("mode")
-        .fail(
-            "\"async\" with recovery strategy \"stateless\" (its store applies whatever is "
-            "pending, as the study's stateless server did)",
-            fmt::format("\"{}\"", to_string(s.consistency.mode)));
+        .fail(fmt::format("\"async\" with recovery strategy {} (its store applies whatever is "
+                          "pending, as the study's stateless server did)",
+                          quoted_name(s.recovery.strategy)),
+              fmt::format("\"{}\"", to_string(s.consistency.mode)));
   }
   if (has_failures && !s.stop.time) {
     root.child("stop").child("time").fail(
@@ -711,7 +724,10 @@ nlohmann::json recovery_to_json(const RecoveryConfig& r) {
     case RecoveryStrategy::CHAIN:
       out["chain"] = {{"every_updates", r.chain.every_updates}};
       break;
-    case RecoveryStrategy::STATELESS: {
+    case RecoveryStrategy::STATELESS:
+    case RecoveryStrategy::STATELESS_CHAIN: {
+      if (r.strategy == RecoveryStrategy::STATELESS_CHAIN)
+        out["chain"] = {{"every_updates", r.chain.every_updates}};
       const StatelessConfig& st = r.stateless;
       nlohmann::json stateless{{"rule", spelling_of(st.rule, STALE_RULES)}};
       if (st.rule == StaleRuleKind::PAPER) {

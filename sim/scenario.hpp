@@ -234,7 +234,7 @@ struct FailureConfig {
   bool operator==(const FailureConfig&) const = default;
 };
 
-enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS };
+enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS, STATELESS_CHAIN };
 
 /// Periodic checkpoints of the server's parameters, version and optimiser state to the storage
 /// host (cluster.storage), whose disk write and read cost time.
@@ -247,6 +247,7 @@ struct CheckpointConfig {
 };
 
 /// Chain replication over the cluster's server hosts (cluster.servers.count = N >= 2 replicas).
+/// Also the chain of STATELESS_CHAIN.
 struct ChainConfig {
   int every_updates = 100;  ///< the head pushes its state down the chain every K updates (>= 1)
 
@@ -256,6 +257,7 @@ struct ChainConfig {
 enum class StaleRuleKind { SUM, MEAN, PAPER, INVERSE_STALENESS, DROP_STALE };
 
 /// Parameters and pending gradients live in the external store (the storage host's memory).
+/// Also how STATELESS_CHAIN applies the gradients pending in its store.
 struct StatelessConfig {
   StaleRuleKind rule = StaleRuleKind::PAPER;  ///< how pending gradients are applied on return
   int paper_threshold = 50;                   ///< PAPER: more pending than this -> paper_low_lr
@@ -268,8 +270,8 @@ struct StatelessConfig {
 struct RecoveryConfig {
   RecoveryStrategy strategy = RecoveryStrategy::NONE;
   CheckpointConfig checkpoint;  ///< CHECKPOINT only
-  ChainConfig chain;            ///< CHAIN only
-  StatelessConfig stateless;    ///< STATELESS only
+  ChainConfig chain;            ///< CHAIN and STATELESS_CHAIN only
+  StatelessConfig stateless;    ///< STATELESS and STATELESS_CHAIN only
 
   bool operator==(const RecoveryConfig&) const = default;
 };

@@ -11,5 +11,6 @@ std::unique_ptr<Strategy> make_no_recovery(RunContext& context);
 std::unique_ptr<Strategy> make_checkpointing(RunContext& context);
 std::unique_ptr<Strategy> make_chain_replication(RunContext& context);
 std::unique_ptr<Strategy> make_stateless(RunContext& context);
+std::unique_ptr<Strategy> make_stateless_chain(RunContext& context);
 
 }  // namespace failsim::sim

@@ -76,6 +76,8 @@ std::unique_ptr<Strategy> make_strategy(RunContext& context) {
       return make_chain_replication(context);
     case RecoveryStrategy::STATELESS:
       return make_stateless(context);
+    case RecoveryStrategy::STATELESS_CHAIN:
+      return make_stateless_chain(context);
   }
   return make_no_recovery(context);
 }

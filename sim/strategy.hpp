@@ -45,7 +45,8 @@ class Strategy {
   /// The live server process on `host`, if any.
   ParameterServer* server_on(simgrid::s4u::Host* host);
   /// Tells the primary server that the set of live workers changed (a control message).
-  void membership_changed();
+  /// Strategies whose servers do not serve workers (the stateless ones) override it.
+  virtual void membership_changed();
   /// Every server incarnation so far (dead ones included: their accounts stay readable).
   const std::vector<std::unique_ptr<ParameterServer>>& servers() const { return servers_; }
 

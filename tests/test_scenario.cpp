@@ -86,9 +86,9 @@ TEST_CASE("every example scenario parses, and is named after its file", "[scenar
     CHECK(s.name == f.stem().string());
     names.insert(s.name);
   }
-  for (const char* required :
-       {"quickstart", "cnn-4-async", "sync-mlp", "ssp-softmax", "platform-lab",
-        "server-kill-checkpoint", "stateless-kill", "chain-kill", "worker-failures"}) {
+  for (const char* required : {"quickstart", "cnn-4-async", "sync-mlp", "ssp-softmax",
+                               "platform-lab", "server-kill-checkpoint", "stateless-kill",
+                               "chain-kill", "stateless-chain-kill", "worker-failures"}) {
     CHECK(names.count(required) == 1);
   }
 }
@@ -171,6 +171,15 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
     const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-kill.json").string());
     CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS);
     CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+    CHECK(s.cluster.storage == StorageConfig{});
+    CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
+  }
+  SECTION("stateless-chain-kill: the chain's replicas and the stateless rule together") {
+    const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-chain-kill.json").string());
+    CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS_CHAIN);
+    CHECK(s.recovery.chain.every_updates == 10);
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+    CHECK(s.cluster.num_servers() == 3);
     CHECK(s.cluster.storage == StorageConfig{});
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
   }
@@ -390,6 +399,18 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
           json::parse(R"({"disk_read": 1e9, "disk_write": 1e8})"));
     CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless",
         "stateless": {"rule": "drop_stale", "drop_bound": 3}})"));
+  }
+  SECTION("stateless_chain: the chain's and the store's settings, both written back") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "cluster": {"servers": {"count": 2}},
+      "recovery": {"strategy": "stateless_chain", "chain": {"every_updates": 5},
+                   "stateless": {"rule": "mean"}}})"));
+    CHECK(s.recovery.chain.every_updates == 5);
+    CHECK(s.recovery.stateless.rule == StaleRuleKind::MEAN);
+    CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless_chain",
+        "chain": {"every_updates": 5}, "stateless": {"rule": "mean"}})"));
+    CHECK(resolved["cluster"]["storage"] ==
+          json::parse(R"({"disk_read": 500e6, "disk_write": 200e6})"));
   }
   SECTION("stateless, inverse staleness: no rule parameters") {
     const auto [s, resolved] = round_trip(json::parse(R"({
@@ -727,7 +748,7 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"servers": {"count": 3}}})",
        "/cluster/servers/count",
        {"/cluster/servers/count: expected 1 server (recovery strategy \"none\" runs one parameter "
-        "server; only \"chain\" uses several), found 3"}},
+        "server; only \"chain\" and \"stateless_chain\" use several), found 3"}},
       {"server without a speed",
        R"({"cluster": {"servers": {"speed": null}}})",
        "/cluster/servers/speed",
@@ -775,7 +796,8 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"storage": {"disk_read": "1GBps"}}})",
        "/cluster/storage",
        {"expected no 'storage' here (the storage host serves only recovery strategies "
-        "\"checkpoint\" and \"stateless\", not \"none\"), found {\"disk_read\":\"1GBps\"}"}},
+        "\"checkpoint\", \"stateless\" and \"stateless_chain\", not \"none\"), found "
+        "{\"disk_read\":\"1GBps\"}"}},
       {"storage host named on the star",
        R"({"cluster": {"storage": {"host": "nas"}}, "recovery": {"strategy": "checkpoint"}})",
        "/cluster/storage/host",
@@ -800,7 +822,7 @@ const std::vector<BadScenario>& catalogue() {
                        "servers": {"speed": null, "hosts": ["ps", "fast-2"]}}})",
        "/cluster/servers/hosts",
        {"expected 1 server (recovery strategy \"none\" runs one parameter server; only "
-        "\"chain\" uses several), found 2 hosts"}},
+        "\"chain\" and \"stateless_chain\" use several), found 2 hosts"}},
       {"chain over one platform server",
        R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
                        "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
@@ -970,8 +992,8 @@ const std::vector<BadScenario>& catalogue() {
        R"({"failures": {"events": [{"target": "replica", "index": 0, "at": 1}]}})",
        "/failures/events/0/target",
        {"expected a target of recovery strategy \"none\": \"server\", \"worker\", "
-        "\"server_link\", \"worker_link\" (a replica is a chain position of strategy \"chain\"), "
-        "found \"replica\""}},
+        "\"server_link\", \"worker_link\" (a replica is a chain position of strategies \"chain\" "
+        "and \"stateless_chain\"), found \"replica\""}},
       {"replica past the tail",
        R"({"cluster": {"servers": {"count": 3}}, "recovery": {"strategy": "chain"},
            "failures": {"events": [{"target": "replica", "index": 3, "at": 1}]}})",
@@ -983,7 +1005,7 @@ const std::vector<BadScenario>& catalogue() {
        "/failures/events/0/target",
        {"expected a target of recovery strategy \"chain\": \"server\", \"replica\", \"worker\", "
         "\"server_link\", \"worker_link\" (the storage host exists only with strategies "
-        "\"checkpoint\" and \"stateless\"), found \"storage\""}},
+        "\"checkpoint\", \"stateless\" and \"stateless_chain\"), found \"storage\""}},
       {"a worker link without its index",
        R"({"failures": {"events": [{"target": "worker_link", "at": 1}]}})",
        "/failures/events/0/index",
@@ -1051,8 +1073,8 @@ const std::vector<BadScenario>& catalogue() {
       {"recovery without a strategy",
        R"({"recovery": {"checkpoint": {"every_updates": 10}}})",
        "/recovery/strategy",
-       {"expected one of \"none\", \"checkpoint\", \"chain\", \"stateless\" (required), found "
-        "nothing"}},
+       {"expected one of \"none\", \"checkpoint\", \"chain\", \"stateless\", \"stateless_chain\" "
+        "(required), found nothing"}},
       {"unknown strategy",
        R"({"recovery": {"strategy": "checkpointing"}})",
        "/recovery/strategy",
@@ -1071,7 +1093,7 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"servers": {"count": 2}}, "recovery": {"strategy": "checkpoint"}})",
        "/cluster/servers/count",
        {"expected 1 server (recovery strategy \"checkpoint\" runs one parameter server; only "
-        "\"chain\" uses several), found 2"}},
+        "\"chain\" and \"stateless_chain\" use several), found 2"}},
       {"chain over the default single server",
        R"({"recovery": {"strategy": "chain"}})",
        "/cluster/servers/count",
@@ -1082,6 +1104,32 @@ const std::vector<BadScenario>& catalogue() {
            "recovery": {"strategy": "chain", "chain": {"every_updates": 0}}})",
        "/recovery/chain/every_updates",
        {"expected an integer >= 1, found 0"}},
+      {"stateless_chain over the default single server",
+       R"({"recovery": {"strategy": "stateless_chain"}})",
+       "/cluster/servers/count",
+       {"expected at least 2 servers (recovery strategy \"stateless_chain\" runs one replica per "
+        "server host), found 1 (the default)"}},
+      {"stateless_chain pushing every zero updates",
+       R"({"cluster": {"servers": {"count": 3}},
+           "recovery": {"strategy": "stateless_chain", "chain": {"every_updates": 0}}})",
+       "/recovery/chain/every_updates",
+       {"expected an integer >= 1, found 0"}},
+      {"stateless_chain with a drop_stale rule without its bound",
+       R"({"cluster": {"servers": {"count": 2}},
+           "recovery": {"strategy": "stateless_chain", "stateless": {"rule": "drop_stale"}}})",
+       "/recovery/stateless/drop_bound",
+       {"expected an integer >= 0 (required), found nothing"}},
+      {"stateless_chain under sync",
+       R"({"cluster": {"servers": {"count": 2}}, "consistency": {"mode": "sync"},
+           "recovery": {"strategy": "stateless_chain"}})",
+       "/consistency/mode",
+       {"expected \"async\" with recovery strategy \"stateless_chain\" (its store applies "
+        "whatever is pending, as the study's stateless server did), found \"sync\""}},
+      {"chain settings under stateless",
+       R"({"recovery": {"strategy": "stateless", "chain": {"every_updates": 10}}})",
+       "/recovery/chain",
+       {"expected no 'chain' here (it applies only to strategies \"chain\" and "
+        "\"stateless_chain\"), found {\"every_updates\":10}"}},
       {"stale rule with a hyphen",
        R"({"recovery": {"strategy": "stateless", "stateless": {"rule": "inverse-staleness"}}})",
        "/recovery/stateless/rule",

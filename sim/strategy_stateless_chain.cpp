@@ -1,0 +1,185 @@
+// Strategy "stateless_chain" (docs/strategies.md): the study's future work, a hybrid of the
+// stateless server and chain replication. Workers talk only to the external store, as in
+// "stateless": they pull the parameters it holds and push their gradients to its pending list,
+// so they keep computing whatever happens to the server. The parameters live in the head and
+// its replica chain, as in "chain": every K updates the head sends its state down the chain
+// (replica_chain.hpp) and, once every replica acknowledged it, publishes it to the store. The
+// store thus only ever holds committed parameters: no worker computes from a state that a
+// failure can roll back. When the head's failure is detected, the first live replica is
+// promoted at once (no restart delay, the dead host is not needed): it starts from the state it
+// holds and applies everything that piled up in the store as one update by the stale rule.
+// With no live replica the stateless recovery takes over: the first failed host whose
+// replacement comes due (after the restart delay, once up) runs a new head that reads the
+// store's (committed) parameters.
+#include <fmt/core.h>
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+
+#include "sim/observer.hpp"
+#include "sim/replica_chain.hpp"
+#include "sim/stateless_store.hpp"
+#include "sim/strategies.hpp"
+#include "sim/strategy.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(stateless_chain, failsim, "stateless server with a replica chain");
+
+namespace failsim::sim {
+
+namespace {
+namespace sg4 = simgrid::s4u;
+
+class StatelessChain final : public Strategy {
+ public:
+  explicit StatelessChain(RunContext& context)
+      : Strategy(context),
+        store_(context),
+        rule_(rule_config(context.scenario.recovery.stateless)),
+        // A replacement that joins while the head is dead needs no promotion: the detection
+        // promotes a live replica, and with none the first replacement due becomes the head
+        // (restart_from_store) instead of joining.
+        chain_(
+            context, [this] { return head_; }, [](Replica& /*joined*/) {},
+            [this](sg4::Host* host) { return restart_from_store(host); }) {}
+
+  void start() override {
+    store_.launch();
+    const ServerState initial{context_.math.initial_snapshot(), nullptr};
+    head_ = start_server(context_.roles.servers.front(), initial);
+    for (std::size_t i = 1; i < context_.roles.servers.size(); ++i)
+      chain_.add(context_.roles.servers[i], initial);
+    context_.coordinator.set_initial_primary(&store_);  // workers talk to the store only
+  }
+
+  void run_server(ParameterServer& server) override {
+    const auto incarnation =
+        static_cast<std::size_t>(std::find_if(servers_.begin(), servers_.end(),
+                                              [&](const auto& s) { return s.get() == &server; }) -
+                                 servers_.begin());
+    const bool reads_store =
+        std::find(read_store_.begin(), read_store_.end(), incarnation) != read_store_.end();
+    const bool recovered = &server != servers_.front().get();
+    serve_from_store(server, store_, rule_, reads_store, recovered, [this](bool first) {
+      if (first) Observer::evaluate_now(context_);  // the pending gradients' effect
+    });
+  }
+
+  void after_update(ParameterServer& server) override {
+    if (server.version() % context_.scenario.recovery.chain.every_updates != 0) return;
+    // Committed once every replica holds it; with no replica at all the head is the only copy
+    // and publishes alone.
+    if (!chain_.empty() && !chain_.replicate(server)) return;
+    const ServerState state = server.state();
+    send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
+                  state_bytes(context_, state));
+  }
+
+  void on_server_failure_detected(ParameterServer& dead, double host_back) override {
+    // A batch on its way to the dead server is lost with it (one it was applying already
+    // counted as lost when it died).
+    context_.recorder.gradients_lost(store_.forget_server(dead.mailbox()));
+    dead_version_ = dead.version();
+    dead_gradients_ = dead.gradients();
+    if (Replica* next = chain_.first_live()) {
+      promote(*next);
+    } else {
+      // The whole chain is dead: the store's committed parameters are the newest copy left.
+      const SnapshotPtr stored = store_.latest();
+      roll_back(stored->version, stored->gradients);
+      headless_ = true;
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replica", dead.name(),
+                              {{"version", stored->version}, {"pending", store_.pending()}});
+    }
+    // The dead head's host comes back as a replica, or as the head if it is the first due.
+    chain_.replace(dead.host(), host_back);
+  }
+
+  ParameterServer* primary() override { return head_->alive() ? head_ : nullptr; }
+  SnapshotPtr observed_snapshot() override {
+    return headless_ ? store_.latest() : head_->snapshot();
+  }
+  std::int64_t pending_at_end() override {
+    return Strategy::pending_at_end() + store_.pending() + store_.in_flight();
+  }
+  std::int64_t peak_pending() const override { return store_.peak_pending(); }
+  /// Nothing to tell: the store keeps no rounds or clocks (async only), and the server's
+  /// mailbox receives the store's answers, not worker messages.
+  void membership_changed() override {}
+
+  sg4::Host* replica_host(int position) override {
+    if (position == 0) return head_->alive() ? head_->host() : nullptr;
+    return chain_.host_at(position);
+  }
+
+  bool replica_failed(sg4::Host* host, double host_back) override {
+    return chain_.fail(host, host_back);
+  }
+
+ private:
+  /// The replica's process becomes the head with the state it holds. The store may hold a newer
+  /// committed state only if this replica joined while the rest of the chain took one it missed:
+  /// then the new head reads the store's instead.
+  void promote(Replica& replica) {
+    sg4::Host* host = replica.host();
+    const ServerState state = replica.state();
+    const bool stale = store_.latest()->version > state.snapshot->version;
+    const ServerState start = stale ? ServerState{store_.latest(), nullptr} : state;
+    const std::int64_t lost = roll_back(start.snapshot->version, start.snapshot->gradients);
+    start_head(host, start, stale);
+    // Out of the chain only now: starting the head lets other actors run, and a replacement
+    // coming due meanwhile must still find this replica's state to join from.
+    chain_.promote(replica);
+    context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
+                            {{"host", host->get_name()},
+                             {"version", start.snapshot->version},
+                             {"updates_lost", lost},
+                             {"pending", store_.pending()}});
+    Observer::evaluate_now(context_);  // the accuracy right after recovery
+  }
+
+  /// With the whole chain dead, the first replacement due becomes the head, reading the
+  /// store's parameters. Not before the head's failure is detected (the detection decides),
+  /// and only one: a second one due meanwhile finds no live node and is not replaced.
+  bool restart_from_store(sg4::Host* host) {
+    if (!headless_ || restarting_) return false;
+    restarting_ = true;  // starting the head lets other actors run
+    context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                            fmt::format("server-{}", servers_.size()),
+                            {{"host", host->get_name()}, {"pending", store_.pending()}});
+    start_head(host, ServerState{store_.latest(), nullptr}, true);
+    headless_ = restarting_ = false;
+    return true;
+  }
+
+  /// Counts the dead head's updates after `version` (and their gradients) as rolled back.
+  std::int64_t roll_back(std::int64_t version, std::int64_t gradients) {
+    const std::int64_t lost = std::max<std::int64_t>(0, dead_version_ - version);
+    context_.recorder.rolled_back(lost, std::max<std::int64_t>(0, dead_gradients_ - gradients));
+    return lost;
+  }
+
+  /// A new head holding `state`; when `reads_store` it first reads it from the store (a
+  /// transfer), as a restarted stateless server does. Marked before it is started: its actor
+  /// may run before start_server returns.
+  void start_head(sg4::Host* host, const ServerState& state, bool reads_store) {
+    if (reads_store) read_store_.push_back(servers_.size());
+    head_ = start_server(host, state);
+  }
+
+  StatelessStore store_;
+  models::StaleRuleConfig rule_;
+  ParameterServer* head_ = nullptr;
+  std::int64_t dead_version_ = 0, dead_gradients_ = 0;  // the last dead head's
+  bool headless_ = false;                // the head's failure was detected with no live replica
+  bool restarting_ = false;              // a head reading the store is being started
+  std::vector<std::size_t> read_store_;  // incarnations (servers_ indices) that read the store
+  ReplicaChain chain_;
+};
+}  // namespace
+
+std::unique_ptr<Strategy> make_stateless_chain(RunContext& context) {
+  return std::make_unique<StatelessChain>(context);
+}
+
+}  // namespace failsim::sim
