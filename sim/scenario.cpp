@@ -35,7 +35,10 @@ const Choices<RecoveryStrategy> STRATEGIES{{"none", RecoveryStrategy::NONE},
                                            {"stateless", RecoveryStrategy::STATELESS}};
 const Choices<CheckpointLevelKind> LEVEL_KINDS{{"memory", CheckpointLevelKind::MEMORY},
                                                {"local-disk", CheckpointLevelKind::LOCAL_DISK},
-                                               {"remote", CheckpointLevelKind::REMOTE}};
+                                               {"remote", CheckpointLevelKind::REMOTE},
+                                               {"peer", CheckpointLevelKind::PEER}};
+const Choices<PeerPlacement> PEER_PLACEMENTS{{"workers", PeerPlacement::WORKERS},
+                                             {"servers", PeerPlacement::SERVERS}};
 const Choices<StaleRuleKind> STALE_RULES{{"paper", StaleRuleKind::PAPER},
                                          {"sum", StaleRuleKind::SUM},
                                          {"mean", StaleRuleKind::MEAN},
@@ -273,10 +276,27 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
   }
   c.storage = read_storage(r, c.kind, strategy);
+  const auto& levels = recovery.checkpoint.levels;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (levels[i].kind != CheckpointLevelKind::PEER) continue;
+    // A peer is another host than the server's: any worker's, or another server host.
+    const bool on_workers = levels[i].placement == PeerPlacement::WORKERS;
+    const int peers = on_workers ? c.num_workers() : c.num_servers() - 1;
+    if (levels[i].copies > peers) {
+      top.at("recovery")
+          .child("checkpoint")
+          .child("levels")
+          .child(i)
+          .child("copies")
+          .fail(fmt::format("at most {} (the number of {} hosts of placement \"{}\")", peers,
+                            on_workers ? "worker" : "other server",
+                            on_workers ? "workers" : "servers"),
+                std::to_string(levels[i].copies));
+    }
+  }
   if (c.kind == ClusterKind::PLATFORM) {
     // The local disks are built with the star's server hosts; a platform file's hosts are
     // sealed as the file describes them.
-    const auto& levels = recovery.checkpoint.levels;
     for (std::size_t i = 0; i < levels.size(); ++i) {
       if (levels[i].kind != CheckpointLevelKind::LOCAL_DISK) continue;
       top.at("recovery")
@@ -348,8 +368,9 @@ std::string only_strategy(std::string_view strategy) {
 }
 
 CheckpointLevel read_checkpoint_level(const nlohmann::json& v, const JsonLocation& where) {
-  const ObjectReader r(v, where,
-                       {"kind", "every_updates", "every_seconds", "disk_read", "disk_write"});
+  const ObjectReader r(
+      v, where,
+      {"kind", "every_updates", "every_seconds", "disk_read", "disk_write", "copies", "placement"});
   CheckpointLevel l;
   l.kind = r.choice("kind", LEVEL_KINDS);
   l.every_updates = to_int(r.integer_or("every_updates", l.every_updates, 0, INT_LIMIT));
@@ -366,6 +387,13 @@ CheckpointLevel read_checkpoint_level(const nlohmann::json& v, const JsonLocatio
   } else {
     r.forbid("disk_read", "it applies only to level \"local-disk\"");
     r.forbid("disk_write", "it applies only to level \"local-disk\"");
+  }
+  if (l.kind == CheckpointLevelKind::PEER) {
+    l.copies = to_int(r.integer_or("copies", l.copies, 1, INT_LIMIT));
+    l.placement = r.choice_or("placement", l.placement, PEER_PLACEMENTS);
+  } else {
+    r.forbid("copies", "it applies only to level \"peer\"");
+    r.forbid("placement", "it applies only to level \"peer\"");
   }
   return l;
 }
@@ -790,6 +818,10 @@ nlohmann::json recovery_to_json(const RecoveryConfig& r) {
         if (l.kind == CheckpointLevelKind::LOCAL_DISK) {
           level["disk_read"] = l.disk_read;
           level["disk_write"] = l.disk_write;
+        }
+        if (l.kind == CheckpointLevelKind::PEER) {
+          level["copies"] = l.copies;
+          level["placement"] = spelling_of(l.placement, PEER_PLACEMENTS);
         }
         out["checkpoint"]["levels"].push_back(level);
       }

@@ -240,7 +240,14 @@ enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS };
 enum class CheckpointLevelKind {
   MEMORY,      ///< the snapshot in the server host's memory: lost when the host fails
   LOCAL_DISK,  ///< a disk of the server's host: lost only when the host is lost for good
-  REMOTE       ///< the storage host (cluster.storage), over the network
+  REMOTE,      ///< the storage host (cluster.storage), over the network
+  PEER         ///< the memory of other hosts (peers), over the network: lost when the peer fails
+};
+
+/// Which hosts keep a PEER level's copies.
+enum class PeerPlacement {
+  WORKERS,  ///< the worker hosts, in order
+  SERVERS   ///< the other server hosts, in order
 };
 
 /// One level of a multi-level checkpoint: how often it receives a copy.
@@ -250,6 +257,8 @@ struct CheckpointLevel {
   double every_seconds = 0;  ///< 0 = off
   double disk_read = 2e9;    ///< LOCAL_DISK only: bytes/s of the local disk's reads
   double disk_write = 1e9;   ///< LOCAL_DISK only: bytes/s of the local disk's writes
+  int copies = 1;            ///< PEER only: peers that each get a copy, >= 1
+  PeerPlacement placement = PeerPlacement::WORKERS;  ///< PEER only
 
   bool operator==(const CheckpointLevel&) const = default;
 };

@@ -2,19 +2,21 @@
 // CheckFreq and DataStates-LLM: when a level is due, the server copies its state into its host's
 // memory (it blocks only for that copy, bytes / memory_bandwidth), then a persister process per
 // persistent level on the same host writes the snapshot in the background, to the host's own
-// disk (local-disk) or over the network to the storage host (remote), while training goes on.
-// Recovery restores the newest complete copy that survived the failure:
-//   process crash (host up):      memory, local disk and remote survive;
-//   host down for a while:        memory is lost (the host's RAM), local disk and remote survive;
+// disk (local-disk), over the network to the storage host (remote) or into the memory of other
+// hosts (peer, as in Gemini), while training goes on. Recovery restores the newest complete copy
+// that survived the failure:
+//   process crash (host up):      memory, local disk, peers and remote survive;
+//   host down for a while:        memory is lost (the host's RAM), the others survive;
 //   host lost for good:           the replacement runs on a spare server host, whose own levels
-//                                 are empty, so it loads the remote copy.
+//                                 are empty: it loads from a surviving peer, else from remote.
 // The memory level and the persisters belong to the host, not to the server process: they
-// outlive a crash of the server (a persister finishes its write) and die with the host.
+// outlive a crash of the server (a persister finishes its write) and die with the host. A peer's
+// copy lives in a keeper process on the peer host and dies with that host.
 #include <fmt/core.h>
 
 #include <simgrid/s4u.hpp>
 
-#include <array>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -40,6 +42,8 @@ std::string level_name(CheckpointLevelKind kind) {
       return "local-disk";
     case CheckpointLevelKind::REMOTE:
       return "remote";
+    case CheckpointLevelKind::PEER:
+      return "peer";
   }
   return "?";
 }
@@ -61,6 +65,16 @@ struct HostCopies {
   std::optional<StateCopy> memory;  // the memory level's latest snapshot; lost with the host
   std::optional<StateCopy> local;   // the latest snapshot completely written to its local disk
   std::map<CheckpointLevelKind, Persister> persisters;
+  std::optional<StateCopy> peer;   // the latest copy kept here for a server on another host
+  sg4::Mailbox* keeper = nullptr;  // the mailbox of this host's keeper, while it runs
+  int keepers_started = 0;
+};
+
+/// Where a replacement can load a state from, in the order preferred among equal versions.
+struct Candidate {
+  std::int64_t version = 0;
+  CheckpointLevelKind kind = CheckpointLevelKind::REMOTE;
+  sg4::Host* peer = nullptr;  // PEER: the host keeping it
 };
 
 class MultilevelCheckpointing final : public Strategy {
@@ -83,6 +97,8 @@ class MultilevelCheckpointing final : public Strategy {
       auto it = hosts_.find(&host);
       if (it == hosts_.end()) return;
       it->second.memory.reset();
+      it->second.peer.reset();
+      it->second.keeper = nullptr;
       for (auto& [kind, p] : it->second.persisters) {
         p.alive = false;
         p.waiting.reset();
@@ -206,6 +222,8 @@ class MultilevelCheckpointing final : public Strategy {
         context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
                                 fmt::format("{}:local-disk", p.host->get_name()),
                                 {{"version", copy.snapshot->version}});
+      } else if (p.kind == CheckpointLevelKind::PEER) {
+        send_to_peers(p.host, copy);
       } else {
         // To the storage host over the network (competing with training traffic on the server
         // host's link); the storage records "checkpoint_written" once it is on its disk.
@@ -218,6 +236,89 @@ class MultilevelCheckpointing final : public Strategy {
     }
   }
 
+  const CheckpointLevel& level_of(CheckpointLevelKind kind) const {
+    for (const CheckpointLevel& l : config_.levels) {
+      if (l.kind == kind) return l;
+    }
+    throw std::logic_error("no checkpoint level " + level_name(kind));
+  }
+
+  /// How long a transfer of `bytes` to or from a peer may take before the peer counts as gone:
+  /// the detection timeout, plus ten times the transfer alone on one star link.
+  double peer_timeout(double bytes) const {
+    return context_.scenario.failures.detection_timeout +
+           10.0 * bytes / context_.scenario.cluster.star.bandwidth;
+  }
+
+  /// The peer level's hosts for a server on `self`, in placement order (`self` left out).
+  std::vector<sg4::Host*> peer_hosts(const sg4::Host* self) const {
+    const bool workers = level_of(CheckpointLevelKind::PEER).placement == PeerPlacement::WORKERS;
+    std::vector<sg4::Host*> hosts;
+    for (sg4::Host* h : workers ? context_.roles.workers : context_.roles.servers) {
+      if (h != self) hosts.push_back(h);
+    }
+    return hosts;
+  }
+
+  /// The mailbox of `host`'s keeper, started if none runs there (the host is up).
+  sg4::Mailbox* keeper(sg4::Host* host) {
+    HostCopies& copies = hosts_[host];
+    if (copies.keeper == nullptr) {
+      copies.keeper = sg4::Mailbox::by_name(
+          fmt::format("keeper-{}-{}", host->get_name(), copies.keepers_started++));
+      sg4::Mailbox* mailbox = copies.keeper;
+      sg4::Actor::create("keeper", host, [this, host, mailbox] { keep(host, mailbox); });
+    }
+    return copies.keeper;
+  }
+
+  /// The body of a keeper: keeps the latest copy it received in its host's memory and sends it
+  /// to a replacement that asks. It dies with its host, and the copy with it.
+  void keep(sg4::Host* host, sg4::Mailbox* mailbox) {
+    while (true) {
+      std::unique_ptr<StorageMessage> message;
+      try {
+        message = mailbox->get_unique<StorageMessage>();
+      } catch (const simgrid::Exception&) {
+        continue;  // the sender died mid-transfer
+      }
+      HostCopies& here = hosts_[host];
+      if (auto* copy = std::get_if<StateCopy>(message.get())) {
+        here.peer = *copy;
+        context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
+                                fmt::format("{}:peer", host->get_name()),
+                                {{"version", copy->snapshot->version}});
+      } else {
+        const auto& load = std::get<LoadCheckpoint>(*message);
+        const double size = here.peer ? storage_.bytes(*here.peer) : CONTROL_BYTES;
+        load.reply_to->put_init(new CheckpointReply{here.peer}, static_cast<std::uint64_t>(size))
+            ->detach([](void* p) { delete static_cast<CheckpointReply*>(p); });
+      }
+    }
+  }
+
+  /// Sends `copy` from `self` to the first `copies` peer hosts that are up, one after the other;
+  /// a peer that fails or does not take it within peer_timeout() is skipped.
+  void send_to_peers(sg4::Host* self, const StateCopy& copy) {
+    const int wanted = level_of(CheckpointLevelKind::PEER).copies;
+    const double bytes = storage_.bytes(copy);
+    int sent = 0;
+    for (sg4::Host* peer : peer_hosts(self)) {
+      if (sent == wanted) break;
+      if (!peer->is_on()) continue;
+      ++sent;
+      auto message =
+          std::make_unique<StorageMessage>(StateCopy{copy.snapshot, copy.velocity, nullptr});
+      try {
+        keeper(peer)->put(message.get(), static_cast<std::uint64_t>(bytes), peer_timeout(bytes));
+        static_cast<void>(message.release());  // NOLINT: ownership passed to the keeper
+      } catch (const simgrid::TimeoutException&) {
+        // the peer failed before taking it: this snapshot has one copy less
+      } catch (const simgrid::NetworkFailureException&) {
+      }
+    }
+  }
+
   static sg4::Disk* local_disk(sg4::Host* host) {
     for (sg4::Disk* d : host->get_disks()) {
       if (d->get_name() == "local-disk") return d;
@@ -225,53 +326,98 @@ class MultilevelCheckpointing final : public Strategy {
     throw std::logic_error("server host " + host->get_name() + " has no local-disk");
   }
 
-  /// Loads the newest copy the replacement's host can reach (memory, its local disk, remote;
-  /// on equal versions the cheapest), restores it and makes the server the primary.
-  void load_checkpoint(ParameterServer& server) {
-    const double start = sg4::Engine::get_clock();
-    HostCopies& here = hosts_[server.host()];
-    const std::optional<std::int64_t> remote = storage_.latest_version();
-    const auto version_of = [](const std::optional<StateCopy>& c) {
-      return c ? c->snapshot->version : std::int64_t{-1};
-    };
-    const std::array<std::pair<CheckpointLevelKind, std::int64_t>, 3> candidates{
-        {{CheckpointLevelKind::MEMORY, version_of(here.memory)},
-         {CheckpointLevelKind::LOCAL_DISK, version_of(here.local)},
-         {CheckpointLevelKind::REMOTE, remote.value_or(-1)}}};
-    std::int64_t best = -1;
-    CheckpointLevelKind from = CheckpointLevelKind::REMOTE;
-    for (const auto& [kind, version] : candidates) {
-      if (version > best) {
-        best = version;
-        from = kind;
+  /// Every copy a replacement on `self` can reach, newest first; among equal versions its own
+  /// memory, its local disk, a peer's memory (its own host's first, then in placement order),
+  /// the storage host.
+  std::vector<Candidate> candidates(sg4::Host* self) {
+    std::vector<Candidate> found;
+    HostCopies& here = hosts_[self];
+    if (here.memory) found.push_back({here.memory->snapshot->version, CheckpointLevelKind::MEMORY});
+    if (here.local)
+      found.push_back({here.local->snapshot->version, CheckpointLevelKind::LOCAL_DISK});
+    if (here.peer) found.push_back({here.peer->snapshot->version, CheckpointLevelKind::PEER, self});
+    const bool peers = std::any_of(config_.levels.begin(), config_.levels.end(), [](const auto& l) {
+      return l.kind == CheckpointLevelKind::PEER;
+    });
+    if (peers) {
+      for (sg4::Host* h : peer_hosts(self)) {
+        const HostCopies& there = hosts_[h];
+        if (h->is_on() && there.peer && there.keeper != nullptr)
+          found.push_back({there.peer->snapshot->version, CheckpointLevelKind::PEER, h});
       }
     }
+    if (const auto remote = storage_.latest_version())
+      found.push_back({*remote, CheckpointLevelKind::REMOTE});
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.version > b.version; });
+    return found;
+  }
+
+  /// Fetches `c` into the replacement on `self`, paying its cost; nullopt if a peer holding it
+  /// failed meanwhile.
+  std::optional<StateCopy> fetch(const Candidate& c, ParameterServer& server) {
+    HostCopies& here = hosts_[server.host()];
+    switch (c.kind) {
+      case CheckpointLevelKind::MEMORY:
+        sg4::this_actor::sleep_for(storage_.bytes(*here.memory) / config_.memory_bandwidth);
+        return here.memory;
+      case CheckpointLevelKind::LOCAL_DISK:
+        local_disk(server.host())->read(static_cast<sg_size_t>(storage_.bytes(*here.local)));
+        return here.local;
+      case CheckpointLevelKind::PEER:
+        if (c.peer == server.host()) {
+          sg4::this_actor::sleep_for(storage_.bytes(*here.peer) / config_.memory_bandwidth);
+          return here.peer;
+        }
+        return ask(hosts_[c.peer].keeper, server,
+                   peer_timeout(storage_.bytes(*hosts_[c.peer].peer)));
+      case CheckpointLevelKind::REMOTE:
+        return ask(storage_.mailbox(), server, -1.0);
+    }
+    return std::nullopt;
+  }
+
+  /// Asks a keeper or the storage for its copy; `timeout` < 0: wait as long as it takes.
+  std::optional<StateCopy> ask(sg4::Mailbox* holder, ParameterServer& server, double timeout) {
+    sg4::Mailbox* inbox =
+        sg4::Mailbox::by_name(fmt::format("{}.load-{}", server.name(), loads_asked_++));
+    auto request = std::make_unique<StorageMessage>(LoadCheckpoint{inbox});
+    try {
+      holder->put(request.get(), static_cast<std::uint64_t>(CONTROL_BYTES), timeout);
+      static_cast<void>(request.release());  // NOLINT: ownership passed to the holder
+      return inbox->get_unique<CheckpointReply>(timeout)->checkpoint;
+    } catch (const simgrid::TimeoutException&) {
+    } catch (const simgrid::NetworkFailureException&) {
+    }
+    return std::nullopt;
+  }
+
+  /// Loads the newest copy the replacement's host can reach (on equal versions the cheapest),
+  /// restores it and makes the server the primary.
+  void load_checkpoint(ParameterServer& server) {
+    const double start = sg4::Engine::get_clock();
     std::optional<StateCopy> copy;
-    if (best >= 0) {
-      if (from == CheckpointLevelKind::MEMORY) {
-        copy = here.memory;
-        sg4::this_actor::sleep_for(storage_.bytes(*copy) / config_.memory_bandwidth);
-      } else if (from == CheckpointLevelKind::LOCAL_DISK) {
-        copy = here.local;
-        local_disk(server.host())->read(static_cast<sg_size_t>(storage_.bytes(*copy)));
-      } else {
-        sg4::Mailbox* inbox = sg4::Mailbox::by_name(server.name() + ".load");
-        auto request = std::make_unique<StorageMessage>(LoadCheckpoint{inbox});
-        storage_.mailbox()->put(request.get(), static_cast<std::uint64_t>(CONTROL_BYTES));
-        static_cast<void>(request.release());  // NOLINT: ownership passed to the storage
-        copy = inbox->get_unique<CheckpointReply>()->checkpoint;
+    Candidate from;
+    for (const Candidate& c : candidates(server.host())) {
+      copy = fetch(c, server);
+      if (copy) {
+        from = c;
+        break;
       }
+      context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_unreachable", server.name(),
+                              {{"version", c.version}, {"level", level_name(c.kind)}});
     }
     ServerState state{context_.math.initial_snapshot(), nullptr};
     if (copy) state = ServerState{copy->snapshot, copy->velocity};
     const std::int64_t lost = lost_version_ - state.snapshot->version;
     context_.recorder.rolled_back(lost, lost_gradients_ - state.snapshot->gradients);
-    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
-                            {{"version", state.snapshot->version},
-                             {"updates_lost", lost},
-                             {"found", copy.has_value()},
-                             {"level", copy ? level_name(from) : "none"},
-                             {"seconds", sg4::Engine::get_clock() - start}});
+    nlohmann::json details{{"version", state.snapshot->version},
+                           {"updates_lost", lost},
+                           {"found", copy.has_value()},
+                           {"level", copy ? level_name(from.kind) : "none"},
+                           {"seconds", sg4::Engine::get_clock() - start}};
+    if (copy && from.kind == CheckpointLevelKind::PEER) details["peer"] = from.peer->get_name();
+    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(), details);
     server.restore(state);
     holder_ = &server;
     context_.coordinator.set_primary(&server);
@@ -283,6 +429,7 @@ class MultilevelCheckpointing final : public Strategy {
   std::vector<double> last_due_;  // per level: when it was last due
   std::map<const sg4::Host*, HostCopies> hosts_;
   int persisters_started_ = 0;
+  int loads_asked_ = 0;
   std::optional<unsigned int> on_host_change_;
   ParameterServer* current_ = nullptr;
   // The last server that had the training state (the first, or one that finished its load).

@@ -516,3 +516,55 @@ TEST_CASE("multi-level: the server blocks only for the memory copy while a slow 
   CHECK(newest_before >= 80);
   CHECK(events_of(run, "checkpoint_superseded").size() >= 7);
 }
+
+// The peer level: copies in other hosts' memory (as in Gemini). Memory every 5, a copy in
+// worker-0's memory every 10, remote every 20; two server hosts (server-1 the spare). The
+// server's host is lost for good right after update 35: memory (35) goes with it, worker-0
+// keeps 30, the storage host 20.
+namespace {
+json with_peers() {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 2;
+  s["recovery"] = {{"strategy", "checkpoint"},
+                   {"checkpoint",
+                    {{"levels",
+                      {{{"kind", "memory"}, {"every_updates", 5}},
+                       {{"kind", "peer"}, {"every_updates", 10}, {"copies", 1}},
+                       {{"kind", "remote"}, {"every_updates", 20}}}}}}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("multi-level peer: a host lost for good is restored from a surviving peer's memory",
+          "[failures][multilevel]") {
+  json s = with_peers();
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 35}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "peer");
+  CHECK(loaded[0]["details"]["peer"] == "worker-0");
+  CHECK(loaded[0]["details"]["version"] == 30);
+  CHECK(loaded[0]["details"]["updates_lost"] == 5);
+  CHECK(events_of(run, "restart").at(0)["details"]["host"] == "server-1");
+  const auto written = events_of(run, "checkpoint_written");
+  CHECK(std::any_of(written.begin(), written.end(),
+                    [](const json& e) { return e["subject"] == "worker-0:peer"; }));
+}
+
+TEST_CASE("multi-level peer: with the peer lost too the remote copy is restored",
+          "[failures][multilevel]") {
+  json s = with_peers();
+  s["cluster"]["workers"]["count"] = 2;
+  // A correlated failure: worker-0's host (the peer) and the server's host, both for good.
+  s["failures"]["events"] = {
+      {{"target", "worker"}, {"index", 0}, {"at_update", 35}, {"down_for", "forever"}},
+      {{"target", "server"}, {"at_update", 35}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "remote");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 15);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 15);
+}
