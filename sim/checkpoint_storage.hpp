@@ -33,6 +33,12 @@ class CheckpointStorage {
   simgrid::s4u::Mailbox* mailbox() const { return mailbox_; }
   /// Bytes of a checkpoint: parameters, plus the optimiser state when there is one.
   double bytes(const StateCopy& copy) const;
+  /// The version of the latest complete checkpoint on the storage's disk, if any: the catalogue
+  /// a restarting server consults (multi-level checkpoints) before choosing where to load from.
+  std::optional<std::int64_t> latest_version() const {
+    if (!latest_) return std::nullopt;
+    return latest_->snapshot->version;
+  }
 
  private:
   void serve();

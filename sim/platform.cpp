@@ -30,7 +30,7 @@ sg4::Host* coordinator_host(sg4::NetZone* parent) {
 }  // namespace
 
 Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
-                     const std::string& file_label) {
+                     const std::string& file_label, const CheckpointLevel* local_disk) {
   Roles roles;
   if (cluster.kind == ClusterKind::STAR) {
     const StarCluster& star = cluster.star;
@@ -39,6 +39,10 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
     for (int i = 0; i < star.servers; ++i) {
       roles.servers.push_back(
           add_star_host(zone, fmt::format("server-{}", i), star.server_speed, star));
+      if (local_disk != nullptr) {
+        roles.servers.back()->create_disk("local-disk", local_disk->disk_read,
+                                          local_disk->disk_write);
+      }
     }
     for (std::size_t i = 0; i < star.worker_speeds.size(); ++i) {
       roles.workers.push_back(

@@ -29,8 +29,10 @@ struct Roles {
 /// "worker-<i>", "storage" and "coordinator", each with its own split-duplex link ("<host>-link":
 /// one direction each way, so sending and receiving do not share bandwidth) to a central switch.
 /// Platform file: loads it and looks the role hosts up; an unknown host name is a ScenarioError
-/// naming `file_label` and the JSON path of the name.
+/// naming `file_label` and the JSON path of the name. `local_disk` (star only): the multi-level
+/// checkpoint's local-disk level, if any; every server host then has a disk "local-disk" with
+/// its bandwidths.
 Roles build_platform(simgrid::s4u::Engine& engine, const ClusterConfig& cluster,
-                     const std::string& file_label);
+                     const std::string& file_label, const CheckpointLevel* local_disk = nullptr);
 
 }  // namespace failsim::sim

@@ -48,6 +48,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // A request must be able to complete within the workers' request timeout, or every push
 // would time out and be lost even without a failure.
+/// The multi-level checkpoint's local-disk level, if the scenario has one (its hosts get disks).
+const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
+  if (recovery.strategy != RecoveryStrategy::CHECKPOINT) return nullptr;
+  for (const CheckpointLevel& l : recovery.checkpoint.levels) {
+    if (l.kind == CheckpointLevelKind::LOCAL_DISK) return &l;
+  }
+  return nullptr;
+}
+
 void check_request_timeout(const Scenario& s, const TimeModel& time, const std::string& file) {
   if (s.cluster.kind != ClusterKind::STAR) return;
   // SimGrid's default network model (LV08) stretches latency by 13.01 and keeps 97% of the
@@ -106,7 +115,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
                      .time = TimeModel::from(scenario, math.model()),
                      .gradient_buffers = BufferPool(math.model().num_params()),
                      .coordinator = Coordinator(scenario.cluster.num_workers()),
-                     .roles = build_platform(engine, scenario.cluster, options.file_label),
+                     .roles = build_platform(engine, scenario.cluster, options.file_label,
+                                             local_disk_level(scenario.recovery)),
                      .on_evaluation = options.on_evaluation};
   check_request_timeout(scenario, context.time, options.file_label);
   result.num_params = math.model().num_params();

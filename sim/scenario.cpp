@@ -34,6 +34,12 @@ const Choices<RecoveryStrategy> STRATEGIES{{"none", RecoveryStrategy::NONE},
                                            {"chain", RecoveryStrategy::CHAIN},
                                            {"stateless", RecoveryStrategy::STATELESS},
                                            {"stateless_chain", RecoveryStrategy::STATELESS_CHAIN}};
+const Choices<CheckpointLevelKind> LEVEL_KINDS{{"memory", CheckpointLevelKind::MEMORY},
+                                               {"local-disk", CheckpointLevelKind::LOCAL_DISK},
+                                               {"remote", CheckpointLevelKind::REMOTE},
+                                               {"peer", CheckpointLevelKind::PEER}};
+const Choices<PeerPlacement> PEER_PLACEMENTS{{"workers", PeerPlacement::WORKERS},
+                                             {"servers", PeerPlacement::SERVERS}};
 const Choices<StaleRuleKind> STALE_RULES{{"paper", StaleRuleKind::PAPER},
                                          {"sum", StaleRuleKind::SUM},
                                          {"mean", StaleRuleKind::MEAN},
@@ -175,11 +181,15 @@ bool uses_store(RecoveryStrategy strategy) {
   return strategy == RecoveryStrategy::STATELESS || strategy == RecoveryStrategy::STATELESS_CHAIN;
 }
 
-/// Chain replication runs one replica per server host, so it needs two at least; every other
-/// strategy runs one parameter server, and a second host nothing would use must not pass
-/// silently. Reported at the cluster field, naming the strategy that decides.
-void check_server_count(int count, RecoveryStrategy strategy, const JsonLocation& where,
+/// Chain replication runs one replica per server host, so it needs two at least; multi-level
+/// checkpointing runs one server and keeps the other hosts as spares (a replacement for a host
+/// lost for good); every other strategy runs one parameter server, and a second host nothing
+/// would use must not pass silently. Reported at the cluster field, naming the strategy that
+/// decides.
+void check_server_count(int count, const RecoveryConfig& recovery, const JsonLocation& where,
                         const std::string& found) {
+  const RecoveryStrategy strategy = recovery.strategy;
+  if (strategy == RecoveryStrategy::CHECKPOINT && !recovery.checkpoint.levels.empty()) return;
   if (uses_chain(strategy)) {
     if (count < 2) {
       where.fail(fmt::format("at least 2 servers (recovery strategy {} runs one replica per "
@@ -188,10 +198,11 @@ void check_server_count(int count, RecoveryStrategy strategy, const JsonLocation
                  found);
     }
   } else if (count != 1) {
-    where.fail(fmt::format("1 server (recovery strategy {} runs one parameter server; only "
-                           "\"chain\" and \"stateless_chain\" use several)",
-                           quoted_name(strategy)),
-               found);
+    where.fail(
+        fmt::format("1 server (recovery strategy {} runs one parameter server; only "
+                    "\"chain\", \"stateless_chain\" and multi-level \"checkpoint\" use several)",
+                    quoted_name(strategy)),
+        found);
   }
 }
 
@@ -219,7 +230,8 @@ StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
 }
 
 ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label,
-                           RecoveryStrategy strategy) {
+                           const RecoveryConfig& recovery) {
+  const RecoveryStrategy strategy = recovery.strategy;
   const ObjectReader r =
       top.object("cluster", {"platform", "workers", "servers", "network", "storage"});
   const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
@@ -242,7 +254,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     p.worker_hosts = read_hosts(workers);
     p.server_hosts = read_hosts(servers);
     check_server_count(
-        static_cast<int>(p.server_hosts.size()), strategy, servers.at("hosts"),
+        static_cast<int>(p.server_hosts.size()), recovery, servers.at("hosts"),
         fmt::format("{} host{}", p.server_hosts.size(), p.server_hosts.size() == 1 ? "" : "s"));
   } else {
     c.kind = ClusterKind::STAR;
@@ -269,7 +281,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
       s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
     }
     s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
-    check_server_count(s.servers, strategy, servers.at("count"),
+    check_server_count(s.servers, recovery, servers.at("count"),
                        servers.has("count") ? std::to_string(s.servers)
                                             : fmt::format("{} (the default)", s.servers));
     s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
@@ -279,6 +291,40 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
   }
   c.storage = read_storage(r, c.kind, strategy);
+  const auto& levels = recovery.checkpoint.levels;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (levels[i].kind != CheckpointLevelKind::PEER) continue;
+    // A peer is another host than the server's: any worker's, or another server host.
+    const bool on_workers = levels[i].placement == PeerPlacement::WORKERS;
+    const int peers = on_workers ? c.num_workers() : c.num_servers() - 1;
+    if (levels[i].copies > peers) {
+      top.at("recovery")
+          .child("checkpoint")
+          .child("levels")
+          .child(i)
+          .child("copies")
+          .fail(fmt::format("at most {} (the number of {} hosts of placement \"{}\")", peers,
+                            on_workers ? "worker" : "other server",
+                            on_workers ? "workers" : "servers"),
+                std::to_string(levels[i].copies));
+    }
+  }
+  if (c.kind == ClusterKind::PLATFORM) {
+    // The local disks are built with the star's server hosts; a platform file's hosts are
+    // sealed as the file describes them.
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      if (levels[i].kind != CheckpointLevelKind::LOCAL_DISK) continue;
+      top.at("recovery")
+          .child("checkpoint")
+          .child("levels")
+          .child(i)
+          .child("kind")
+          .fail(
+              "\"memory\" or \"remote\" (a \"local-disk\" level needs the built-in star: "
+              "with a platform file the server hosts have no modelled local disk)",
+              "\"local-disk\"");
+    }
+  }
   return c;
 }
 
@@ -336,10 +382,64 @@ std::string only_strategy(std::string_view strategy) {
   return fmt::format("it applies only to strategy \"{}\"", strategy);
 }
 
+CheckpointLevel read_checkpoint_level(const nlohmann::json& v, const JsonLocation& where) {
+  const ObjectReader r(
+      v, where,
+      {"kind", "every_updates", "every_seconds", "disk_read", "disk_write", "copies", "placement"});
+  CheckpointLevel l;
+  l.kind = r.choice("kind", LEVEL_KINDS);
+  l.every_updates = to_int(r.integer_or("every_updates", l.every_updates, 0, INT_LIMIT));
+  l.every_seconds =
+      r.quantity_or("every_seconds", l.every_seconds, Quantity::TIME, Sign::NON_NEGATIVE);
+  if (l.every_updates == 0 && l.every_seconds == 0.0) {
+    const bool written = r.has("every_updates") || r.has("every_seconds");
+    r.location().fail("a level interval: 'every_updates' or 'every_seconds' > 0",
+                      written ? "both 0" : "neither");
+  }
+  if (l.kind == CheckpointLevelKind::LOCAL_DISK) {
+    l.disk_read = r.quantity_or("disk_read", l.disk_read, Quantity::BANDWIDTH, Sign::POSITIVE);
+    l.disk_write = r.quantity_or("disk_write", l.disk_write, Quantity::BANDWIDTH, Sign::POSITIVE);
+  } else {
+    r.forbid("disk_read", "it applies only to level \"local-disk\"");
+    r.forbid("disk_write", "it applies only to level \"local-disk\"");
+  }
+  if (l.kind == CheckpointLevelKind::PEER) {
+    l.copies = to_int(r.integer_or("copies", l.copies, 1, INT_LIMIT));
+    l.placement = r.choice_or("placement", l.placement, PEER_PLACEMENTS);
+  } else {
+    r.forbid("copies", "it applies only to level \"peer\"");
+    r.forbid("placement", "it applies only to level \"peer\"");
+  }
+  return l;
+}
+
+/// Multi-level checkpoints: at least one level, at most one of each kind.
+void read_checkpoint_levels(const ObjectReader& r, CheckpointConfig& c) {
+  const char* why = "with 'levels', every level has its own interval and writes in the background";
+  for (const char* key : {"every_updates", "every_seconds", "blocking"}) r.forbid(key, why);
+  c.levels = r.list("levels", 1, "checkpoint levels (objects)", read_checkpoint_level);
+  for (std::size_t i = 0; i < c.levels.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (c.levels[j].kind != c.levels[i].kind) continue;
+      const std::string kind = spelling_of(c.levels[i].kind, LEVEL_KINDS);
+      r.at("levels").child(i).child("kind").fail(
+          fmt::format("at most one level of each kind (level {} is already \"{}\")", j, kind),
+          fmt::format("\"{}\"", kind));
+    }
+  }
+  c.memory_bandwidth =
+      r.quantity_or("memory_bandwidth", c.memory_bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
+}
+
 CheckpointConfig read_checkpoint(const ObjectReader& recovery) {
-  const ObjectReader r =
-      recovery.object_or_empty("checkpoint", {"every_updates", "every_seconds", "blocking"});
+  const ObjectReader r = recovery.object_or_empty(
+      "checkpoint", {"every_updates", "every_seconds", "blocking", "levels", "memory_bandwidth"});
   CheckpointConfig c;
+  if (r.has("levels")) {
+    read_checkpoint_levels(r, c);
+    return c;
+  }
+  r.forbid("memory_bandwidth", "it applies only to multi-level checkpoints ('levels')");
   // Every 100 updates unless an interval is written: then the unwritten one is off, so
   // {"every_seconds": "30s"} means every 30 s and nothing else.
   const bool written = r.has("every_updates") || r.has("every_seconds");
@@ -717,9 +817,28 @@ nlohmann::json recovery_to_json(const RecoveryConfig& r) {
     case RecoveryStrategy::NONE:
       break;
     case RecoveryStrategy::CHECKPOINT:
-      out["checkpoint"] = {{"every_updates", r.checkpoint.every_updates},
-                           {"every_seconds", r.checkpoint.every_seconds},
-                           {"blocking", r.checkpoint.blocking}};
+      if (r.checkpoint.levels.empty()) {
+        out["checkpoint"] = {{"every_updates", r.checkpoint.every_updates},
+                             {"every_seconds", r.checkpoint.every_seconds},
+                             {"blocking", r.checkpoint.blocking}};
+        break;
+      }
+      out["checkpoint"] = {{"levels", nlohmann::json::array()},
+                           {"memory_bandwidth", r.checkpoint.memory_bandwidth}};
+      for (const CheckpointLevel& l : r.checkpoint.levels) {
+        nlohmann::json level{{"kind", spelling_of(l.kind, LEVEL_KINDS)},
+                             {"every_updates", l.every_updates},
+                             {"every_seconds", l.every_seconds}};
+        if (l.kind == CheckpointLevelKind::LOCAL_DISK) {
+          level["disk_read"] = l.disk_read;
+          level["disk_write"] = l.disk_write;
+        }
+        if (l.kind == CheckpointLevelKind::PEER) {
+          level["copies"] = l.copies;
+          level["placement"] = spelling_of(l.placement, PEER_PLACEMENTS);
+        }
+        out["checkpoint"]["levels"].push_back(level);
+      }
       break;
     case RecoveryStrategy::CHAIN:
       out["chain"] = {{"every_updates", r.chain.every_updates}};
@@ -788,7 +907,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   // The strategy before the cluster and the failures: it decides how many server hosts there
   // are, whether there is a storage host, and which targets a failure may hit.
   s.recovery = read_recovery(top);
-  s.cluster = read_cluster(top, file_label, s.recovery.strategy);
+  s.cluster = read_cluster(top, file_label, s.recovery);
   s.consistency = read_consistency(top);
   s.timing = read_timing(top);
   s.evaluation = read_evaluation(top);

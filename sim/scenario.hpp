@@ -236,12 +236,46 @@ struct FailureConfig {
 
 enum class RecoveryStrategy { NONE, CHECKPOINT, CHAIN, STATELESS, STATELESS_CHAIN };
 
-/// Periodic checkpoints of the server's parameters, version and optimiser state to the storage
-/// host (cluster.storage), whose disk write and read cost time.
+/// Where a multi-level checkpoint keeps a copy (docs/strategies.md, "Multi-level checkpoints").
+enum class CheckpointLevelKind {
+  MEMORY,      ///< the snapshot in the server host's memory: lost when the host fails
+  LOCAL_DISK,  ///< a disk of the server's host: lost only when the host is lost for good
+  REMOTE,      ///< the storage host (cluster.storage), over the network
+  PEER         ///< the memory of other hosts (peers), over the network: lost when the peer fails
+};
+
+/// Which hosts keep a PEER level's copies.
+enum class PeerPlacement {
+  WORKERS,  ///< the worker hosts, in order
+  SERVERS   ///< the other server hosts, in order
+};
+
+/// One level of a multi-level checkpoint: how often it receives a copy.
+struct CheckpointLevel {
+  CheckpointLevelKind kind = CheckpointLevelKind::REMOTE;
+  int every_updates = 0;     ///< 0 = off; at least one of the two intervals is set
+  double every_seconds = 0;  ///< 0 = off
+  double disk_read = 2e9;    ///< LOCAL_DISK only: bytes/s of the local disk's reads
+  double disk_write = 1e9;   ///< LOCAL_DISK only: bytes/s of the local disk's writes
+  int copies = 1;            ///< PEER only: peers that each get a copy, >= 1
+  PeerPlacement placement = PeerPlacement::WORKERS;  ///< PEER only
+
+  bool operator==(const CheckpointLevel&) const = default;
+};
+
+/// Periodic checkpoints of the server's parameters, version and optimiser state. Without
+/// `levels` (the study's strategy): written to the storage host (cluster.storage), whose disk
+/// write and read cost time. With `levels`: multi-level asynchronous checkpoints (the server
+/// blocks only for a memory snapshot; the levels persist it in the background) and the three
+/// single-level fields keep their defaults.
 struct CheckpointConfig {
   int every_updates = 100;   ///< 0 = off; at least one of the two intervals is set
   double every_seconds = 0;  ///< 0 = off
   bool blocking = true;      ///< the server waits for the write (else it goes on training)
+  /// Multi-level: at most one level of each kind; empty = the single-level strategy above.
+  std::vector<CheckpointLevel> levels;
+  /// Multi-level only: bytes/s of a memory copy (taking a snapshot, restoring from memory).
+  double memory_bandwidth = 10e9;
 
   bool operator==(const CheckpointConfig&) const = default;
 };

@@ -38,9 +38,10 @@ void Strategy::membership_changed() {
 
 void Strategy::restart_later(ParameterServer& dead, double host_back,
                              std::function<nlohmann::json()> details,
-                             std::function<void(simgrid::s4u::Host*)> start) {
+                             std::function<void(simgrid::s4u::Host*)> start,
+                             simgrid::s4u::Host* elsewhere) {
   namespace sg4 = simgrid::s4u;
-  sg4::Host* host = dead.host();
+  sg4::Host* host = elsewhere != nullptr ? elsewhere : dead.host();
   const double ready =
       std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
   if (std::isinf(ready)) {
@@ -71,6 +72,8 @@ std::unique_ptr<Strategy> make_strategy(RunContext& context) {
     case RecoveryStrategy::NONE:
       return make_no_recovery(context);
     case RecoveryStrategy::CHECKPOINT:
+      if (!context.scenario.recovery.checkpoint.levels.empty())
+        return make_multilevel_checkpointing(context);
       return make_checkpointing(context);
     case RecoveryStrategy::CHAIN:
       return make_chain_replication(context);

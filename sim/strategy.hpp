@@ -56,9 +56,11 @@ class Strategy {
   ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
   /// Replaces the dead server on its host once the restart delay has passed and the host is up
   /// (never, if it is down for good): records "restart" with `details` and calls `start`.
+  /// `elsewhere`: a host to replace it on instead of its own (`host_back` is then that host's).
   void restart_later(ParameterServer& dead, double host_back,
                      std::function<nlohmann::json()> details,
-                     std::function<void(simgrid::s4u::Host*)> start);
+                     std::function<void(simgrid::s4u::Host*)> start,
+                     simgrid::s4u::Host* elsewhere = nullptr);
 
   RunContext& context_;
   std::vector<std::unique_ptr<ParameterServer>> servers_;

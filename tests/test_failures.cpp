@@ -604,3 +604,199 @@ TEST_CASE("a push that completes at the instant its server dies is counted lost"
   CHECK(gradients(run)["applied"] == 2328);
   CHECK(gradients(run)["lost"] == 2);
 }
+
+// Multi-level checkpoints (docs/strategies.md). With the base scenario's 8-byte state every
+// copy, write and read is (almost) free, so only the choice of level matters: one worker, one
+// gradient per update, 10 ms per update. The levels below snapshot to memory every 5 updates,
+// write to the server host's disk every 10 and to the storage host every 20 (or 50). The server
+// dies right after update 27: memory then holds version 25, the local disk 20, remote 20 (or
+// nothing).
+namespace {
+json multilevel(bool memory, int remote_every) {
+  json levels = json::array();
+  if (memory) levels.push_back({{"kind", "memory"}, {"every_updates", 5}});
+  levels.push_back({{"kind", "local-disk"}, {"every_updates", 10}});
+  levels.push_back({{"kind", "remote"}, {"every_updates", remote_every}});
+  return {{"strategy", "checkpoint"}, {"checkpoint", {{"levels", levels}}}};
+}
+}  // namespace
+
+TEST_CASE("multi-level: a process crash restores the memory snapshot of version 25",
+          "[failures][multilevel]") {
+  json s = base_scenario();
+  s["recovery"] = multilevel(true, 20);
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 27}}};
+  const auto run = run_isolated(s.dump());
+  // The host stayed up: its memory (and the agents holding it) survived the server process.
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "memory");
+  CHECK(loaded[0]["details"]["version"] == 25);
+  CHECK(loaded[0]["details"]["updates_lost"] == 2);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 2);
+  CHECK(gradients(run)["rolled_back"] == 2);
+  const double failed = events_of(run, "failure").at(0)["time"].get<double>();
+  CHECK(loaded[0]["time"].get<double>() == Approx(failed + 0.3).margin(1e-3));
+  // Snapshots at 5, 10, 15, 20, 25 before the crash; persisted copies of 10 and 20 locally and
+  // 20 remotely.
+  std::vector<long> before;
+  for (const auto& e : events_of(run, "checkpoint_snapshot")) {
+    if (e["time"].get<double>() < failed) before.push_back(e["details"]["version"].get<long>());
+  }
+  CHECK(before == std::vector<long>{5, 10, 15, 20, 25});
+  const auto rows = timeseries(run);
+  const auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const Row& r) { return r.time > failed && r.version == 25; });
+  REQUIRE(it != rows.end());
+  CHECK(it->accuracy == accuracy_by_hand(s, 25).accuracy);
+}
+
+TEST_CASE("multi-level: without a memory level a process crash restores the local disk",
+          "[failures][multilevel]") {
+  json s = base_scenario();
+  s["recovery"] = multilevel(false, 50);
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 27}}};
+  const auto run = run_isolated(s.dump());
+  // Local disk: version 20; remote: nothing yet (every 50).
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "local-disk");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 7);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 7);
+  const auto written = events_of(run, "checkpoint_written");
+  REQUIRE(written.size() >= 2);
+  CHECK(written[0]["subject"] == "server-0:local-disk");
+  CHECK(written[1]["details"]["version"] == 20);
+}
+
+TEST_CASE("multi-level: a host failure loses the memory level and restores the local disk",
+          "[failures][multilevel]") {
+  json s = base_scenario();
+  s["recovery"] = multilevel(true, 50);
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 27}, {"down_for", "1s"}}};
+  const auto run = run_isolated(s.dump());
+  // Memory held version 25 but went down with the host; its disk kept 20; remote has nothing.
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "local-disk");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 7);
+  CHECK(gradients(run)["rolled_back"] == 7);
+  // The restart waits for the host (back 1 s after the failure, later than 0.1 + 0.2 s).
+  const double failed = events_of(run, "failure").at(0)["time"].get<double>();
+  CHECK(events_of(run, "restart").at(0)["time"].get<double>() == Approx(failed + 1.0));
+  CHECK(loaded[0]["time"].get<double>() == Approx(failed + 1.0).margin(1e-3));
+}
+
+TEST_CASE("multi-level: a host lost for good restarts on a spare host from the remote copy",
+          "[failures][multilevel]") {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 2;  // server-1 is the spare
+  s["recovery"] = multilevel(true, 20);
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 27}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  // server-0's memory (25) and disk (20) are gone with it; the storage host has 20.
+  const auto restart = events_of(run, "restart");
+  REQUIRE(restart.size() == 1);
+  CHECK(restart[0]["details"]["host"] == "server-1");
+  const double failed = events_of(run, "failure").at(0)["time"].get<double>();
+  CHECK(restart[0]["time"].get<double>() == Approx(failed + 0.3));
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "remote");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 7);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 7);
+  // Training goes on on server-1: its snapshots and local writes appear after the restart.
+  const auto written = events_of(run, "checkpoint_written");
+  CHECK(std::any_of(written.begin(), written.end(),
+                    [](const json& e) { return e["subject"] == "server-1:local-disk"; }));
+  CHECK(run.result["summary"]["updates"].get<int>() > 200);
+}
+
+TEST_CASE("multi-level: the server blocks only for the memory copy while a slow write goes on",
+          "[failures][multilevel]") {
+  json s = base_scenario();
+  // A 1 MB state: a snapshot at 100 MB/s takes 10 ms; the storage writes it at 1 MB/s (1 s).
+  s["timing"]["param_bytes"] = "1MB";
+  s["cluster"]["storage"] = {{"disk_write", "1MBps"}};
+  s["recovery"] = {{"strategy", "checkpoint"},
+                   {"checkpoint",
+                    {{"memory_bandwidth", "100MBps"},
+                     {"levels", {{{"kind", "remote"}, {"every_updates", 10}}}}}}};
+  const auto run = run_isolated(s.dump());
+  const auto snapshots = events_of(run, "checkpoint_snapshot");
+  REQUIRE(snapshots.size() > 10);
+  for (const auto& e : snapshots) CHECK(e["details"]["seconds"].get<double>() == Approx(0.01));
+  // An update takes about 10.7 ms, so a snapshot comes every ~117 ms (10 updates + the copy):
+  // over 3 s about 250 updates, where a blocking 1 s write every 10 updates would allow ~30.
+  CHECK(run.result["summary"]["updates"].get<int>() > 200);
+  // The first write (version 10) ends about 1 s after its snapshot; the snapshots taken meanwhile
+  // replace one another while waiting, and the newest of them is the next one written.
+  const auto written = events_of(run, "checkpoint_written");
+  REQUIRE(written.size() >= 2);
+  CHECK(written[0]["details"]["version"] == 10);
+  CHECK(written[0]["time"].get<double>() ==
+        Approx(snapshots[0]["time"].get<double>() + 1.0).margin(5e-3));
+  long newest_before = 0;
+  for (const auto& e : snapshots) {
+    if (e["time"].get<double>() <= written[0]["time"].get<double>())
+      newest_before = e["details"]["version"].get<long>();
+  }
+  CHECK(written[1]["details"]["version"] == newest_before);
+  CHECK(newest_before >= 80);
+  CHECK(events_of(run, "checkpoint_superseded").size() >= 7);
+}
+
+// The peer level: copies in other hosts' memory (as in Gemini). Memory every 5, a copy in
+// worker-0's memory every 10, remote every 20; two server hosts (server-1 the spare). The
+// server's host is lost for good right after update 35: memory (35) goes with it, worker-0
+// keeps 30, the storage host 20.
+namespace {
+json with_peers() {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 2;
+  s["recovery"] = {{"strategy", "checkpoint"},
+                   {"checkpoint",
+                    {{"levels",
+                      {{{"kind", "memory"}, {"every_updates", 5}},
+                       {{"kind", "peer"}, {"every_updates", 10}, {"copies", 1}},
+                       {{"kind", "remote"}, {"every_updates", 20}}}}}}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("multi-level peer: a host lost for good is restored from a surviving peer's memory",
+          "[failures][multilevel]") {
+  json s = with_peers();
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 35}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "peer");
+  CHECK(loaded[0]["details"]["peer"] == "worker-0");
+  CHECK(loaded[0]["details"]["version"] == 30);
+  CHECK(loaded[0]["details"]["updates_lost"] == 5);
+  CHECK(events_of(run, "restart").at(0)["details"]["host"] == "server-1");
+  const auto written = events_of(run, "checkpoint_written");
+  CHECK(std::any_of(written.begin(), written.end(),
+                    [](const json& e) { return e["subject"] == "worker-0:peer"; }));
+}
+
+TEST_CASE("multi-level peer: with the peer lost too the remote copy is restored",
+          "[failures][multilevel]") {
+  json s = with_peers();
+  s["cluster"]["workers"]["count"] = 2;
+  // A correlated failure: worker-0's host (the peer) and the server's host, both for good.
+  s["failures"]["events"] = {
+      {{"target", "worker"}, {"index", 0}, {"at_update", 35}, {"down_for", "forever"}},
+      {{"target", "server"}, {"at_update", 35}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["details"]["level"] == "remote");
+  CHECK(loaded[0]["details"]["version"] == 20);
+  CHECK(loaded[0]["details"]["updates_lost"] == 15);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 15);
+}

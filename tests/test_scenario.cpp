@@ -26,6 +26,15 @@ using namespace failsim::sim;
 
 namespace {
 
+/// The single-level checkpoint settings (no levels).
+CheckpointConfig single_level(int every_updates, double every_seconds, bool blocking) {
+  CheckpointConfig c;
+  c.every_updates = every_updates;
+  c.every_seconds = every_seconds;
+  c.blocking = blocking;
+  return c;
+}
+
 const fs::path SOURCE_DIR = FAILSIM_SOURCE_DIR;
 const fs::path EXAMPLES_DIR = SOURCE_DIR / "scenarios" / "examples";
 const fs::path SCHEMA_FILE = SOURCE_DIR / "scenarios" / "schema.json";
@@ -157,7 +166,7 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
   SECTION("server-kill-checkpoint: checkpoints every 50 updates to the built-in storage host") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "server-kill-checkpoint.json").string());
     CHECK(s.recovery.strategy == RecoveryStrategy::CHECKPOINT);
-    CHECK(s.recovery.checkpoint == CheckpointConfig{50, 0.0, true});
+    CHECK(s.recovery.checkpoint == single_level(50, 0.0, true));
     CHECK(s.cluster.storage == StorageConfig{"", 500e6, 200e6});
     CHECK(s.cluster.num_servers() == 1);
     CHECK(s.failures.detection_timeout == 0.5);
@@ -238,16 +247,16 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] = {{"strategy", "checkpoint"}};
     const Scenario c = parse_scenario(doc, "m.json");
-    CHECK(c.recovery.checkpoint == CheckpointConfig{100, 0.0, true});
+    CHECK(c.recovery.checkpoint == single_level(100, 0.0, true));
     CHECK(c.cluster.storage == StorageConfig{"", 500e6, 200e6});
   }
   SECTION("checkpoint: a written interval turns the other one off") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] =
         json::parse(R"({"strategy": "checkpoint", "checkpoint": {"every_seconds": "30s"}})");
-    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == CheckpointConfig{0, 30.0, true});
+    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == single_level(0, 30.0, true));
     doc["recovery"]["checkpoint"] = {{"every_updates", 7}};
-    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == CheckpointConfig{7, 0.0, true});
+    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == single_level(7, 0.0, true));
   }
   SECTION("chain: state pushed every 100 updates") {
     json doc = json::parse(MINIMAL);
@@ -431,11 +440,37 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
       "recovery": {"strategy": "checkpoint",
                    "checkpoint": {"every_seconds": "30s", "blocking": false}},
       "failures": {"events": [{"target": "server", "at_update": 25, "down_for": 0}]}})"));
-    CHECK(s.recovery.checkpoint == CheckpointConfig{0, 30.0, false});
+    CHECK(s.recovery.checkpoint == single_level(0, 30.0, false));
     CHECK(resolved["recovery"]["checkpoint"] ==
           json::parse(R"({"every_updates": 0, "every_seconds": 30.0, "blocking": false})"));
     CHECK(resolved["cluster"]["storage"] ==
           json::parse(R"({"disk_read": 5e8, "disk_write": 2e8})"));
+  }
+  SECTION("multi-level checkpoints: levels in their order, local-disk bandwidths, a spare host") {
+    const auto [s, resolved] = round_trip(json::parse(R"({
+      "cluster": {"servers": {"count": 2}},
+      "recovery": {"strategy": "checkpoint",
+                   "checkpoint": {"levels": [
+                     {"kind": "remote", "every_seconds": "1min"},
+                     {"kind": "memory", "every_updates": 5},
+                     {"kind": "local-disk", "every_updates": 50, "disk_write": "500MBps"}]}}})"));
+    const CheckpointConfig& c = s.recovery.checkpoint;
+    REQUIRE(c.levels.size() == 3);
+    CHECK(c.levels[0] ==
+          CheckpointLevel{.kind = CheckpointLevelKind::REMOTE, .every_seconds = 60.0});
+    CHECK(c.levels[1] == CheckpointLevel{.kind = CheckpointLevelKind::MEMORY, .every_updates = 5});
+    CHECK(c.levels[2] == CheckpointLevel{.kind = CheckpointLevelKind::LOCAL_DISK,
+                                         .every_updates = 50,
+                                         .disk_write = 5e8});
+    CHECK(c.memory_bandwidth == 10e9);
+    CHECK(c.every_updates == 100);  // the single-level fields keep their defaults, unused
+    CHECK(s.cluster.num_servers() == 2);
+    CHECK(resolved["recovery"]["checkpoint"] == json::parse(R"({
+      "levels": [{"kind": "remote", "every_updates": 0, "every_seconds": 60.0},
+                 {"kind": "memory", "every_updates": 5, "every_seconds": 0.0},
+                 {"kind": "local-disk", "every_updates": 50, "every_seconds": 0.0,
+                  "disk_read": 2e9, "disk_write": 5e8}],
+      "memory_bandwidth": 1e10})"));
   }
 }
 
@@ -748,7 +783,8 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"servers": {"count": 3}}})",
        "/cluster/servers/count",
        {"/cluster/servers/count: expected 1 server (recovery strategy \"none\" runs one parameter "
-        "server; only \"chain\" and \"stateless_chain\" use several), found 3"}},
+        "server; only \"chain\", \"stateless_chain\" and multi-level \"checkpoint\" use "
+        "several), found 3"}},
       {"server without a speed",
        R"({"cluster": {"servers": {"speed": null}}})",
        "/cluster/servers/speed",
@@ -816,13 +852,26 @@ const std::vector<BadScenario>& catalogue() {
            "recovery": {"strategy": "checkpoint"}})",
        "/cluster/storage/host",
        {"/cluster/storage/host: expected a non-empty string (required), found nothing"}},
+      {"local-disk level with a platform file",
+       R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
+                       "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
+                       "servers": {"speed": null, "hosts": ["ps"]},
+                       "storage": {"host": "slow-1"}},
+           "recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "memory", "every_updates": 5},
+                                                  {"kind": "local-disk", "every_updates": 10}]}}})",
+       "/recovery/checkpoint/levels/1/kind",
+       {"expected \"memory\" or \"remote\" (a \"local-disk\" level needs the built-in star: "
+        "with a platform file the server hosts have no modelled local disk), found "
+        "\"local-disk\""}},
       {"two platform servers without chain replication",
        R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
                        "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
                        "servers": {"speed": null, "hosts": ["ps", "fast-2"]}}})",
        "/cluster/servers/hosts",
        {"expected 1 server (recovery strategy \"none\" runs one parameter server; only "
-        "\"chain\" and \"stateless_chain\" use several), found 2 hosts"}},
+        "\"chain\", \"stateless_chain\" and multi-level \"checkpoint\" use several), found 2 "
+        "hosts"}},
       {"chain over one platform server",
        R"({"cluster": {"platform": "@EXAMPLES@/lab-platform.xml",
                        "workers": {"count": null, "speed": null, "hosts": ["fast-1"]},
@@ -1093,7 +1142,71 @@ const std::vector<BadScenario>& catalogue() {
        R"({"cluster": {"servers": {"count": 2}}, "recovery": {"strategy": "checkpoint"}})",
        "/cluster/servers/count",
        {"expected 1 server (recovery strategy \"checkpoint\" runs one parameter server; only "
-        "\"chain\" and \"stateless_chain\" use several), found 2"}},
+        "\"chain\", \"stateless_chain\" and multi-level \"checkpoint\" use several), found 2"}},
+      {"multi-level checkpoint with an unknown level",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "nvme", "every_updates": 10}]}}})",
+       "/recovery/checkpoint/levels/0/kind",
+       {"expected one of \"memory\", \"local-disk\", \"remote\", \"peer\", found \"nvme\""}},
+      {"multi-level checkpoint with no level",
+       R"({"recovery": {"strategy": "checkpoint", "checkpoint": {"levels": []}}})",
+       "/recovery/checkpoint/levels",
+       {"expected a list of at least 1 checkpoint levels (objects), found []"}},
+      {"multi-level checkpoint level that never happens",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "memory", "every_updates": 5},
+                                                  {"kind": "remote", "every_updates": 0}]}}})",
+       "/recovery/checkpoint/levels/1",
+       {"expected a level interval: 'every_updates' or 'every_seconds' > 0, found both 0"}},
+      {"multi-level checkpoint level without an interval",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "remote"}]}}})",
+       "/recovery/checkpoint/levels/0",
+       {"expected a level interval: 'every_updates' or 'every_seconds' > 0, found neither"}},
+      {"multi-level checkpoint with two remote levels",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "remote", "every_updates": 5},
+                                                  {"kind": "remote", "every_updates": 50}]}}})",
+       "/recovery/checkpoint/levels/1/kind",
+       {"expected at most one level of each kind (level 0 is already \"remote\"), found "
+        "\"remote\""}},
+      {"multi-level checkpoint with a single-level interval",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"every_updates": 10,
+                                       "levels": [{"kind": "remote", "every_updates": 5}]}}})",
+       "/recovery/checkpoint/every_updates",
+       {"expected no 'every_updates' here (with 'levels', every level has its own interval and "
+        "writes in the background), found 10"}},
+      {"memory bandwidth of a single-level checkpoint",
+       R"({"recovery": {"strategy": "checkpoint", "checkpoint": {"memory_bandwidth": "1GBps"}}})",
+       "/recovery/checkpoint/memory_bandwidth",
+       {"expected no 'memory_bandwidth' here (it applies only to multi-level checkpoints "
+        "('levels')), found \"1GBps\""}},
+      {"disk bandwidth of a remote level",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "remote", "every_updates": 5,
+                                                   "disk_write": "1GBps"}]}}})",
+       "/recovery/checkpoint/levels/0/disk_write",
+       {"expected no 'disk_write' here (it applies only to level \"local-disk\"), found "
+        "\"1GBps\""}},
+      {"multi-level checkpoint with a zero memory bandwidth",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"memory_bandwidth": 0,
+                                       "levels": [{"kind": "memory", "every_updates": 5}]}}})",
+       "/recovery/checkpoint/memory_bandwidth",
+       {"found 0"}},
+      {"peer level with more copies than workers",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "peer", "every_updates": 10,
+                                                   "copies": 3}]}}})",
+       "/recovery/checkpoint/levels/0/copies",
+       {"expected at most 2 (the number of worker hosts of placement \"workers\"), found 3"}},
+      {"copies of a remote level",
+       R"({"recovery": {"strategy": "checkpoint",
+                        "checkpoint": {"levels": [{"kind": "remote", "every_updates": 5,
+                                                   "copies": 2}]}}})",
+       "/recovery/checkpoint/levels/0/copies",
+       {"expected no 'copies' here (it applies only to level \"peer\"), found 2"}},
       {"chain over the default single server",
        R"({"recovery": {"strategy": "chain"}})",
        "/cluster/servers/count",
@@ -1363,12 +1476,14 @@ TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][
       }
     }
   }
-  CHECK(checked == std::set<std::string>{"/data/kind", "/model/kind", "/consistency/mode",
-                                         "/consistency/combine", "/failures/events/0/target",
-                                         "/failures/stochastic/0/target",
-                                         "/failures/stochastic/0/lifetime/distribution",
-                                         "/failures/stochastic/0/repair/distribution",
-                                         "/recovery/strategy", "/recovery/stateless/rule"});
+  CHECK(checked == std::set<std::string>{
+                       "/data/kind", "/model/kind", "/consistency/mode", "/consistency/combine",
+                       "/failures/events/0/target", "/failures/events/1/target",
+                       "/failures/events/2/target", "/failures/stochastic/0/target",
+                       "/failures/stochastic/0/lifetime/distribution",
+                       "/failures/stochastic/0/repair/distribution", "/recovery/strategy",
+                       "/recovery/stateless/rule", "/recovery/checkpoint/levels/0/kind",
+                       "/recovery/checkpoint/levels/1/kind", "/recovery/checkpoint/levels/2/kind"});
 }
 
 TEST_CASE("the docs page shows a real example and names every field", "[scenario][docs]") {
