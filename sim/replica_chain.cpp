@@ -177,4 +177,19 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
   });
 }
 
+ChainedStrategy::ChainedStrategy(RunContext& context, std::function<void(Replica&)> joined_headless,
+                                 std::function<bool(simgrid::s4u::Host*)> orphaned)
+    : Strategy(context),
+      chain_(
+          context, [this] { return head_; }, std::move(joined_headless), std::move(orphaned)) {}
+
+simgrid::s4u::Host* ChainedStrategy::replica_host(int position) {
+  if (position == 0) return head_->alive() ? head_->host() : nullptr;
+  return chain_.host_at(position);
+}
+
+bool ChainedStrategy::replica_failed(simgrid::s4u::Host* host, double host_back) {
+  return chain_.fail(host, host_back);
+}
+
 }  // namespace failsim::sim

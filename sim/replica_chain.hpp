@@ -18,6 +18,7 @@
 #include "sim/messages.hpp"
 #include "sim/parameter_server.hpp"
 #include "sim/run_context.hpp"
+#include "sim/strategy.hpp"
 
 namespace failsim::sim {
 
@@ -101,6 +102,23 @@ class ReplicaChain {
   std::function<bool(simgrid::s4u::Host*)> orphaned_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> chain_;  // live and not-yet-detected replicas, in chain order
+};
+
+/// What the chain strategies ("chain", "stateless_chain") share: a head server and the replica
+/// chain behind it, and the failure injector's view of them (chain position 0 is the head).
+class ChainedStrategy : public Strategy {
+ public:
+  simgrid::s4u::Host* replica_host(int position) override;
+  /// A replica's failure (detected by the failure injector through server_on -> nullptr).
+  bool replica_failed(simgrid::s4u::Host* host, double host_back) override;
+
+ protected:
+  /// The chain's callbacks (ReplicaChain's constructor) other than the head, which is head_.
+  ChainedStrategy(RunContext& context, std::function<void(Replica&)> joined_headless,
+                  std::function<bool(simgrid::s4u::Host*)> orphaned);
+
+  ParameterServer* head_ = nullptr;
+  ReplicaChain chain_;
 };
 
 }  // namespace failsim::sim

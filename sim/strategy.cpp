@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/failure_injector.hpp"
@@ -65,6 +66,18 @@ ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState st
                                                        static_cast<int>(servers_.size()), host));
   servers_.back()->launch();
   return servers_.back().get();
+}
+
+void Strategy::remember_lost(const ParameterServer& dead) {
+  lost_version_ = dead.version();
+  lost_gradients_ = dead.gradients();
+}
+
+std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
+  const std::int64_t lost = std::max<std::int64_t>(0, lost_version_ - restored.version);
+  context_.recorder.rolled_back(lost,
+                                std::max<std::int64_t>(0, lost_gradients_ - restored.gradients));
+  return lost;
 }
 
 std::unique_ptr<Strategy> make_strategy(RunContext& context) {

@@ -62,8 +62,26 @@ class Strategy {
                      std::function<void(simgrid::s4u::Host*)> start,
                      simgrid::s4u::Host* elsewhere = nullptr);
 
+  /// Remembers `dead`'s version and gradient count: what a later rollback loses from. Call it
+  /// for the server that died holding the training state (not for a replacement that died
+  /// before it held any).
+  void remember_lost(const ParameterServer& dead);
+  /// Counts the remembered server's updates after `restored` (and the gradients they held) as
+  /// rolled back; returns the updates lost. Clamped at 0: the restored state may come from
+  /// another lineage with a higher version. It happens when a copy written by an older
+  /// incarnation lands after a newer incarnation loaded an older one: a multi-level persister
+  /// outlives a server crash and finishes its write (strategy_checkpoint_multilevel.cpp), and a
+  /// single-level checkpoint still travelling to the storage when its sender died is written
+  /// after the replacement loaded (when the transfer outlasts detection plus restart). Nothing
+  /// of the dead server is lost then that a count could express: 0.
+  std::int64_t roll_back_to(const Snapshot& restored);
+
   RunContext& context_;
   std::vector<std::unique_ptr<ParameterServer>> servers_;
+
+ private:
+  std::int64_t lost_version_ = 0;
+  std::int64_t lost_gradients_ = 0;
 };
 
 /// The strategy the scenario asks for.

@@ -20,12 +20,11 @@ namespace failsim::sim {
 namespace {
 namespace sg4 = simgrid::s4u;
 
-class ChainReplication final : public Strategy {
+class ChainReplication final : public ChainedStrategy {
  public:
   explicit ChainReplication(RunContext& context)
-      : Strategy(context),
-        chain_(
-            context, [this] { return head_; },
+      : ChainedStrategy(
+            context,
             [this](Replica& joined) {
               if (context_.coordinator.primary() == nullptr) promote(joined);
             },
@@ -45,8 +44,7 @@ class ChainReplication final : public Strategy {
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
-    lost_head_version_ = dead.version();
-    lost_head_gradients_ = dead.gradients();
+    remember_lost(dead);
     Replica* next = chain_.first_live();
     if (next == nullptr) {
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
@@ -60,26 +58,13 @@ class ChainReplication final : public Strategy {
   ParameterServer* primary() override { return head_->alive() ? head_ : nullptr; }
   SnapshotPtr observed_snapshot() override { return head_->snapshot(); }
 
-  sg4::Host* replica_host(int position) override {
-    if (position == 0) return head_->alive() ? head_->host() : nullptr;
-    return chain_.host_at(position);
-  }
-
-  /// A replica's failure (detected by the failure injector through server_on -> nullptr).
-  bool replica_failed(sg4::Host* host, double host_back) override {
-    return chain_.fail(host, host_back);
-  }
-
  private:
   /// The replica's process becomes the head, with the state it holds; updates the dead head had
   /// applied since are lost.
   void promote(Replica& replica) {
     sg4::Host* host = replica.host();
     const ServerState state = replica.state();
-    const std::int64_t lost =
-        std::max<std::int64_t>(0, lost_head_version_ - state.snapshot->version);
-    context_.recorder.rolled_back(
-        lost, std::max<std::int64_t>(0, lost_head_gradients_ - state.snapshot->gradients));
+    const std::int64_t lost = roll_back_to(*state.snapshot);
     head_ = start_server(host, state);
     // Out of the chain only now: starting the server lets other actors run, and a replacement
     // coming due meanwhile must still find this replica's state to join from.
@@ -90,12 +75,6 @@ class ChainReplication final : public Strategy {
     context_.coordinator.set_primary(head_);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
-
-  ParameterServer* head_ = nullptr;
-  // The dead head's version and gradient count: what a promotion loses from.
-  std::int64_t lost_head_version_ = 0;
-  std::int64_t lost_head_gradients_ = 0;
-  ReplicaChain chain_;
 };
 }  // namespace
 

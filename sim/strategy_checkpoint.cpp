@@ -48,8 +48,7 @@ class Checkpointing final : public Strategy {
     ServerState state{context_.math.initial_snapshot(), nullptr};
     if (reply->checkpoint)
       state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
-    const std::int64_t lost = lost_version_ - state.snapshot->version;
-    context_.recorder.rolled_back(lost, lost_gradients_ - state.snapshot->gradients);
+    const std::int64_t lost = roll_back_to(*state.snapshot);
     context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
                             {{"version", state.snapshot->version},
                              {"updates_lost", lost},
@@ -92,10 +91,7 @@ class Checkpointing final : public Strategy {
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     // A replacement killed while still loading held nothing yet: the next load's loss still
     // counts from the server that died holding the training state.
-    if (&dead == holder_) {
-      lost_version_ = dead.version();
-      lost_gradients_ = dead.gradients();
-    }
+    if (&dead == holder_) remember_lost(dead);
     restart_later(
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {
@@ -113,9 +109,6 @@ class Checkpointing final : public Strategy {
   double last_checkpoint_ = 0.0;
   // The last server that had the training state (the first, or one that finished its load).
   const ParameterServer* holder_ = nullptr;
-  // The dead server's version and gradient count: what a rollback loses from.
-  std::int64_t lost_version_ = 0;
-  std::int64_t lost_gradients_ = 0;
 };
 }  // namespace
 

@@ -152,10 +152,7 @@ class MultilevelCheckpointing final : public Strategy {
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     // A replacement killed while still loading held nothing yet: the next load's loss still
     // counts from the server that died holding the training state.
-    if (&dead == holder_) {
-      lost_version_ = dead.version();
-      lost_gradients_ = dead.gradients();
-    }
+    if (&dead == holder_) remember_lost(dead);
     sg4::Host* spare = nullptr;
     if (std::isinf(host_back)) {
       // The host is lost for good: the replacement runs on the first other server host up.
@@ -409,8 +406,7 @@ class MultilevelCheckpointing final : public Strategy {
     }
     ServerState state{context_.math.initial_snapshot(), nullptr};
     if (copy) state = ServerState{copy->snapshot, copy->velocity};
-    const std::int64_t lost = lost_version_ - state.snapshot->version;
-    context_.recorder.rolled_back(lost, lost_gradients_ - state.snapshot->gradients);
+    const std::int64_t lost = roll_back_to(*state.snapshot);
     nlohmann::json details{{"version", state.snapshot->version},
                            {"updates_lost", lost},
                            {"found", copy.has_value()},
@@ -434,9 +430,6 @@ class MultilevelCheckpointing final : public Strategy {
   ParameterServer* current_ = nullptr;
   // The last server that had the training state (the first, or one that finished its load).
   const ParameterServer* holder_ = nullptr;
-  // The dead server's version and gradient count: what a rollback loses from.
-  std::int64_t lost_version_ = 0;
-  std::int64_t lost_gradients_ = 0;
 };
 }  // namespace
 

@@ -54,10 +54,10 @@ class Stateless final : public Strategy {
     // A batch on its way to the dead server is lost with it (one it was applying already
     // counted as lost when it died).
     context_.recorder.gradients_lost(store_.forget_server(dead.mailbox()));
-    // Updates applied but not yet published died with the server.
-    const std::int64_t unpublished = dead.version() - store_.latest()->version;
-    if (unpublished > 0)
-      context_.recorder.rolled_back(unpublished, dead.gradients() - store_.latest()->gradients);
+    // Updates applied but not yet published died with the server (the store holds what this
+    // lineage published, so never a newer version than the dead server's).
+    remember_lost(dead);
+    roll_back_to(*store_.latest());
     restart_later(
         dead, host_back,
         [this] {

@@ -30,18 +30,17 @@ namespace failsim::sim {
 namespace {
 namespace sg4 = simgrid::s4u;
 
-class StatelessChain final : public Strategy {
+class StatelessChain final : public ChainedStrategy {
  public:
   explicit StatelessChain(RunContext& context)
-      : Strategy(context),
+      // A replacement that joins while the head is dead needs no promotion: the detection
+      // promotes a live replica, and with none the first replacement due becomes the head
+      // (restart_from_store) instead of joining.
+      : ChainedStrategy(
+            context, [](Replica& /*joined*/) {},
+            [this](sg4::Host* host) { return restart_from_store(host); }),
         store_(context),
-        rule_(rule_config(context.scenario.recovery.stateless)),
-        // A replacement that joins while the head is dead needs no promotion: the detection
-        // promotes a live replica, and with none the first replacement due becomes the head
-        // (restart_from_store) instead of joining.
-        chain_(
-            context, [this] { return head_; }, [](Replica& /*joined*/) {},
-            [this](sg4::Host* host) { return restart_from_store(host); }) {}
+        rule_(rule_config(context.scenario.recovery.stateless)) {}
 
   void start() override {
     store_.launch();
@@ -79,14 +78,13 @@ class StatelessChain final : public Strategy {
     // A batch on its way to the dead server is lost with it (one it was applying already
     // counted as lost when it died).
     context_.recorder.gradients_lost(store_.forget_server(dead.mailbox()));
-    dead_version_ = dead.version();
-    dead_gradients_ = dead.gradients();
+    remember_lost(dead);
     if (Replica* next = chain_.first_live()) {
       promote(*next);
     } else {
       // The whole chain is dead: the store's committed parameters are the newest copy left.
       const SnapshotPtr stored = store_.latest();
-      roll_back(stored->version, stored->gradients);
+      roll_back_to(*stored);
       headless_ = true;
       context_.recorder.event(sg4::Engine::get_clock(), "no_replica", dead.name(),
                               {{"version", stored->version}, {"pending", store_.pending()}});
@@ -107,15 +105,6 @@ class StatelessChain final : public Strategy {
   /// mailbox receives the store's answers, not worker messages.
   void membership_changed() override {}
 
-  sg4::Host* replica_host(int position) override {
-    if (position == 0) return head_->alive() ? head_->host() : nullptr;
-    return chain_.host_at(position);
-  }
-
-  bool replica_failed(sg4::Host* host, double host_back) override {
-    return chain_.fail(host, host_back);
-  }
-
  private:
   /// The replica's process becomes the head with the state it holds. The store may hold a newer
   /// committed state only if this replica joined while the rest of the chain took one it missed:
@@ -125,7 +114,7 @@ class StatelessChain final : public Strategy {
     const ServerState state = replica.state();
     const bool stale = store_.latest()->version > state.snapshot->version;
     const ServerState start = stale ? ServerState{store_.latest(), nullptr} : state;
-    const std::int64_t lost = roll_back(start.snapshot->version, start.snapshot->gradients);
+    const std::int64_t lost = roll_back_to(*start.snapshot);
     start_head(host, start, stale);
     // Out of the chain only now: starting the head lets other actors run, and a replacement
     // coming due meanwhile must still find this replica's state to join from.
@@ -152,13 +141,6 @@ class StatelessChain final : public Strategy {
     return true;
   }
 
-  /// Counts the dead head's updates after `version` (and their gradients) as rolled back.
-  std::int64_t roll_back(std::int64_t version, std::int64_t gradients) {
-    const std::int64_t lost = std::max<std::int64_t>(0, dead_version_ - version);
-    context_.recorder.rolled_back(lost, std::max<std::int64_t>(0, dead_gradients_ - gradients));
-    return lost;
-  }
-
   /// A new head holding `state`; when `reads_store` it first reads it from the store (a
   /// transfer), as a restarted stateless server does. Marked before it is started: its actor
   /// may run before start_server returns.
@@ -169,12 +151,9 @@ class StatelessChain final : public Strategy {
 
   StatelessStore store_;
   models::StaleRuleConfig rule_;
-  ParameterServer* head_ = nullptr;
-  std::int64_t dead_version_ = 0, dead_gradients_ = 0;  // the last dead head's
   bool headless_ = false;                // the head's failure was detected with no live replica
   bool restarting_ = false;              // a head reading the store is being started
   std::vector<std::size_t> read_store_;  // incarnations (servers_ indices) that read the store
-  ReplicaChain chain_;
 };
 }  // namespace
 
