@@ -235,7 +235,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
   const ObjectReader r =
       top.object("cluster", {"platform", "workers", "servers", "network", "storage"});
   const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
-  const ObjectReader servers = r.object("servers", {"count", "speed", "hosts"});
+  const ObjectReader servers = r.object("servers", {"count", "speed", "hosts", "shards"});
   ClusterConfig c;
   if (r.has("platform")) {
     c.kind = ClusterKind::PLATFORM;
@@ -253,6 +253,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
     p.worker_hosts = read_hosts(workers);
     p.server_hosts = read_hosts(servers);
+    servers.forbid("shards", "sharded servers need the built-in star cluster");
     check_server_count(
         static_cast<int>(p.server_hosts.size()), recovery, servers.at("hosts"),
         fmt::format("{} host{}", p.server_hosts.size(), p.server_hosts.size() == 1 ? "" : "s"));
@@ -285,6 +286,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
                        servers.has("count") ? std::to_string(s.servers)
                                             : fmt::format("{} (the default)", s.servers));
     s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+    c.shards = to_int(servers.integer_or("shards", c.shards, 1, INT_LIMIT));
     const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
     s.bandwidth =
         network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
@@ -546,10 +548,26 @@ std::optional<double> read_down_for(const ObjectReader& r) {
 
 FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& where,
                                 const ClusterConfig& cluster, RecoveryStrategy strategy) {
-  const ObjectReader r(v, where, {"target", "index", "at", "at_update", "down_for"});
+  const ObjectReader r(v, where, {"target", "index", "shard", "at", "at_update", "down_for"});
   FailureEvent e;
   e.target = r.choice("target", EVENT_TARGETS);
   check_target(e.target, strategy, r.at("target"), EVENT_TARGETS);
+  if (e.target == FailureTarget::SERVER || e.target == FailureTarget::REPLICA ||
+      e.target == FailureTarget::SERVER_LINK) {
+    if (r.has("shard")) {
+      const std::string expected = fmt::format(
+          "a shard index in [0, {}] (cluster.servers.shards "
+          "is {})",
+          cluster.shards - 1, cluster.shards);
+      const std::int64_t k = read_integer(*r.find("shard"), r.at("shard"), 0, INT_LIMIT);
+      if (k >= cluster.shards) r.at("shard").fail(expected, std::to_string(k));
+      e.shard = to_int(k);
+    }
+  } else {
+    r.forbid("shard",
+             "only targets \"server\", \"replica\" and \"server_link\" belong to a "
+             "shard");
+  }
   if (e.target == FailureTarget::WORKER || e.target == FailureTarget::WORKER_LINK) {
     e.index = read_index(r, "a worker index", cluster.num_workers(), "workers");
   } else if (e.target == FailureTarget::REPLICA) {
@@ -790,6 +808,7 @@ nlohmann::json failures_to_json(const FailureConfig& f) {
     if (e.target == FailureTarget::WORKER || e.target == FailureTarget::REPLICA) {
       event["index"] = e.index;
     }
+    if (e.shard != 0) event["shard"] = e.shard;
     if (e.at_time) {
       event["at"] = *e.at_time;
     } else if (e.at_update) {
@@ -964,6 +983,7 @@ nlohmann::json to_json(const Scenario& s) {
     }
     cluster["workers"] = workers;
     cluster["servers"] = {{"count", star.servers}, {"speed", star.server_speed}};
+    if (s.cluster.shards != 1) cluster["servers"]["shards"] = s.cluster.shards;
     cluster["network"] = {{"bandwidth", star.bandwidth}, {"latency", star.latency}};
   }
   if (uses_storage(s.recovery.strategy)) {

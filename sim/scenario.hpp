@@ -122,8 +122,13 @@ struct ClusterConfig {
   StarCluster star;          ///< meaningful when kind == STAR
   PlatformCluster platform;  ///< meaningful when kind == PLATFORM
   StorageConfig storage;
+  /// Parameter server shards (docs/strategies.md, "Sharded servers"): the parameters are split
+  /// over `shards` servers, each with its own server hosts (star: `star.servers` hosts per
+  /// shard). Star only.
+  int shards = 1;
 
   int num_workers() const;
+  /// Server hosts of one shard (the chain's length, the spares of multi-level checkpoints).
   int num_servers() const;
   bool operator==(const ClusterConfig&) const = default;
 };
@@ -184,14 +189,17 @@ struct StopConfig {
 enum class FailureTarget { SERVER, REPLICA, WORKER, STORAGE, SERVER_LINK, WORKER_LINK };
 
 /// One scheduled failure: the target's process dies at `at_time` (or right after the server
-/// applies update `at_update`; exactly one of the two is set) and its host stays down for
-/// `down_for` seconds (0: a process crash, the host stays usable; nullopt: for good).
+/// (of shard `shard`) applies update `at_update`; exactly one of the two is set) and its host stays
+/// down for `down_for` seconds (0: a process crash, the host stays usable; nullopt: for good).
 struct FailureEvent {
   FailureTarget target = FailureTarget::SERVER;
   int index = 0;  ///< WORKER: worker index; REPLICA: chain position; otherwise 0
   std::optional<double> at_time;
   std::optional<std::int64_t> at_update;
   std::optional<double> down_for = 0.0;
+  /// SERVER, REPLICA, SERVER_LINK: the shard whose server it hits (0 without shards). An
+  /// `at_update` counts that shard's updates (of shard 0 for the other targets).
+  int shard = 0;
 
   bool operator==(const FailureEvent&) const = default;
 };
