@@ -351,6 +351,20 @@ Cnn::Cnn(float dropout, int channels, int height, int width, int classes)
   edge_mask2_ = edge_masks(height / 2, width / 2);
 }
 
+std::vector<Tensor> Cnn::tensors() const {
+  const auto k1 = static_cast<std::size_t>(channels_) * 9;
+  const std::size_t k2 = static_cast<std::size_t>(CONV1_FILTERS) * 9;
+  const std::size_t features = layout_.fc1_b - layout_.fc1_w;
+  return {{"conv1.weight", layout_.conv1_w, layout_.conv1_b - layout_.conv1_w, k1},
+          {"conv1.bias", layout_.conv1_b, layout_.conv2_w - layout_.conv1_b, 1},
+          {"conv2.weight", layout_.conv2_w, layout_.conv2_b - layout_.conv2_w, k2},
+          {"conv2.bias", layout_.conv2_b, layout_.fc1_w - layout_.conv2_b, 1},
+          {"fc1.weight", layout_.fc1_w, features, features / HIDDEN},
+          {"fc1.bias", layout_.fc1_b, layout_.fc2_w - layout_.fc1_b, 1},
+          {"fc2.weight", layout_.fc2_w, layout_.fc2_b - layout_.fc2_w, HIDDEN},
+          {"fc2.bias", layout_.fc2_b, layout_.total - layout_.fc2_b, 1}};
+}
+
 std::unique_ptr<Model> make_cnn(int channels, int height, int width, int classes, float dropout) {
   return std::make_unique<Cnn>(dropout, channels, height, width, classes);
 }

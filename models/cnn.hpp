@@ -62,6 +62,7 @@ class Cnn : public Model {
   std::size_t num_params() const override { return layout_.total; }
   int input_dim() const override { return channels_ * height_ * width_; }
   int num_classes() const override { return classes_; }
+  std::vector<Tensor> tensors() const override;
   float dropout() const { return dropout_; }
   const CnnLayout& layout() const { return layout_; }
 

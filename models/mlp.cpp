@@ -29,6 +29,17 @@ Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes) {
   acts_.resize(offsets_.size());
 }
 
+std::vector<Tensor> Mlp::tensors() const {
+  std::vector<Tensor> t;
+  for (std::size_t l = 0; l < offsets_.size(); ++l) {
+    const auto in = static_cast<std::size_t>(sizes_[l]);
+    const auto out = static_cast<std::size_t>(sizes_[l + 1]);
+    t.push_back({fmt::format("layer{}.weight", l), offsets_[l], out * in, in});
+    t.push_back({fmt::format("layer{}.bias", l), offsets_[l] + out * in, out, 1});
+  }
+  return t;
+}
+
 std::unique_ptr<Model> Mlp::clone() const {
   return std::make_unique<Mlp>(
       sizes_.front(), std::vector<int>(sizes_.begin() + 1, sizes_.end() - 1), sizes_.back());

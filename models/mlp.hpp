@@ -18,6 +18,7 @@ class Mlp final : public Model {
   std::size_t num_params() const override { return num_params_; }
   int input_dim() const override { return sizes_.front(); }
   int num_classes() const override { return sizes_.back(); }
+  std::vector<Tensor> tensors() const override;
   void init(std::span<float> params, std::uint64_t seed) const override;
   float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
                           std::uint64_t dropout_seed) override;

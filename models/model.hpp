@@ -8,10 +8,21 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "models/dataset.hpp"
 
 namespace failsim::models {
+
+/// One parameter tensor inside the flat vector: floats [offset, offset + size), stored in rows
+/// of `row` floats (a weight [out, in...] has rows of the product of its trailing dimensions; a
+/// bias has rows of 1). What a partition of the vector may cut at (sim/sharding.hpp).
+struct Tensor {
+  std::string name;
+  std::size_t offset = 0;
+  std::size_t size = 0;
+  std::size_t row = 1;
+};
 
 class Model {
  public:
@@ -25,6 +36,8 @@ class Model {
   std::size_t param_bytes() const { return num_params() * sizeof(float); }
   virtual int input_dim() const = 0;
   virtual int num_classes() const = 0;
+  /// The parameter tensors in flat-vector order; they tile [0, num_params()).
+  virtual std::vector<Tensor> tensors() const = 0;
 
   /// Fills `params` with the initial values drawn from `seed` (fan-in uniform schemes).
   virtual void init(std::span<float> params, std::uint64_t seed) const = 0;

@@ -21,6 +21,12 @@ std::unique_ptr<Model> SoftmaxRegression::clone() const {
   return std::make_unique<SoftmaxRegression>(in_, classes_);
 }
 
+std::vector<Tensor> SoftmaxRegression::tensors() const {
+  const auto in = static_cast<std::size_t>(in_);
+  const auto classes = static_cast<std::size_t>(classes_);
+  return {{"weight", 0, classes * in, in}, {"bias", classes * in, classes, 1}};
+}
+
 std::size_t SoftmaxRegression::num_params() const {
   return static_cast<std::size_t>(classes_) * in_ + classes_;
 }

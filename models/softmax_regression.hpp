@@ -18,6 +18,7 @@ class SoftmaxRegression : public Model {
   std::size_t num_params() const override;
   int input_dim() const override { return in_; }
   int num_classes() const override { return classes_; }
+  std::vector<Tensor> tensors() const override;
   void init(std::span<float> params, std::uint64_t seed) const override;
   float loss_and_gradient(std::span<const float> params, const Batch& batch, std::span<float> grad,
                           std::uint64_t dropout_seed) override;

@@ -8,15 +8,15 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-CheckpointStorage::CheckpointStorage(RunContext& context)
-    : context_(context), mailbox_(sg4::Mailbox::by_name("storage")) {}
+CheckpointStorage::CheckpointStorage(RunContext& context, const Shard& shard)
+    : context_(context), shard_(shard), mailbox_(sg4::Mailbox::by_name(shard.name("storage"))) {}
 
 void CheckpointStorage::launch() {
-  sg4::Actor::create("storage", context_.roles.storage, [this] { serve(); });
+  sg4::Actor::create(shard_.name("storage"), context_.roles.storage, [this] { serve(); });
 }
 
 double CheckpointStorage::bytes(const StateCopy& copy) const {
-  return context_.time.param_bytes * (copy.velocity ? 2.0 : 1.0);
+  return shard_.bytes * (copy.velocity ? 2.0 : 1.0);
 }
 
 void CheckpointStorage::serve() {
@@ -32,8 +32,8 @@ void CheckpointStorage::serve() {
     if (auto* copy = std::get_if<StateCopy>(message.get())) {
       disk->write(static_cast<sg_size_t>(bytes(*copy)));
       latest_ = *copy;
-      context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written", "storage",
-                              {{"version", copy->snapshot->version}});
+      context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
+                              shard_.name("storage"), {{"version", copy->snapshot->version}});
       if (copy->ack_to != nullptr) {
         copy->ack_to->put_init(new int(0), static_cast<std::uint64_t>(CONTROL_BYTES))
             ->detach([](void* p) { delete static_cast<int*>(p); });

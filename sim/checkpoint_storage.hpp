@@ -28,7 +28,9 @@ struct CheckpointReply {
 
 class CheckpointStorage {
  public:
-  explicit CheckpointStorage(RunContext& context);
+  /// The storage of `shard`'s checkpoints (each shard has its own process on the storage host,
+  /// sharing its disk).
+  CheckpointStorage(RunContext& context, const Shard& shard);
   void launch();
   simgrid::s4u::Mailbox* mailbox() const { return mailbox_; }
   /// Bytes of a checkpoint: parameters, plus the optimiser state when there is one.
@@ -44,6 +46,7 @@ class CheckpointStorage {
   void serve();
 
   RunContext& context_;
+  const Shard& shard_;
   simgrid::s4u::Mailbox* mailbox_;
   std::optional<StateCopy> latest_;
 };

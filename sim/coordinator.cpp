@@ -5,28 +5,30 @@
 
 namespace failsim::sim {
 
-Coordinator::Coordinator(int num_workers)
-    : live_(static_cast<std::size_t>(num_workers), true),
+Coordinator::Coordinator(int num_workers, int num_shards)
+    : primaries_(static_cast<std::size_t>(num_shards), nullptr),
+      epochs_(static_cast<std::size_t>(num_shards), 0),
+      live_(static_cast<std::size_t>(num_workers), true),
       mutex_(simgrid::s4u::Mutex::create()),
       changed_(simgrid::s4u::ConditionVariable::create()) {}
 
-void Coordinator::set_primary(Endpoint* server) {
+void Coordinator::set_primary(int shard, Endpoint* server) {
   const std::unique_lock lock(*mutex_);
-  primary_ = server;
-  ++epoch_;
+  primaries_[static_cast<std::size_t>(shard)] = server;
+  ++epochs_[static_cast<std::size_t>(shard)];
   changed_->notify_all();
 }
 
-void Coordinator::clear_primary() {
+void Coordinator::clear_primary(int shard) {
   const std::unique_lock lock(*mutex_);
-  primary_ = nullptr;
-  ++epoch_;
+  primaries_[static_cast<std::size_t>(shard)] = nullptr;
+  ++epochs_[static_cast<std::size_t>(shard)];
 }
 
-Endpoint* Coordinator::wait_for_primary(std::int64_t seen) {
+Endpoint* Coordinator::wait_for_primary(int shard, std::int64_t seen) {
   const std::unique_lock lock(*mutex_);
-  changed_->wait(lock, [&] { return primary_ != nullptr && epoch_ > seen; });
-  return primary_;
+  changed_->wait(lock, [&] { return primary(shard) != nullptr && epoch(shard) > seen; });
+  return primary(shard);
 }
 
 int Coordinator::live_workers() const {

@@ -1,7 +1,7 @@
-// The coordination service (the study used ZooKeeper): who the primary parameter server is now,
-// and which workers are live, as far as the system knows. Failures reach it only after the
-// detection timeout (failure_injector.cpp); workers ask it where to send requests after one
-// timed out. It lives on the observer host, which never fails.
+// The coordination service (the study used ZooKeeper): who the primary parameter server of each
+// shard is now, and which workers are live, as far as the system knows. Failures reach it only
+// after the detection timeout (failure_injector.cpp); workers ask it where to send requests after
+// one timed out. It lives on the observer host, which never fails.
 #pragma once
 
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -16,21 +16,24 @@ class Endpoint;
 
 class Coordinator {
  public:
-  explicit Coordinator(int num_workers);
+  Coordinator(int num_workers, int num_shards);
 
-  /// The endpoint workers use (the primary server or the store), nullptr while none is up. `epoch`
-  /// grows with every change.
-  Endpoint* primary() const { return primary_; }
-  std::int64_t epoch() const { return epoch_; }
+  /// The endpoint workers use for shard `shard` (its primary server or its store), nullptr while
+  /// none is up. `epoch` grows with every change of that shard's endpoint.
+  Endpoint* primary(int shard) const { return primaries_[static_cast<std::size_t>(shard)]; }
+  std::int64_t epoch(int shard) const { return epochs_[static_cast<std::size_t>(shard)]; }
 
-  /// The first primary, before the simulation runs (no actor can be waiting yet).
-  void set_initial_primary(Endpoint* server) { primary_ = server; }
-  /// A new primary is up: wakes every actor waiting for one.
-  void set_primary(Endpoint* server);
-  /// The primary's failure was detected: no primary until set_primary.
-  void clear_primary();
-  /// Blocks the calling actor until a primary of an epoch newer than `seen` is up; returns it.
-  Endpoint* wait_for_primary(std::int64_t seen);
+  /// The first primary of `shard`, before the simulation runs (no actor can be waiting yet).
+  void set_initial_primary(int shard, Endpoint* server) {
+    primaries_[static_cast<std::size_t>(shard)] = server;
+  }
+  /// A new primary of `shard` is up: wakes every actor waiting for one.
+  void set_primary(int shard, Endpoint* server);
+  /// The failure of `shard`'s primary was detected: none until set_primary.
+  void clear_primary(int shard);
+  /// Blocks the calling actor until a primary of `shard` of an epoch newer than `seen` is up;
+  /// returns it.
+  Endpoint* wait_for_primary(int shard, std::int64_t seen);
 
   /// Workers the system believes live (failures count only once detected).
   bool worker_live(int w) const { return live_[static_cast<std::size_t>(w)]; }
@@ -38,8 +41,8 @@ class Coordinator {
   void set_worker_live(int w, bool live) { live_[static_cast<std::size_t>(w)] = live; }
 
  private:
-  Endpoint* primary_ = nullptr;
-  std::int64_t epoch_ = 0;
+  std::vector<Endpoint*> primaries_;
+  std::vector<std::int64_t> epochs_;
   std::vector<bool> live_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr changed_;

@@ -56,6 +56,10 @@ double draw(const Distribution& d, models::Rng& rng) {
 }
 }  // namespace
 
+Strategy& FailureInjector::strategy(int shard) const {
+  return *context_.strategies[static_cast<std::size_t>(shard)];
+}
+
 FailureInjector::FailureInjector(RunContext& context)
     : context_(context), mutex_(sg4::Mutex::create()), host_up_(sg4::ConditionVariable::create()) {}
 
@@ -95,10 +99,10 @@ void FailureInjector::launch() {
   }
 }
 
-void FailureInjector::after_update(std::int64_t n) {
+void FailureInjector::after_update(int shard, std::int64_t n) {
   const auto& events = context_.scenario.failures.events;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events[i].at_update && *events[i].at_update == n) {
+    if (events[i].at_update && *events[i].at_update == n && events[i].shard == shard) {
       const FailureEvent event = events[i];
       sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator,
                          [this, event, i] { fire(event, i); });
@@ -129,11 +133,11 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
   switch (event.target) {
     case FailureTarget::SERVER:
     case FailureTarget::SERVER_LINK: {
-      ParameterServer* primary = context_.strategy->primary();
+      ParameterServer* primary = strategy(event.shard).primary();
       return primary != nullptr ? primary->host() : nullptr;
     }
     case FailureTarget::REPLICA:
-      return context_.strategy->replica_host(event.index);
+      return strategy(event.shard).replica_host(event.index);
     case FailureTarget::WORKER:
     case FailureTarget::WORKER_LINK:
       return context_.roles.workers[static_cast<std::size_t>(event.index)];
@@ -191,8 +195,15 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
                             {{"cause", cause}, {"reason", "host already down"}});
     return;
   }
-  ParameterServer* server = context_.strategy->server_on(host);
-  const bool replica = server == nullptr && context_.strategy->replica_failed(host, host_back);
+  // Every shard has its own server hosts: at most one shard runs a server or replica here.
+  ParameterServer* server = nullptr;
+  for (Strategy* s : context_.strategies) {
+    if (server == nullptr) server = s->server_on(host);
+  }
+  bool replica = false;
+  for (Strategy* s : context_.strategies) {
+    if (server == nullptr && !replica) replica = s->replica_failed(host, host_back);
+  }
   Worker* worker = nullptr;
   for (auto& w : context_.workers) {
     if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host)
@@ -233,13 +244,15 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     const double detected = sg4::Engine::get_clock();
     if (server != nullptr) {
       context_.recorder.event(detected, "detected", server->name());
-      if (context_.coordinator.primary() == server) context_.coordinator.clear_primary();
-      context_.strategy->on_server_failure_detected(*server, host_back);
+      Strategy& owner = server->strategy();
+      const int shard = owner.shard().index;
+      if (context_.coordinator.primary(shard) == server) context_.coordinator.clear_primary(shard);
+      owner.on_server_failure_detected(*server, host_back);
       return;
     }
     context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
     context_.coordinator.set_worker_live(worker->index(), false);
-    context_.strategy->membership_changed();
+    for (Strategy* s : context_.strategies) s->membership_changed();
     const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
     if (std::isinf(ready)) return;
     sg4::this_actor::sleep_until(ready);
@@ -248,7 +261,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     context_.coordinator.set_worker_live(worker->index(), true);
     context_.recorder.event(sg4::Engine::get_clock(), "restart",
                             fmt::format("worker-{}", worker->index()));
-    context_.strategy->membership_changed();
+    for (Strategy* s : context_.strategies) s->membership_changed();
   });
 }
 

@@ -28,8 +28,9 @@ class FailureInjector {
 
   /// Starts the actors that fire timed and stochastic failures (on the coordinator host).
   void launch();
-  /// Called by the server after each update: fires the failures scheduled after update `n`.
-  void after_update(std::int64_t n);
+  /// Called by shard `shard`'s server after each update: fires the failures scheduled after
+  /// that shard's update `n`.
+  void after_update(int shard, std::int64_t n);
   /// Blocks the calling actor until `host` is up (it may have failed again since a restart was
   /// scheduled). Returns false if it is down for good.
   bool wait_until_up(simgrid::s4u::Host* host);
@@ -39,8 +40,9 @@ class FailureInjector {
  private:
   /// Fails the target of event `i` now.
   void fire(const FailureEvent& event, std::size_t i);
-  /// The host an event strikes now, or whose link it cuts: the primary's for server and
-  /// server_link, a worker's for worker and worker_link. Null when no such process is up.
+  /// The host an event strikes now, or whose link it cuts: the event's shard's primary's for
+  /// server and server_link, a worker's for worker and worker_link. Null when no such process
+  /// is up.
   simgrid::s4u::Host* target_host(const FailureEvent& event) const;
   /// Turns the network link of `host` off for `down_for` (nullopt: for good). No process dies
   /// and nobody is told: requests through it fail or time out until it is back.
@@ -50,6 +52,9 @@ class FailureInjector {
   /// detection and recovery timeline.
   void fail_host(simgrid::s4u::Host* host, std::optional<double> down_for,
                  const std::string& cause);
+
+  /// The recovery strategy of shard `shard`.
+  Strategy& strategy(int shard) const;
 
   RunContext& context_;
   struct Outage {

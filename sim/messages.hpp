@@ -30,12 +30,14 @@ struct PullRequest {
   simgrid::s4u::Mailbox* reply_to = nullptr;
 };
 
-/// A gradient computed at parameters `base_version` on a batch of worker `worker`.
+/// A gradient computed at parameters `base_version` (of the shard it is pushed to) on a batch of
+/// worker `worker`. `grad` is the whole gradient; a shard's server applies only its slice, and
+/// with sharded servers the pushes to every shard share the one buffer (buffer_pool.hpp).
 struct GradientPush {
   int worker = 0;
   std::int64_t base_version = 0;
   float loss = 0.0f;  ///< the batch's training loss at base_version
-  std::unique_ptr<models::FloatBuffer> grad;
+  std::shared_ptr<models::FloatBuffer> grad;
 };
 
 /// The coordination service tells the server that the set of live workers changed (sync rounds
@@ -52,7 +54,8 @@ struct StateCopy {
 
 using ServerMessage = std::variant<PullRequest, GradientPush, MembershipChanged>;
 
-/// The answer to a pull: a shared immutable snapshot (sent as param_bytes).
+/// The answer to a pull: a shared immutable snapshot of the shard's parameters (sent as the
+/// shard's bytes: param_bytes without sharding).
 struct ParamsReply {
   SnapshotPtr snapshot;
   std::int64_t request = 0;

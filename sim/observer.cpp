@@ -14,7 +14,7 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 EvalRecord Observer::measure(RunContext& context, int limit) {
-  const SnapshotPtr snapshot = context.strategy->observed_snapshot();
+  const SnapshotPtr snapshot = context.observed_snapshot();
   const models::EvalResult result = context.math.evaluate(snapshot, limit);
   EvalRecord record;
   record.time = sg4::Engine::get_clock();

@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <span>
 
 #include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
@@ -26,10 +27,12 @@ models::SgdConfig sgd_config(const OptimizerConfig& o) {
 }
 }  // namespace
 
-ParameterServer::ParameterServer(RunContext& context, ServerState initial, int incarnation,
-                                 sg4::Host* host)
+ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, ServerState initial,
+                                 int incarnation, sg4::Host* host)
     : context_(context),
-      name_(fmt::format("server-{}", incarnation)),
+      strategy_(strategy),
+      shard_(strategy.shard()),
+      name_(shard_.name(fmt::format("server-{}", incarnation))),
       host_(host),
       mailbox_(sg4::Mailbox::by_name(name_)),
       params_(initial.snapshot->params),
@@ -53,7 +56,7 @@ ParameterServer::ParameterServer(RunContext& context, ServerState initial, int i
 void ParameterServer::launch() {
   actor_ = sg4::Actor::create(name_, host_, [this] {
     mailbox_->set_receiver(sg4::Actor::self());
-    context_.strategy->run_server(*this);
+    strategy_.run_server(*this);
   });
 }
 
@@ -150,7 +153,7 @@ void ParameterServer::reply(const PullRequest& request) {
   // Detached: the server goes on serving while the parameters travel; the receiver owns the
   // payload, and the clean-up function frees it if the transfer never completes.
   auto* payload = new ParamsReply{snapshot(), request.request};
-  request.reply_to->put_init(payload, static_cast<std::uint64_t>(context_.time.param_bytes))
+  request.reply_to->put_init(payload, static_cast<std::uint64_t>(shard_.bytes))
       ->detach([](void* p) { delete static_cast<ParamsReply*>(p); });
 }
 
@@ -174,12 +177,16 @@ void ParameterServer::serve_deferred() {
 models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
                                             const models::StaleRuleConfig& rule) {
   const double start = sg4::Engine::get_clock();
-  sg4::this_actor::execute(context_.time.update_flops * static_cast<double>(pushes.size()));
+  sg4::this_actor::execute(shard_.update_flops * static_cast<double>(pushes.size()));
   context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
 
   pending_.clear();
-  for (const GradientPush& push : pushes)
-    pending_.push_back({*push.grad, version_ - push.base_version});
+  // The shard's slice of each gradient (S = 1: all of it).
+  for (const GradientPush& push : pushes) {
+    pending_.push_back(
+        {std::span<const float>(*push.grad).subspan(shard_.range.offset, shard_.range.size),
+         version_ - push.base_version});
+  }
   const models::ApplyOutcome outcome = context_.math.timed(
       [&] { return models::apply_pending(sgd_, params_, pending_, rule, combined_); });
   for (GradientPush& push : pushes) {
@@ -196,13 +203,15 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   if (outcome.applied == 0) return outcome;
   ++version_;
   gradients_ += outcome.applied;
-  context_.recorder.update_applied();
+  context_.recorder.update_applied(shard_.index);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.
-  context_.strategy->after_update(*this);
-  context_.injector->after_update(context_.recorder.updates());
+  strategy_.after_update(*this);
+  context_.injector->after_update(shard_.index, context_.recorder.updates(shard_.index));
+  // With shards, shard 0's versions set the evaluation schedule.
   const int every = context_.scenario.evaluation.every_updates;
-  if (every > 0 && version_ % every == 0 && Observer::evaluate_now(context_)) return outcome;
+  if (every > 0 && shard_.index == 0 && version_ % every == 0 && Observer::evaluate_now(context_))
+    return outcome;
   const auto& stop = context_.scenario.stop;
   if (stop.updates && context_.recorder.updates() >= *stop.updates)
     context_.request_stop("updates");

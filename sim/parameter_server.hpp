@@ -6,7 +6,9 @@
 //   sync:  one update per round from one gradient of every live worker (sum or mean); pulls for
 //          the next round wait for it.
 // Each incarnation (the first server, a restarted or promoted one) is its own object with its
-// own mailbox; the recovery strategy decides what state it starts from.
+// own mailbox; the recovery strategy decides what state it starts from. A server holds its
+// shard's slice of the parameters (all of them without sharding) and applies that slice of
+// every gradient pushed to it.
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>
@@ -28,6 +30,9 @@ class Host;
 
 namespace failsim::sim {
 
+class Strategy;
+struct Shard;
+
 /// What a server starts from, and what checkpoints and replicas keep.
 struct ServerState {
   SnapshotPtr snapshot;                                 ///< parameters and version
@@ -36,7 +41,8 @@ struct ServerState {
 
 class ParameterServer : public Endpoint {
  public:
-  ParameterServer(RunContext& context, ServerState initial, int incarnation,
+  /// Incarnation `incarnation` of `strategy`'s shard's server, on `host`.
+  ParameterServer(RunContext& context, Strategy& strategy, ServerState initial, int incarnation,
                   simgrid::s4u::Host* host);
 
   /// Starts the actor on its host; it runs the strategy's run_server().
@@ -59,6 +65,8 @@ class ParameterServer : public Endpoint {
   simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
   simgrid::s4u::Host* host() const { return host_; }
   const std::string& name() const { return name_; }
+  /// The strategy (of its shard) it belongs to.
+  Strategy& strategy() const { return strategy_; }
   /// A worker's push reached this server's mailbox (it is now the server's to apply or lose).
   /// A push that completed after this server died (same instant as its kill, before the worker
   /// ran again) was not counted by kill(): it is lost now.
@@ -90,6 +98,8 @@ class ParameterServer : public Endpoint {
   void stop_at_version();
 
   RunContext& context_;
+  Strategy& strategy_;
+  const Shard& shard_;
   std::string name_;
   simgrid::s4u::Host* host_;
   simgrid::s4u::Mailbox* mailbox_;

@@ -36,7 +36,8 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
     const StarCluster& star = cluster.star;
     sg4::NetZone* root = sg4::create_full_zone("failsim");
     sg4::NetZone* zone = sg4::create_star_zone("cluster")->set_parent(root);
-    for (int i = 0; i < star.servers; ++i) {
+    // Shard k's hosts are server-<k * servers> ... (docs/scenario-format.md).
+    for (int i = 0; i < star.servers * cluster.shards; ++i) {
       roles.servers.push_back(
           add_star_host(zone, fmt::format("server-{}", i), star.server_speed, star));
       if (local_disk != nullptr) {

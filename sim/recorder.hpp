@@ -39,10 +39,18 @@ class Recorder {
   void event(double time, std::string type, std::string subject,
              nlohmann::json details = nlohmann::json::object());
   void evaluation(EvalRecord record);
-  void gradient_computed() { ++gradients_computed_; }
+  /// A worker computed a gradient: `slices` counts, one per shard it goes to (with sharded
+  /// servers every gradient count is in shard slices: docs/result-format.md).
+  void gradient_computed(std::int64_t slices = 1) { gradients_computed_ += slices; }
   /// One gradient entered an update with this staleness and training loss.
   void gradient_applied(std::int64_t staleness, float loss);
-  void update_applied() { ++updates_; }
+  /// Shard `shard`'s server applied an update (one of the run's updates).
+  void update_applied(int shard = 0) {
+    ++updates_;
+    if (static_cast<std::size_t>(shard) >= shard_updates_.size())
+      shard_updates_.resize(static_cast<std::size_t>(shard) + 1, 0);
+    ++shard_updates_[static_cast<std::size_t>(shard)];
+  }
   /// Gradients computed but never applied because of a failure.
   void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
   /// Gradients a stale-gradient rule discarded on purpose.
@@ -68,7 +76,15 @@ class Recorder {
   const std::vector<EventRecord>& events() const { return events_; }
   std::int64_t gradients_computed() const { return gradients_computed_; }
   std::int64_t gradients_applied() const { return gradients_applied_; }
+  /// Updates applied by every shard's servers together.
   std::int64_t updates() const { return updates_; }
+  /// Updates applied by shard `shard`'s servers.
+  std::int64_t updates(int shard) const {
+    const auto k = static_cast<std::size_t>(shard);
+    return k < shard_updates_.size() ? shard_updates_[k] : 0;
+  }
+  /// Updates per shard, in shard order (shards with none yet at the end left out).
+  const std::vector<std::int64_t>& shard_updates() const { return shard_updates_; }
   /// staleness -> number of applied gradients with it.
   const std::map<std::int64_t, std::int64_t>& staleness() const { return staleness_; }
   const std::map<std::string, double>& busy_seconds() const { return busy_; }
@@ -86,6 +102,7 @@ class Recorder {
   std::int64_t gradients_computed_ = 0;
   std::int64_t gradients_applied_ = 0;
   std::int64_t updates_ = 0;
+  std::vector<std::int64_t> shard_updates_;
   std::map<std::int64_t, std::int64_t> staleness_;
   std::map<std::string, double> busy_;
   std::optional<std::int64_t> max_clock_lead_;

@@ -13,13 +13,15 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-Replica::Replica(RunContext& context, sg4::Host* host, ServerState state, int id)
+Replica::Replica(RunContext& context, const Shard& shard, sg4::Host* host, ServerState state,
+                 int id)
     : context_(context),
+      shard_(shard),
       host_(host),
       state_(std::move(state)),
-      mailbox_(sg4::Mailbox::by_name(fmt::format("replica-{}", id))),
-      ack_(sg4::Mailbox::by_name(fmt::format("replica-{}.ack", id))),
-      name_(fmt::format("replica-{}", id)) {}
+      mailbox_(sg4::Mailbox::by_name(shard.name(fmt::format("replica-{}", id)))),
+      ack_(sg4::Mailbox::by_name(shard.name(fmt::format("replica-{}.ack", id)))),
+      name_(shard.name(fmt::format("replica-{}", id))) {}
 
 void Replica::launch(std::function<Replica*(Replica*)> successor) {
   successor_ = std::move(successor);
@@ -42,7 +44,7 @@ void Replica::serve() {
       continue;
     }
     state_ = ServerState{copy->snapshot, copy->velocity};
-    if (Replica* next = successor_(this)) forward(*next, *copy, context_, ack_);
+    if (Replica* next = successor_(this)) forward(*next, *copy, context_, shard_, ack_);
     if (copy->ack_to != nullptr) {
       // The acknowledgement names the version, so a late one is not taken for the next.
       copy->ack_to
@@ -53,10 +55,10 @@ void Replica::serve() {
   }
 }
 
-bool Replica::forward(Replica& next, const StateCopy& copy, RunContext& context,
+bool Replica::forward(Replica& next, const StateCopy& copy, RunContext& context, const Shard& shard,
                       sg4::Mailbox* ack) {
   const double timeout = context.scenario.failures.request_timeout;
-  const double bytes = context.time.param_bytes * (copy.velocity ? 2.0 : 1.0);
+  const double bytes = shard.bytes * (copy.velocity ? 2.0 : 1.0);
   auto message = std::make_unique<StateCopy>(StateCopy{copy.snapshot, copy.velocity, ack});
   try {
     next.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), timeout);
@@ -70,10 +72,12 @@ bool Replica::forward(Replica& next, const StateCopy& copy, RunContext& context,
   return false;
 }
 
-ReplicaChain::ReplicaChain(RunContext& context, std::function<ParameterServer*()> head,
+ReplicaChain::ReplicaChain(RunContext& context, const Shard& shard,
+                           std::function<ParameterServer*()> head,
                            std::function<void(Replica&)> joined_headless,
                            std::function<bool(sg4::Host*)> orphaned)
     : context_(context),
+      shard_(shard),
       head_(std::move(head)),
       joined_headless_(std::move(joined_headless)),
       orphaned_(std::move(orphaned)) {}
@@ -88,7 +92,7 @@ bool ReplicaChain::replicate(ParameterServer& head) {
   const ServerState state = head.state();
   const bool acknowledged =
       Replica::forward(*chain_.front(), StateCopy{state.snapshot, state.velocity, nullptr},
-                       context_, sg4::Mailbox::by_name(head.name() + ".ack"));
+                       context_, shard_, sg4::Mailbox::by_name(head.name() + ".ack"));
   context_.recorder.event(sg4::Engine::get_clock(),
                           acknowledged ? "replicated" : "replication_incomplete", head.name(),
                           {{"version", state.snapshot->version}});
@@ -132,7 +136,7 @@ bool ReplicaChain::fail(sg4::Host* host, double host_back) {
 }
 
 Replica* ReplicaChain::add_replica(sg4::Host* host, ServerState state, bool in_chain) {
-  replicas_.push_back(std::make_unique<Replica>(context_, host, std::move(state),
+  replicas_.push_back(std::make_unique<Replica>(context_, shard_, host, std::move(state),
                                                 static_cast<int>(replicas_.size())));
   Replica* r = replicas_.back().get();
   if (in_chain) chain_.push_back(r);
@@ -164,10 +168,9 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
     }
     const ServerState state = tail != nullptr ? tail->state() : head->state();
     // Outside the chain until it holds the state: a promotion meanwhile must not pick it.
-    Replica* joined =
-        add_replica(host, ServerState{context_.math.initial_snapshot(), nullptr}, false);
+    Replica* joined = add_replica(host, ServerState{shard_.initial, nullptr}, false);
     if (!Replica::forward(*joined, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
-                          sg4::Mailbox::by_name(joined->name() + ".join"))) {
+                          shard_, sg4::Mailbox::by_name(joined->name() + ".join"))) {
       return;  // it died while joining: its own failure is detected and replaced
     }
     chain_.push_back(joined);
@@ -177,11 +180,13 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
   });
 }
 
-ChainedStrategy::ChainedStrategy(RunContext& context, std::function<void(Replica&)> joined_headless,
+ChainedStrategy::ChainedStrategy(RunContext& context, const Shard& shard,
+                                 std::function<void(Replica&)> joined_headless,
                                  std::function<bool(simgrid::s4u::Host*)> orphaned)
-    : Strategy(context),
+    : Strategy(context, shard),
       chain_(
-          context, [this] { return head_; }, std::move(joined_headless), std::move(orphaned)) {}
+          context, shard, [this] { return head_; }, std::move(joined_headless),
+          std::move(orphaned)) {}
 
 simgrid::s4u::Host* ChainedStrategy::replica_host(int position) {
   if (position == 0) return head_->alive() ? head_->host() : nullptr;

@@ -1,10 +1,10 @@
 // The replica chain of the chain strategies ("chain", "stateless_chain"; docs/strategies.md):
-// the server hosts after the head, in chain order, each running a replica process that keeps
-// the last state it received. Every K updates the head sends its state to its successor, which
-// stores it, forwards it to its own successor and acknowledges only once that one acknowledged
-// (so an acknowledged state is on every live node). A failed replica is detected and dropped
-// from the chain; a replacement for any failed node joins at the tail after the restart delay
-// (once its host is up), receiving the tail's state. Which replica becomes the head, and what
+// the server hosts (of the shard) after the head, in chain order, each running a replica process
+// that keeps the last state it received. Every K updates the head sends its state to its successor,
+// which stores it, forwards it to its own successor and acknowledges only once that one
+// acknowledged (so an acknowledged state is on every live node). A failed replica is detected and
+// dropped from the chain; a replacement for any failed node joins at the tail after the restart
+// delay (once its host is up), receiving the tail's state. Which replica becomes the head, and what
 // happens to the head's own protocol, is the strategy's.
 #pragma once
 
@@ -25,7 +25,9 @@ namespace failsim::sim {
 /// A replica process: keeps the last state it received and passes it down the chain.
 class Replica {
  public:
-  Replica(RunContext& context, simgrid::s4u::Host* host, ServerState state, int id);
+  /// Replica `id` of `shard`'s chain.
+  Replica(RunContext& context, const Shard& shard, simgrid::s4u::Host* host, ServerState state,
+          int id);
 
   void launch(std::function<Replica*(Replica*)> successor);
   void kill();
@@ -38,13 +40,14 @@ class Replica {
   /// Sends `copy` to `next` and waits for its acknowledgement, each within the request timeout.
   /// False when it timed out (a dead successor: its failure is detected and repaired
   /// separately; meanwhile the chain ends before it).
-  static bool forward(Replica& next, const StateCopy& copy, RunContext& context,
+  static bool forward(Replica& next, const StateCopy& copy, RunContext& context, const Shard& shard,
                       simgrid::s4u::Mailbox* ack);
 
  private:
   void serve();
 
   RunContext& context_;
+  const Shard& shard_;
   simgrid::s4u::Host* host_;
   ServerState state_;
   simgrid::s4u::Mailbox* mailbox_;
@@ -62,7 +65,7 @@ class ReplicaChain {
   /// promotes it if nothing else will. `orphaned` is called with the host of a replacement that
   /// comes due when no live node holds the parameters: true if the strategy took the host
   /// over (e.g. started a head from elsewhere), else the replacement records "no_replacement".
-  ReplicaChain(RunContext& context, std::function<ParameterServer*()> head,
+  ReplicaChain(RunContext& context, const Shard& shard, std::function<ParameterServer*()> head,
                std::function<void(Replica&)> joined_headless,
                std::function<bool(simgrid::s4u::Host*)> orphaned);
 
@@ -97,6 +100,7 @@ class ReplicaChain {
   Replica* add_replica(simgrid::s4u::Host* host, ServerState state, bool in_chain);
 
   RunContext& context_;
+  const Shard& shard_;
   std::function<ParameterServer*()> head_;
   std::function<void(Replica&)> joined_headless_;
   std::function<bool(simgrid::s4u::Host*)> orphaned_;
@@ -114,7 +118,8 @@ class ChainedStrategy : public Strategy {
 
  protected:
   /// The chain's callbacks (ReplicaChain's constructor) other than the head, which is head_.
-  ChainedStrategy(RunContext& context, std::function<void(Replica&)> joined_headless,
+  ChainedStrategy(RunContext& context, const Shard& shard,
+                  std::function<void(Replica&)> joined_headless,
                   std::function<bool(simgrid::s4u::Host*)> orphaned);
 
   ParameterServer* head_ = nullptr;

@@ -60,7 +60,17 @@ nlohmann::json summary_json(const RunResult& r) {
       {"dropped", rec.gradients_dropped()},    {"lost", rec.gradients_lost()},
       {"pending_at_end", r.gradients_pending}, {"rolled_back", rec.gradients_rolled_back()}};
   s["peak_pending_gradients"] = r.peak_pending;
-  s["peak_pending_bytes"] = static_cast<double>(r.peak_pending) * r.param_bytes;
+  s["peak_pending_bytes"] = r.peak_pending_bytes;
+  if (r.shard_ranges.size() > 1) {
+    nlohmann::json shards = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.shard_ranges.size(); ++k) {
+      const auto n = static_cast<int>(k);
+      shards.push_back({{"offset", r.shard_ranges[k].offset},
+                        {"params", r.shard_ranges[k].size},
+                        {"updates", rec.updates(n)}});
+    }
+    s["shards"] = shards;
+  }
 
   std::int64_t count = 0, max = 0;
   double sum = 0;

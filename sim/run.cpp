@@ -12,6 +12,7 @@
 #include "sim/observer.hpp"
 #include "sim/platform.hpp"
 #include "sim/run_context.hpp"
+#include "sim/sharding.hpp"
 #include "sim/strategy.hpp"
 #include "sim/worker.hpp"
 
@@ -39,6 +40,24 @@ void RunContext::request_stop(const std::string& reason) {
   stop_reason = reason;
   recorder.event(sg4::Engine::get_clock(), "stop", "", {{"reason", reason}});
   sg4::Actor::kill_all();
+}
+
+SnapshotPtr RunContext::observed_snapshot() {
+  if (strategies.size() == 1) return strategies.front()->observed_snapshot();
+  std::vector<SnapshotPtr> parts;
+  for (Strategy* s : strategies) parts.push_back(s->observed_snapshot());
+  if (observed_cache && parts == observed_cache_parts) return observed_cache;
+  auto whole = std::make_shared<Snapshot>();
+  whole->params.resize(math.model().num_params());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    whole->version += parts[k]->version;
+    whole->gradients += parts[k]->gradients;
+    std::copy(parts[k]->params.begin(), parts[k]->params.end(),
+              whole->params.begin() + static_cast<std::ptrdiff_t>(shards[k].range.offset));
+  }
+  observed_cache_parts = std::move(parts);
+  observed_cache = whole;
+  return observed_cache;
 }
 
 namespace {
@@ -70,6 +89,41 @@ void check_request_timeout(const Scenario& s, const TimeModel& time, const std::
                                     transfer, time.param_bytes),
                         fmt::format("{}", s.failures.request_timeout));
   }
+}
+
+/// The shards of the run (docs/strategies.md, "Sharded servers"): the partition of the model's
+/// parameters, each range's share of the time model's bytes and update flops, shard k's server
+/// hosts (the k-th group of cluster.servers.count), and its version 0.
+std::vector<Shard> make_shards(const RunContext& context, const std::string& file) {
+  const Scenario& s = context.scenario;
+  const int count = s.cluster.shards;
+  const models::Model& model = context.math.model();
+  if (static_cast<std::size_t>(count) > model.num_params()) {
+    throw ScenarioError(file, "/cluster/servers/shards",
+                        fmt::format("at most the model's {} parameters", model.num_params()),
+                        std::to_string(count));
+  }
+  const std::vector<ShardRange> ranges = partition(model.tensors(), count);
+  const auto per_shard = context.roles.servers.size() / static_cast<std::size_t>(count);
+  const SnapshotPtr initial = context.math.initial_snapshot();
+  std::vector<Shard> shards;
+  for (int k = 0; k < count; ++k) {
+    Shard shard;
+    shard.index = k;
+    shard.count = count;
+    shard.range = ranges[static_cast<std::size_t>(k)];
+    // Without shards the ratio is exactly 1: the time model's own numbers.
+    const double fraction =
+        static_cast<double>(shard.range.size) / static_cast<double>(model.num_params());
+    shard.bytes = context.time.param_bytes * fraction;
+    shard.update_flops = context.time.update_flops * fraction;
+    const auto first = context.roles.servers.begin() +
+                       static_cast<std::ptrdiff_t>(per_shard * static_cast<std::size_t>(k));
+    shard.hosts.assign(first, first + static_cast<std::ptrdiff_t>(per_shard));
+    shard.initial = count == 1 ? initial : slice(*initial, shard.range);
+    shards.push_back(std::move(shard));
+  }
+  return shards;
 }
 
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
@@ -109,15 +163,16 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   TrainingMath math(scenario, options.file_label, options.threads);
   RunResult result;
   result.scenario = scenario;
-  RunContext context{.scenario = scenario,
-                     .math = math,
-                     .recorder = result.recorder,
-                     .time = TimeModel::from(scenario, math.model()),
-                     .gradient_buffers = BufferPool(math.model().num_params()),
-                     .coordinator = Coordinator(scenario.cluster.num_workers()),
-                     .roles = build_platform(engine, scenario.cluster, options.file_label,
-                                             local_disk_level(scenario.recovery)),
-                     .on_evaluation = options.on_evaluation};
+  RunContext context{
+      .scenario = scenario,
+      .math = math,
+      .recorder = result.recorder,
+      .time = TimeModel::from(scenario, math.model()),
+      .gradient_buffers = BufferPool(math.model().num_params()),
+      .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
+      .roles = build_platform(engine, scenario.cluster, options.file_label,
+                              local_disk_level(scenario.recovery)),
+      .on_evaluation = options.on_evaluation};
   check_request_timeout(scenario, context.time, options.file_label);
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
@@ -125,12 +180,16 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.recorder.event(0.0, "start", "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
-  const std::unique_ptr<Strategy> strategy = make_strategy(context);
-  context.strategy = strategy.get();
+  context.shards = make_shards(context, options.file_label);
+  std::vector<std::unique_ptr<Strategy>> strategies;
+  for (const Shard& shard : context.shards) {
+    strategies.push_back(make_strategy(context, shard));
+    context.strategies.push_back(strategies.back().get());
+  }
   FailureInjector injector(context);
   context.injector = &injector;
   context.branching = &branching;
-  strategy->start();
+  for (const auto& strategy : strategies) strategy->start();
   for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
     context.workers.push_back(std::make_unique<Worker>(context, i));
     context.workers.back()->launch();
@@ -152,12 +211,17 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
     result.stop_reason = context.stop_reason;
     if (context.stop_reason == "diverged") result.status = RunStatus::DIVERGED;
   }
-  result.final_snapshot = strategy->observed_snapshot();
+  result.final_snapshot = context.observed_snapshot();
   if (scenario.evaluation.final_full_test) result.final_evaluation = Observer::measure(context, 0);
   for (auto* h : context.roles.workers) result.worker_hosts.push_back(h->get_name());
   for (auto* h : context.roles.servers) result.server_hosts.push_back(h->get_name());
-  result.gradients_pending = strategy->pending_at_end();
-  result.peak_pending = strategy->peak_pending();
+  for (const auto& strategy : strategies) {
+    result.gradients_pending += strategy->pending_at_end();
+    result.peak_pending += strategy->peak_pending();
+    result.peak_pending_bytes +=
+        static_cast<double>(strategy->peak_pending()) * strategy->shard().bytes;
+    result.shard_ranges.push_back(strategy->shard().range);
+  }
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
   // The members still together had the same failures to the end: the same results.

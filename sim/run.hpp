@@ -11,6 +11,7 @@
 
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sharding.hpp"
 #include "sim/snapshot.hpp"
 
 namespace failsim::sim {
@@ -47,6 +48,8 @@ struct RunResult {
   SnapshotPtr final_snapshot;                  ///< the parameters training has at the end
   std::int64_t gradients_pending = 0;          ///< computed, not yet applied when the run ended
   std::int64_t peak_pending = 0;               ///< most gradients held pending at once (stateless)
+  double peak_pending_bytes = 0.0;             ///< their bytes (each shard's slices at its size)
+  std::vector<ShardRange> shard_ranges;        ///< the parameters of each server shard
   std::vector<std::string> worker_hosts, server_hosts;
   std::size_t num_params = 0;
   double param_bytes = 0.0, gradient_flops = 0.0;

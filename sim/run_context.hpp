@@ -1,5 +1,6 @@
 // What the actors of one run share: the scenario, the math, the recorder, the time model, the
-// coordinator, the recovery strategy, the stop signal. One object per simulation, owned by run().
+// coordinator, the shards and their recovery strategies, the stop signal. One object per
+// simulation, owned by run().
 #pragma once
 
 #include <functional>
@@ -12,6 +13,8 @@
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sharding.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/time_model.hpp"
 #include "sim/training_math.hpp"
 
@@ -30,7 +33,8 @@ struct RunContext {
   BufferPool gradient_buffers;
   Coordinator coordinator;
   Roles roles;
-  Strategy* strategy = nullptr;
+  std::vector<Shard> shards{};          ///< the parameter server shards (one without sharding)
+  std::vector<Strategy*> strategies{};  ///< one per shard, in shard order
   FailureInjector* injector = nullptr;
   Branching* branching = nullptr;  ///< the scenarios this simulation stands for (branching.hpp)
   std::vector<std::unique_ptr<Worker>> workers{};
@@ -40,6 +44,15 @@ struct RunContext {
   /// Ends the simulation now: records why, then kills every other actor (the caller returns).
   void request_stop(const std::string& reason);
   bool stopping() const { return !stop_reason.empty(); }
+  /// The parameters training would use now: every shard's strategy's observed snapshot, put
+  /// together (S = 1: shard 0's snapshot itself). Its version and gradient count are the sums
+  /// of the shards'. Made again only when a shard's snapshot changed.
+  SnapshotPtr observed_snapshot();
+
+  // observed_snapshot()'s last answer with S > 1, and the shards' snapshots it was made of
+  // (public only so that RunContext stays an aggregate).
+  SnapshotPtr observed_cache{};
+  std::vector<SnapshotPtr> observed_cache_parts{};
 };
 
 }  // namespace failsim::sim

@@ -37,14 +37,15 @@ models::StaleRuleConfig rule_config(const StatelessConfig& c) {
   return r;
 }
 
-StatelessStore::StatelessStore(RunContext& context)
+StatelessStore::StatelessStore(RunContext& context, const Shard& shard)
     : context_(context),
-      mailbox_(sg4::Mailbox::by_name("store")),
-      server_inbox_(sg4::Mailbox::by_name("store.server")),
-      latest_(context.math.initial_snapshot()) {}
+      shard_(shard),
+      mailbox_(sg4::Mailbox::by_name(shard.name("store"))),
+      server_inbox_(sg4::Mailbox::by_name(shard.name("store.server"))),
+      latest_(shard.initial) {}
 
 void StatelessStore::launch() {
-  sg4::Actor::create("store", context_.roles.storage, [this] { serve(); });
+  sg4::Actor::create(shard_.name("store"), context_.roles.storage, [this] { serve(); });
 }
 
 std::int64_t StatelessStore::forget_server(sg4::Mailbox* inbox) {
@@ -90,7 +91,7 @@ void StatelessStore::on_worker(std::unique_ptr<ServerMessage> message) {
   if (auto* pull = std::get_if<PullRequest>(message.get())) {
     pull->reply_to
         ->put_init(new ParamsReply{latest_, pull->request},
-                   static_cast<std::uint64_t>(context_.time.param_bytes))
+                   static_cast<std::uint64_t>(shard_.bytes))
         ->detach([](void* p) { delete static_cast<ParamsReply*>(p); });
     return;
   }
@@ -109,7 +110,7 @@ void StatelessStore::on_server(std::unique_ptr<StoreRequest> request) {
   } else if (auto* read = std::get_if<ReadParams>(request.get())) {
     read->reply_to
         ->put_init(new StateCopy{latest_, velocity_, nullptr},
-                   static_cast<std::uint64_t>(state_bytes(context_, {latest_, velocity_})))
+                   static_cast<std::uint64_t>(state_bytes(shard_, {latest_, velocity_})))
         ->detach([](void* p) { delete static_cast<StateCopy*>(p); });
   } else {
     const auto& copy = std::get<StateCopy>(*request);
@@ -126,7 +127,7 @@ void StatelessStore::send_pending() {
   auto* batch = new PendingBatch{std::move(pending_)};
   pending_.clear();
   sent_ += static_cast<std::int64_t>(batch->gradients.size());
-  const double bytes = context_.time.param_bytes * static_cast<double>(batch->gradients.size());
+  const double bytes = shard_.bytes * static_cast<double>(batch->gradients.size());
   waiting_server_->put_init(batch, static_cast<std::uint64_t>(bytes))->detach([](void* p) {
     delete static_cast<PendingBatch*>(p);
   });
@@ -169,8 +170,8 @@ void serve_from_store(ParameterServer& server, StatelessStore& store,
   }
 }
 
-double state_bytes(const RunContext& context, const ServerState& state) {
-  return context.time.param_bytes * (state.velocity ? 2.0 : 1.0);
+double state_bytes(const Shard& shard, const ServerState& state) {
+  return shard.bytes * (state.velocity ? 2.0 : 1.0);
 }
 
 }  // namespace failsim::sim

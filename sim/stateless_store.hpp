@@ -41,7 +41,8 @@ models::StaleRuleConfig rule_config(const StatelessConfig& c);
 
 class StatelessStore final : public Endpoint {
  public:
-  explicit StatelessStore(RunContext& context);
+  /// The store of `shard`'s parameters and gradient slices.
+  StatelessStore(RunContext& context, const Shard& shard);
 
   simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
   void delivered() override { ++delivered_; }
@@ -74,6 +75,7 @@ class StatelessStore final : public Endpoint {
   void send_pending();
 
   RunContext& context_;
+  const Shard& shard_;
   simgrid::s4u::Mailbox* mailbox_;
   simgrid::s4u::Mailbox* server_inbox_;
   SnapshotPtr latest_;
@@ -97,7 +99,8 @@ void serve_from_store(ParameterServer& server, StatelessStore& store,
                       const models::StaleRuleConfig& rule, bool read_stored, bool recovered,
                       const std::function<void(bool first_after_recovery)>& after_batch);
 
-/// Bytes of a state sent over the network: parameters, plus the optimiser state when there is one.
-double state_bytes(const RunContext& context, const ServerState& state);
+/// Bytes of a state of `shard` sent over the network: its parameters, plus the optimiser state
+/// when there is one.
+double state_bytes(const Shard& shard, const ServerState& state);
 
 }  // namespace failsim::sim

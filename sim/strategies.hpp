@@ -7,11 +7,11 @@
 
 namespace failsim::sim {
 
-std::unique_ptr<Strategy> make_no_recovery(RunContext& context);
-std::unique_ptr<Strategy> make_checkpointing(RunContext& context);
-std::unique_ptr<Strategy> make_multilevel_checkpointing(RunContext& context);
-std::unique_ptr<Strategy> make_chain_replication(RunContext& context);
-std::unique_ptr<Strategy> make_stateless(RunContext& context);
-std::unique_ptr<Strategy> make_stateless_chain(RunContext& context);
+std::unique_ptr<Strategy> make_no_recovery(RunContext& context, const Shard& shard);
+std::unique_ptr<Strategy> make_checkpointing(RunContext& context, const Shard& shard);
+std::unique_ptr<Strategy> make_multilevel_checkpointing(RunContext& context, const Shard& shard);
+std::unique_ptr<Strategy> make_chain_replication(RunContext& context, const Shard& shard);
+std::unique_ptr<Strategy> make_stateless(RunContext& context, const Shard& shard);
+std::unique_ptr<Strategy> make_stateless_chain(RunContext& context, const Shard& shard);
 
 }  // namespace failsim::sim

@@ -56,13 +56,13 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
     nlohmann::json d = details();
     d["host"] = host->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                            fmt::format("server-{}", servers_.size()), d);
+                            shard_.name(fmt::format("server-{}", servers_.size())), d);
     start(host);
   });
 }
 
 ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState state) {
-  servers_.push_back(std::make_unique<ParameterServer>(context_, std::move(state),
+  servers_.push_back(std::make_unique<ParameterServer>(context_, *this, std::move(state),
                                                        static_cast<int>(servers_.size()), host));
   servers_.back()->launch();
   return servers_.back().get();
@@ -80,22 +80,22 @@ std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
   return lost;
 }
 
-std::unique_ptr<Strategy> make_strategy(RunContext& context) {
+std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard) {
   switch (context.scenario.recovery.strategy) {
     case RecoveryStrategy::NONE:
-      return make_no_recovery(context);
+      return make_no_recovery(context, shard);
     case RecoveryStrategy::CHECKPOINT:
       if (!context.scenario.recovery.checkpoint.levels.empty())
-        return make_multilevel_checkpointing(context);
-      return make_checkpointing(context);
+        return make_multilevel_checkpointing(context, shard);
+      return make_checkpointing(context, shard);
     case RecoveryStrategy::CHAIN:
-      return make_chain_replication(context);
+      return make_chain_replication(context, shard);
     case RecoveryStrategy::STATELESS:
-      return make_stateless(context);
+      return make_stateless(context, shard);
     case RecoveryStrategy::STATELESS_CHAIN:
-      return make_stateless_chain(context);
+      return make_stateless_chain(context, shard);
   }
-  return make_no_recovery(context);
+  return make_no_recovery(context, shard);
 }
 
 }  // namespace failsim::sim

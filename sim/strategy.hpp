@@ -1,6 +1,8 @@
 // How a run survives (or does not survive) the failure of its parameter server: one small
 // interface, one file per strategy (docs/strategies.md). The strategy owns the server
-// incarnations and any helper processes (storage, replicas, store).
+// incarnations and any helper processes (storage, replicas, store). With sharded servers each
+// shard has its own strategy object: its own servers, checkpoints, chain or store, holding
+// only the shard's slice of the parameters (docs/strategies.md, "Sharded servers").
 #pragma once
 
 #include <functional>
@@ -9,6 +11,7 @@
 
 #include "sim/parameter_server.hpp"
 #include "sim/run_context.hpp"
+#include "sim/sharding.hpp"
 #include "sim/snapshot.hpp"
 
 namespace failsim::sim {
@@ -30,7 +33,8 @@ class Strategy {
   virtual void on_server_failure_detected(ParameterServer& dead, double host_back) = 0;
   /// The server whose failure a "server" event means: the primary now, or nullptr if none is up.
   virtual ParameterServer* primary() = 0;
-  /// The parameters training would use now: what the observer evaluates.
+  /// This shard's parameters as training would use them now (the observer evaluates every
+  /// shard's, put together: RunContext::observed_snapshot).
   virtual SnapshotPtr observed_snapshot() = 0;
   /// Gradients the strategy's processes hold unapplied (pending if the run ends now).
   virtual std::int64_t pending_at_end();
@@ -49,9 +53,12 @@ class Strategy {
   virtual void membership_changed();
   /// Every server incarnation so far (dead ones included: their accounts stay readable).
   const std::vector<std::unique_ptr<ParameterServer>>& servers() const { return servers_; }
+  const Shard& shard() const { return shard_; }
 
  protected:
-  explicit Strategy(RunContext& context) : context_(context) {}
+  Strategy(RunContext& context, const Shard& shard) : context_(context), shard_(shard) {}
+  /// Version 0 of the shard's parameters, without optimiser state.
+  ServerState initial_state() const { return ServerState{shard_.initial, nullptr}; }
   /// Creates and launches a new server incarnation on `host`.
   ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
   /// Replaces the dead server on its host once the restart delay has passed and the host is up
@@ -77,6 +84,7 @@ class Strategy {
   std::int64_t roll_back_to(const Snapshot& restored);
 
   RunContext& context_;
+  const Shard& shard_;
   std::vector<std::unique_ptr<ParameterServer>> servers_;
 
  private:
@@ -84,7 +92,7 @@ class Strategy {
   std::int64_t lost_gradients_ = 0;
 };
 
-/// The strategy the scenario asks for.
-std::unique_ptr<Strategy> make_strategy(RunContext& context);
+/// The strategy the scenario asks for, for shard `shard` (an element of context.shards).
+std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard);
 
 }  // namespace failsim::sim

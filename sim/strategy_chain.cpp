@@ -22,20 +22,19 @@ namespace sg4 = simgrid::s4u;
 
 class ChainReplication final : public ChainedStrategy {
  public:
-  explicit ChainReplication(RunContext& context)
+  ChainReplication(RunContext& context, const Shard& shard)
       : ChainedStrategy(
-            context,
+            context, shard,
             [this](Replica& joined) {
-              if (context_.coordinator.primary() == nullptr) promote(joined);
+              if (context_.coordinator.primary(shard_.index) == nullptr) promote(joined);
             },
             [](sg4::Host* /*host*/) { return false; }) {}
 
   void start() override {
-    const ServerState initial{context_.math.initial_snapshot(), nullptr};
-    head_ = start_server(context_.roles.servers.front(), initial);
-    for (std::size_t i = 1; i < context_.roles.servers.size(); ++i)
-      chain_.add(context_.roles.servers[i], initial);
-    context_.coordinator.set_initial_primary(head_);
+    const ServerState initial = initial_state();
+    head_ = start_server(shard_.hosts.front(), initial);
+    for (std::size_t i = 1; i < shard_.hosts.size(); ++i) chain_.add(shard_.hosts[i], initial);
+    context_.coordinator.set_initial_primary(shard_.index, head_);
   }
 
   void after_update(ParameterServer& server) override {
@@ -72,14 +71,14 @@ class ChainReplication final : public ChainedStrategy {
     context_.recorder.event(
         sg4::Engine::get_clock(), "promoted", head_->name(),
         {{"host", host->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
-    context_.coordinator.set_primary(head_);
+    context_.coordinator.set_primary(shard_.index, head_);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_chain_replication(RunContext& context) {
-  return std::make_unique<ChainReplication>(context);
+std::unique_ptr<Strategy> make_chain_replication(RunContext& context, const Shard& shard) {
+  return std::make_unique<ChainReplication>(context, shard);
 }
 
 }  // namespace failsim::sim

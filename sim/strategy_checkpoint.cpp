@@ -23,13 +23,13 @@ namespace sg4 = simgrid::s4u;
 
 class Checkpointing final : public Strategy {
  public:
-  explicit Checkpointing(RunContext& context) : Strategy(context), storage_(context) {}
+  Checkpointing(RunContext& context, const Shard& shard)
+      : Strategy(context, shard), storage_(context, shard) {}
 
   void start() override {
     storage_.launch();
-    current_ = start_server(context_.roles.servers.front(),
-                            ServerState{context_.math.initial_snapshot(), nullptr});
-    context_.coordinator.set_initial_primary(current_);
+    current_ = start_server(shard_.hosts.front(), initial_state());
+    context_.coordinator.set_initial_primary(shard_.index, current_);
     holder_ = current_;
   }
 
@@ -45,7 +45,7 @@ class Checkpointing final : public Strategy {
     storage_.mailbox()->put(request.get(), static_cast<std::uint64_t>(CONTROL_BYTES));
     static_cast<void>(request.release());  // NOLINT: ownership passed to the storage
     const auto reply = inbox->get_unique<CheckpointReply>();
-    ServerState state{context_.math.initial_snapshot(), nullptr};
+    ServerState state = initial_state();
     if (reply->checkpoint)
       state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
     const std::int64_t lost = roll_back_to(*state.snapshot);
@@ -55,7 +55,7 @@ class Checkpointing final : public Strategy {
                              {"found", reply->checkpoint.has_value()}});
     server.restore(state);
     holder_ = &server;
-    context_.coordinator.set_primary(&server);
+    context_.coordinator.set_primary(shard_.index, &server);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
 
@@ -96,7 +96,7 @@ class Checkpointing final : public Strategy {
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {
           // It loads the checkpoint in run_server, then becomes the primary.
-          current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});
+          current_ = start_server(host, initial_state());
         });
   }
 
@@ -112,8 +112,8 @@ class Checkpointing final : public Strategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_checkpointing(RunContext& context) {
-  return std::make_unique<Checkpointing>(context);
+std::unique_ptr<Strategy> make_checkpointing(RunContext& context, const Shard& shard) {
+  return std::make_unique<Checkpointing>(context, shard);
 }
 
 }  // namespace failsim::sim

@@ -79,10 +79,10 @@ struct Candidate {
 
 class MultilevelCheckpointing final : public Strategy {
  public:
-  explicit MultilevelCheckpointing(RunContext& context)
-      : Strategy(context),
+  MultilevelCheckpointing(RunContext& context, const Shard& shard)
+      : Strategy(context, shard),
         config_(context.scenario.recovery.checkpoint),
-        storage_(context),
+        storage_(context, shard),
         last_due_(config_.levels.size(), 0.0) {}
   ~MultilevelCheckpointing() override {
     if (on_host_change_) sg4::Host::on_state_change.disconnect(*on_host_change_);
@@ -105,9 +105,8 @@ class MultilevelCheckpointing final : public Strategy {
       }
     });
     storage_.launch();
-    current_ = start_server(context_.roles.servers.front(),
-                            ServerState{context_.math.initial_snapshot(), nullptr});
-    context_.coordinator.set_initial_primary(current_);
+    current_ = start_server(shard_.hosts.front(), initial_state());
+    context_.coordinator.set_initial_primary(shard_.index, current_);
     holder_ = current_;
   }
 
@@ -156,7 +155,7 @@ class MultilevelCheckpointing final : public Strategy {
     sg4::Host* spare = nullptr;
     if (std::isinf(host_back)) {
       // The host is lost for good: the replacement runs on the first other server host up.
-      for (sg4::Host* h : context_.roles.servers) {
+      for (sg4::Host* h : shard_.hosts) {
         if (h != dead.host() && h->is_on() && server_on(h) == nullptr) {
           spare = h;
           break;
@@ -168,7 +167,7 @@ class MultilevelCheckpointing final : public Strategy {
         [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {
           // It loads the checkpoint in run_server, then becomes the primary.
-          current_ = start_server(host, ServerState{context_.math.initial_snapshot(), nullptr});
+          current_ = start_server(host, initial_state());
         },
         spare);
   }
@@ -184,7 +183,7 @@ class MultilevelCheckpointing final : public Strategy {
     if (p.waiting) {
       context_.recorder.event(
           sg4::Engine::get_clock(), "checkpoint_superseded",
-          fmt::format("{}:{}", host->get_name(), level_name(kind)),
+          shard_.name(fmt::format("{}:{}", host->get_name(), level_name(kind))),
           {{"version", p.waiting->snapshot->version}, {"by", copy.snapshot->version}});
     }
     p.waiting = copy;
@@ -193,7 +192,7 @@ class MultilevelCheckpointing final : public Strategy {
       p.host = host;
       p.alive = true;
       const int incarnation = persisters_started_++;
-      sg4::Actor::create(fmt::format("persist-{}", level_name(kind)), host,
+      sg4::Actor::create(shard_.name(fmt::format("persist-{}", level_name(kind))), host,
                          [this, &p, incarnation] { persist(p, incarnation); });
     }
     const std::unique_lock lock(*p.mutex);
@@ -203,7 +202,8 @@ class MultilevelCheckpointing final : public Strategy {
   /// The body of a persister: writes the waiting snapshot, then the next one, until its host
   /// fails (the actor is killed then; a write in progress is lost).
   void persist(Persister& p, int incarnation) {
-    sg4::Mailbox* ack = sg4::Mailbox::by_name(fmt::format("persist-{}.ack", incarnation));
+    sg4::Mailbox* ack =
+        sg4::Mailbox::by_name(shard_.name(fmt::format("persist-{}.ack", incarnation)));
     while (true) {
       StateCopy copy;
       {
@@ -217,7 +217,7 @@ class MultilevelCheckpointing final : public Strategy {
         local_disk(p.host)->write(static_cast<sg_size_t>(bytes));
         hosts_[p.host].local = copy;
         context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
-                                fmt::format("{}:local-disk", p.host->get_name()),
+                                shard_.name(fmt::format("{}:local-disk", p.host->get_name())),
                                 {{"version", copy.snapshot->version}});
       } else if (p.kind == CheckpointLevelKind::PEER) {
         send_to_peers(p.host, copy);
@@ -251,7 +251,7 @@ class MultilevelCheckpointing final : public Strategy {
   std::vector<sg4::Host*> peer_hosts(const sg4::Host* self) const {
     const bool workers = level_of(CheckpointLevelKind::PEER).placement == PeerPlacement::WORKERS;
     std::vector<sg4::Host*> hosts;
-    for (sg4::Host* h : workers ? context_.roles.workers : context_.roles.servers) {
+    for (sg4::Host* h : workers ? context_.roles.workers : shard_.hosts) {
       if (h != self) hosts.push_back(h);
     }
     return hosts;
@@ -262,7 +262,7 @@ class MultilevelCheckpointing final : public Strategy {
     HostCopies& copies = hosts_[host];
     if (copies.keeper == nullptr) {
       copies.keeper = sg4::Mailbox::by_name(
-          fmt::format("keeper-{}-{}", host->get_name(), copies.keepers_started++));
+          shard_.name(fmt::format("keeper-{}-{}", host->get_name(), copies.keepers_started++)));
       sg4::Mailbox* mailbox = copies.keeper;
       sg4::Actor::create("keeper", host, [this, host, mailbox] { keep(host, mailbox); });
     }
@@ -283,7 +283,7 @@ class MultilevelCheckpointing final : public Strategy {
       if (auto* copy = std::get_if<StateCopy>(message.get())) {
         here.peer = *copy;
         context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
-                                fmt::format("{}:peer", host->get_name()),
+                                shard_.name(fmt::format("{}:peer", host->get_name())),
                                 {{"version", copy->snapshot->version}});
       } else {
         const auto& load = std::get<LoadCheckpoint>(*message);
@@ -404,7 +404,7 @@ class MultilevelCheckpointing final : public Strategy {
       context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_unreachable", server.name(),
                               {{"version", c.version}, {"level", level_name(c.kind)}});
     }
-    ServerState state{context_.math.initial_snapshot(), nullptr};
+    ServerState state = initial_state();
     if (copy) state = ServerState{copy->snapshot, copy->velocity};
     const std::int64_t lost = roll_back_to(*state.snapshot);
     nlohmann::json details{{"version", state.snapshot->version},
@@ -416,7 +416,7 @@ class MultilevelCheckpointing final : public Strategy {
     context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(), details);
     server.restore(state);
     holder_ = &server;
-    context_.coordinator.set_primary(&server);
+    context_.coordinator.set_primary(shard_.index, &server);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
 
@@ -433,8 +433,8 @@ class MultilevelCheckpointing final : public Strategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_multilevel_checkpointing(RunContext& context) {
-  return std::make_unique<MultilevelCheckpointing>(context);
+std::unique_ptr<Strategy> make_multilevel_checkpointing(RunContext& context, const Shard& shard) {
+  return std::make_unique<MultilevelCheckpointing>(context, shard);
 }
 
 }  // namespace failsim::sim

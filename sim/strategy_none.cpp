@@ -8,12 +8,11 @@ namespace failsim::sim {
 namespace {
 class NoRecovery final : public Strategy {
  public:
-  explicit NoRecovery(RunContext& context) : Strategy(context) {}
+  NoRecovery(RunContext& context, const Shard& shard) : Strategy(context, shard) {}
 
   void start() override {
-    server_ = start_server(context_.roles.servers.front(),
-                           ServerState{context_.math.initial_snapshot(), nullptr});
-    context_.coordinator.set_initial_primary(server_);
+    server_ = start_server(shard_.hosts.front(), initial_state());
+    context_.coordinator.set_initial_primary(shard_.index, server_);
   }
   void on_server_failure_detected(ParameterServer& /*dead*/, double /*host_back*/) override {}
   ParameterServer* primary() override { return server_->alive() ? server_ : nullptr; }
@@ -25,8 +24,8 @@ class NoRecovery final : public Strategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_no_recovery(RunContext& context) {
-  return std::make_unique<NoRecovery>(context);
+std::unique_ptr<Strategy> make_no_recovery(RunContext& context, const Shard& shard) {
+  return std::make_unique<NoRecovery>(context, shard);
 }
 
 }  // namespace failsim::sim

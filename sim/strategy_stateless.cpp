@@ -26,17 +26,16 @@ namespace sg4 = simgrid::s4u;
 
 class Stateless final : public Strategy {
  public:
-  explicit Stateless(RunContext& context)
-      : Strategy(context),
-        store_(context),
+  Stateless(RunContext& context, const Shard& shard)
+      : Strategy(context, shard),
+        store_(context, shard),
         rule_(rule_config(context.scenario.recovery.stateless)) {}
 
   void start() override {
     store_.launch();
-    current_ = start_server(context_.roles.servers.front(),
-                            ServerState{context_.math.initial_snapshot(), nullptr});
-    context_.coordinator.set_initial_primary(
-        &store_);  // workers talk to the store, whatever happens
+    current_ = start_server(shard_.hosts.front(), initial_state());
+    // Workers talk to the store, whatever happens.
+    context_.coordinator.set_initial_primary(shard_.index, &store_);
   }
 
   void run_server(ParameterServer& server) override {
@@ -46,7 +45,7 @@ class Stateless final : public Strategy {
       const ServerState state = server.state();
       if (first_after_recovery) store_.evaluate_next_publish();
       send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
-                    state_bytes(context_, state));
+                    state_bytes(shard_, state));
     });
   }
 
@@ -85,8 +84,8 @@ class Stateless final : public Strategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_stateless(RunContext& context) {
-  return std::make_unique<Stateless>(context);
+std::unique_ptr<Strategy> make_stateless(RunContext& context, const Shard& shard) {
+  return std::make_unique<Stateless>(context, shard);
 }
 
 }  // namespace failsim::sim

@@ -32,23 +32,23 @@ namespace sg4 = simgrid::s4u;
 
 class StatelessChain final : public ChainedStrategy {
  public:
-  explicit StatelessChain(RunContext& context)
+  StatelessChain(RunContext& context, const Shard& shard)
       // A replacement that joins while the head is dead needs no promotion: the detection
       // promotes a live replica, and with none the first replacement due becomes the head
       // (restart_from_store) instead of joining.
       : ChainedStrategy(
-            context, [](Replica& /*joined*/) {},
+            context, shard, [](Replica& /*joined*/) {},
             [this](sg4::Host* host) { return restart_from_store(host); }),
-        store_(context),
+        store_(context, shard),
         rule_(rule_config(context.scenario.recovery.stateless)) {}
 
   void start() override {
     store_.launch();
-    const ServerState initial{context_.math.initial_snapshot(), nullptr};
-    head_ = start_server(context_.roles.servers.front(), initial);
-    for (std::size_t i = 1; i < context_.roles.servers.size(); ++i)
-      chain_.add(context_.roles.servers[i], initial);
-    context_.coordinator.set_initial_primary(&store_);  // workers talk to the store only
+    const ServerState initial = initial_state();
+    head_ = start_server(shard_.hosts.front(), initial);
+    for (std::size_t i = 1; i < shard_.hosts.size(); ++i) chain_.add(shard_.hosts[i], initial);
+    // Workers talk to the store only.
+    context_.coordinator.set_initial_primary(shard_.index, &store_);
   }
 
   void run_server(ParameterServer& server) override {
@@ -71,7 +71,7 @@ class StatelessChain final : public ChainedStrategy {
     if (!chain_.empty() && !chain_.replicate(server)) return;
     const ServerState state = server.state();
     send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
-                  state_bytes(context_, state));
+                  state_bytes(shard_, state));
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
@@ -134,7 +134,7 @@ class StatelessChain final : public ChainedStrategy {
     if (!headless_ || restarting_) return false;
     restarting_ = true;  // starting the head lets other actors run
     context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                            fmt::format("server-{}", servers_.size()),
+                            shard_.name(fmt::format("server-{}", servers_.size())),
                             {{"host", host->get_name()}, {"pending", store_.pending()}});
     start_head(host, ServerState{store_.latest(), nullptr}, true);
     headless_ = restarting_ = false;
@@ -157,8 +157,8 @@ class StatelessChain final : public ChainedStrategy {
 };
 }  // namespace
 
-std::unique_ptr<Strategy> make_stateless_chain(RunContext& context) {
-  return std::make_unique<StatelessChain>(context);
+std::unique_ptr<Strategy> make_stateless_chain(RunContext& context, const Shard& shard) {
+  return std::make_unique<StatelessChain>(context, shard);
 }
 
 }  // namespace failsim::sim

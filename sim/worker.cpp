@@ -4,18 +4,38 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(worker, failsim, "worker actors");
 
 namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+std::size_t shards_of(const RunContext& context) { return context.shards.size(); }
+}  // namespace
+
 Worker::Worker(RunContext& context, int index)
-    : context_(context), index_(index), batches_(context.math.batch_stream(index)) {}
+    : context_(context),
+      index_(index),
+      batches_(context.math.batch_stream(index)),
+      min_version_(shards_of(context), 0),
+      min_version_epoch_(shards_of(context), -1),
+      targets_(shards_of(context), nullptr),
+      epochs_(shards_of(context), 0),
+      replies_(shards_of(context)),
+      inboxes_(shards_of(context), nullptr),
+      pullers_(shards_of(context)),
+      pulling_(shards_of(context), false) {}
 
 void Worker::launch() {
   // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
-  inbox_ = sg4::Mailbox::by_name(fmt::format("worker-{}.{}", index_, incarnation_++));
+  const int incarnation = incarnation_++;
+  for (std::size_t k = 0; k < inboxes_.size(); ++k) {
+    const std::string name = fmt::format("worker-{}.{}", index_, incarnation);
+    inboxes_[k] = sg4::Mailbox::by_name(context_.shards[k].name(name));
+  }
   actor_ = sg4::Actor::create(fmt::format("worker-{}", index_),
                               context_.roles.workers[static_cast<std::size_t>(index_)],
                               [this] { run(); });
@@ -33,6 +53,17 @@ void Worker::kill() {
   trouble_since_ = -1;
   context_.recorder.gradients_lost(holding_);
   holding_ = 0;
+  for (std::size_t k = 0; k < pullers_.size(); ++k) {
+    if (pulling_[k]) pullers_[k]->kill();
+    pulling_[k] = false;
+  }
+  // Pushes still on their way are abandoned before their messages are freed with the process.
+  for (const sg4::CommPtr& push : pushes_) {
+    const auto state = push->get_state();
+    if (state == sg4::Activity::State::STARTING || state == sg4::Activity::State::STARTED)
+      push->cancel();
+  }
+  pushes_.clear();
   if (actor_) actor_->kill();
   actor_ = nullptr;
 }
@@ -51,19 +82,21 @@ bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, doub
   return true;
 }
 
-std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) {
+std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, int shard, std::int64_t epoch) {
+  const auto k = static_cast<std::size_t>(shard);
   while (true) {
-    PullRequest request{index_, 0, ++requests_, inbox_};
+    PullRequest request{index_, 0, ++requests_, inboxes_[k]};
     // Sync: the round after the last one this worker computed, within this epoch (a restarted
     // server may have rolled back to an older version).
     if (context_.scenario.consistency.mode == ConsistencyMode::SYNC &&
-        min_version_epoch_ == epoch) {
-      request.min_version = min_version_;
+        min_version_epoch_[k] == epoch) {
+      request.min_version = min_version_[k];
     }
     if (!send(target, std::make_unique<ServerMessage>(request), CONTROL_BYTES)) return nullptr;
     try {
       while (true) {
-        auto reply = inbox_->get_unique<ParamsReply>(context_.scenario.failures.request_timeout);
+        auto reply =
+            inboxes_[k]->get_unique<ParamsReply>(context_.scenario.failures.request_timeout);
         if (reply->request == request.request) return reply;  // else an answer to an abandoned pull
       }
     } catch (const simgrid::TimeoutException&) {
@@ -71,38 +104,134 @@ std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, std::int64_t epoch) 
     }
     // No answer in time. A deferred pull (sync, SSP) is answered late, not lost: while the
     // coordinator still names the same endpoint, ask again; otherwise give up on it.
-    if (context_.coordinator.epoch() != epoch) return nullptr;
+    if (context_.coordinator.epoch(shard) != epoch) return nullptr;
+  }
+}
+
+std::unique_ptr<ParamsReply> Worker::acquire(int shard) {
+  const auto k = static_cast<std::size_t>(shard);
+  while (true) {
+    Endpoint* target = context_.coordinator.primary(shard);
+    if (target == nullptr) {
+      if (trouble_since_ < 0) trouble_since_ = sg4::Engine::get_clock();
+      target = context_.coordinator.wait_for_primary(shard, context_.coordinator.epoch(shard));
+    }
+    const std::int64_t epoch = context_.coordinator.epoch(shard);
+    const double attempt = sg4::Engine::get_clock();
+    auto reply = pull(*target, shard, epoch);
+    if (reply) {
+      targets_[k] = target;
+      epochs_[k] = epoch;
+      return reply;
+    }
+    // Timed out or failed: the coordinator still names this endpoint until the failure is
+    // detected, so the next attempt tries again and costs another timeout. A request that
+    // failed at once (a dead link refuses it) waits that long too before the retry.
+    if (trouble_since_ < 0) trouble_since_ = attempt;
+    if (sg4::Engine::get_clock() == attempt) {
+      sg4::this_actor::sleep_for(context_.scenario.failures.request_timeout);
+    }
+  }
+}
+
+void Worker::acquire_all() {
+  sg4::Host* host = sg4::this_actor::get_host();
+  for (std::size_t k = 0; k < pullers_.size(); ++k) {
+    pulling_[k] = true;
+    pullers_[k] = sg4::Actor::create(fmt::format("worker-{}.pull-{}", index_, k), host, [this, k] {
+      replies_[k] = acquire(static_cast<int>(k));
+      pulling_[k] = false;
+    });
+  }
+  for (const sg4::ActorPtr& puller : pullers_) puller->join();
+}
+
+const Snapshot& Worker::assemble() {
+  assembled_.params.resize(context_.math.model().num_params());
+  assembled_.version = assembled_.gradients = 0;
+  for (std::size_t k = 0; k < replies_.size(); ++k) {
+    const Snapshot& part = *replies_[k]->snapshot;
+    assembled_.version += part.version;
+    assembled_.gradients += part.gradients;
+    std::copy(
+        part.params.begin(), part.params.end(),
+        assembled_.params.begin() + static_cast<std::ptrdiff_t>(context_.shards[k].range.offset));
+  }
+  return assembled_;
+}
+
+void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss) {
+  const double start = sg4::Engine::get_clock();
+  const double deadline = start + context_.scenario.failures.request_timeout;
+  const std::size_t shards = replies_.size();
+  std::vector<std::unique_ptr<ServerMessage>> messages(shards);
+  std::vector<sg4::CommPtr>& open = pushes_;
+  open.clear();
+  std::vector<std::size_t> shard_of;  // open[i] goes to shard shard_of[i]
+  for (std::size_t k = 0; k < shards; ++k) {
+    messages[k] = std::make_unique<ServerMessage>(
+        GradientPush{index_, replies_[k]->snapshot->version, loss, grad});
+    open.push_back(targets_[k]->mailbox()->put_async(
+        messages[k].get(), static_cast<std::uint64_t>(context_.shards[k].bytes)));
+    shard_of.push_back(k);
+  }
+  auto settle = [&](std::size_t i, bool delivered) {
+    const std::size_t k = shard_of[i];
+    --holding_;
+    if (delivered) {
+      static_cast<void>(messages[k].release());  // the server owns it now
+      targets_[k]->delivered();
+    } else {
+      context_.recorder.gradients_lost(1);
+      trouble_since_ = start;
+    }
+    open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+    shard_of.erase(shard_of.begin() + static_cast<std::ptrdiff_t>(i));
+  };
+  while (!open.empty()) {
+    ssize_t done = -1;
+    try {
+      done = sg4::Comm::wait_any_for(open, std::max(0.0, deadline - sg4::Engine::get_clock()));
+    } catch (const simgrid::NetworkFailureException&) {
+      // A peer failed mid-transfer (or its link is down): that slice is lost.
+      for (std::size_t i = open.size(); i-- > 0;) {
+        const auto state = open[i]->get_state();
+        if (state == sg4::Activity::State::FAILED || state == sg4::Activity::State::CANCELED)
+          settle(i, false);
+      }
+      continue;
+    }
+    if (done < 0) {
+      // Timed out: the others are abandoned (cancelled, so no server ever takes a freed message).
+      for (std::size_t i = open.size(); i-- > 0;) {
+        open[i]->cancel();
+        settle(i, false);
+      }
+      break;
+    }
+    settle(static_cast<std::size_t>(done), true);
   }
 }
 
 void Worker::run() {
   const std::string& host = sg4::this_actor::get_host()->get_name();
+  const bool sharded = replies_.size() > 1;
   while (true) {
-    Endpoint* target = context_.coordinator.primary();
-    if (target == nullptr) {
-      if (trouble_since_ < 0) trouble_since_ = sg4::Engine::get_clock();
-      target = context_.coordinator.wait_for_primary(context_.coordinator.epoch());
-    }
-    const std::int64_t epoch = context_.coordinator.epoch();
-    const double attempt = sg4::Engine::get_clock();
-    const auto reply = pull(*target, epoch);
-    if (!reply) {
-      // Timed out or failed: the coordinator still names this endpoint until the failure is
-      // detected, so the next attempt tries again and costs another timeout. A request that
-      // failed at once (a dead link refuses it) waits that long too before the retry.
-      if (trouble_since_ < 0) trouble_since_ = attempt;
-      if (sg4::Engine::get_clock() == attempt) {
-        sg4::this_actor::sleep_for(context_.scenario.failures.request_timeout);
-      }
-      continue;
+    if (sharded) {
+      acquire_all();
+    } else {
+      replies_[0] = acquire(0);
     }
     if (trouble_since_ >= 0) {
       context_.recorder.recovery_wait(host, sg4::Engine::get_clock() - trouble_since_);
       trouble_since_ = -1;
     }
-    const Snapshot& params = *reply->snapshot;
-    min_version_ = params.version + 1;
-    min_version_epoch_ = epoch;
+    for (std::size_t k = 0; k < replies_.size(); ++k) {
+      min_version_[k] = replies_[k]->snapshot->version + 1;
+      min_version_epoch_[k] = epochs_[k];
+    }
+    // Without shards the snapshot pulled is used as it is (no copy).
+    const Snapshot& params = sharded ? assemble() : *replies_[0]->snapshot;
 
     // The math runs on another thread while the computation is simulated (declared after
     // `grad`, so a worker killed meanwhile abandons the job before its buffer is freed).
@@ -114,16 +243,21 @@ void Worker::run() {
     sg4::this_actor::execute(context_.time.gradient_flops);
     const float loss = context_.math.finish_gradient(computing);
     context_.recorder.busy(host, sg4::Engine::get_clock() - start);
-    context_.recorder.gradient_computed();
-    holding_ = 1;
+    // One count per slice: every shard applies, drops or loses its own.
+    context_.recorder.gradient_computed(static_cast<std::int64_t>(replies_.size()));
+    holding_ = static_cast<std::int64_t>(replies_.size());
 
+    if (sharded) {
+      push_all(grad, loss);
+      continue;
+    }
     auto push = std::make_unique<ServerMessage>(
         GradientPush{index_, params.version, loss, std::move(grad)});
     const double push_start = sg4::Engine::get_clock();
-    const bool delivered = send(*target, std::move(push), context_.time.param_bytes);
+    const bool delivered = send(*targets_[0], std::move(push), context_.shards[0].bytes);
     holding_ = 0;
     if (delivered) {
-      target->delivered();
+      targets_[0]->delivered();
     } else {
       context_.recorder.gradients_lost(1);
       trouble_since_ = push_start;

@@ -4,12 +4,21 @@
 // complete within failures.request_timeout is abandoned; the worker then waits until the
 // coordinator names a newer endpoint (docs/failures.md). The Worker object outlives its
 // processes: a restarted process continues the same batch stream.
+//
+// With sharded servers (docs/strategies.md, "Sharded servers") the worker pulls every shard's
+// slice in parallel (one short-lived puller process per shard, each doing exactly what the
+// worker does alone without shards, retries included), puts the slices together, computes one
+// gradient and pushes every shard its slice in parallel (the pushes share the gradient's
+// buffer). It cannot compute without every slice: while a shard is down it waits for that
+// shard, keeping the slices it has, and the wait is recorded as a recovery wait.
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/endpoint.hpp"
 #include "sim/messages.hpp"
@@ -37,8 +46,18 @@ class Worker {
   void run();
   /// Puts a message within the request timeout. False if it timed out or the peer failed.
   bool send(Endpoint& target, std::unique_ptr<ServerMessage> message, double bytes);
-  /// Pulls parameters from `target`; nullptr when the target is presumed dead.
-  std::unique_ptr<ParamsReply> pull(Endpoint& target, std::int64_t epoch);
+  /// Pulls shard `shard`'s parameters from `target`; nullptr when the target is presumed dead.
+  std::unique_ptr<ParamsReply> pull(Endpoint& target, int shard, std::int64_t epoch);
+  /// Pulls shard `shard`'s parameters from whatever endpoint the coordinator names, until one
+  /// answers (waiting for a new endpoint, retrying after a timeout); sets targets_[shard] and
+  /// epochs_[shard] to the endpoint that answered.
+  std::unique_ptr<ParamsReply> acquire(int shard);
+  /// S > 1: acquires every shard's parameters at once (one puller process per shard).
+  void acquire_all();
+  /// S > 1: pushes `grad`'s slice to every shard at once, each within the request timeout.
+  void push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss);
+  /// S > 1: the slices of replies_ put together in assembled_.
+  const Snapshot& assemble();
 
   RunContext& context_;
   int index_;
@@ -46,11 +65,19 @@ class Worker {
   BatchStream batches_;
   std::int64_t step_ = 0;      // gradients started, over all incarnations (seeds dropout)
   std::int64_t requests_ = 0;  // pull requests sent
-  std::int64_t holding_ = 0;
-  double trouble_since_ = -1;     // when requests started failing: waiting for recovery since
-  std::int64_t min_version_ = 0;  // sync: the next round this worker may compute...
-  std::int64_t min_version_epoch_ = -1;  // ...as long as the endpoint's epoch is this one
-  simgrid::s4u::Mailbox* inbox_ = nullptr;
+  std::int64_t holding_ = 0;   // gradient slices computed and not yet delivered
+  double trouble_since_ = -1;  // when requests started failing: waiting for recovery since
+  // Per shard: the next round this worker may compute (sync)...
+  std::vector<std::int64_t> min_version_;
+  std::vector<std::int64_t> min_version_epoch_;  // ...as long as the endpoint's epoch is this one
+  std::vector<Endpoint*> targets_;               // the endpoint that answered the last pull
+  std::vector<std::int64_t> epochs_;             // ...and its epoch then
+  std::vector<std::unique_ptr<ParamsReply>> replies_;  // the last pull's answers
+  std::vector<simgrid::s4u::Mailbox*> inboxes_;        // this incarnation's, one per shard
+  std::vector<simgrid::s4u::ActorPtr> pullers_;        // S > 1: the puller of each shard...
+  std::vector<bool> pulling_;                          // ...while it runs
+  Snapshot assembled_;                                 // S > 1: every shard's slice
+  std::vector<simgrid::s4u::CommPtr> pushes_;          // S > 1: pushes not yet settled
   simgrid::s4u::ActorPtr actor_;
 };
 

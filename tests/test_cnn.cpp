@@ -35,12 +35,12 @@ extern "C" void* malloc(std::size_t size) {
 
 namespace {
 
-struct Tensor {
+struct NamedRange {
   const char* name;
   std::size_t begin, end;
 };
 
-std::vector<Tensor> tensors(const Cnn& cnn) {
+std::vector<NamedRange> tensors(const Cnn& cnn) {
   const CnnLayout& l = cnn.layout();
   return {{"conv1.weight", l.conv1_w, l.conv1_b}, {"conv1.bias", l.conv1_b, l.conv2_w},
           {"conv2.weight", l.conv2_w, l.conv2_b}, {"conv2.bias", l.conv2_b, l.fc1_w},
@@ -156,7 +156,7 @@ std::vector<TensorError> gradient_errors(const Cnn& cnn, const Reference& ref,
   Rng rng(99);
   std::vector<TensorError> errors;
   std::vector<double> v(params.size(), 0.0);
-  for (const Tensor& t : tensors(cnn)) {
+  for (const NamedRange& t : tensors(cnn)) {
     TensorError e;
     for (int k = 0; k < per_tensor; ++k) {
       const std::size_t i = t.begin + rng.below(t.end - t.begin);
@@ -225,7 +225,7 @@ TEST_CASE("CNN initialisation is reproducible and within PyTorch's fan-in bounds
   CHECK(a != c);
   const double fan_in[] = {9, 9, 144, 144, 1568, 1568, 512, 512};
   int k = 0;
-  for (const Tensor& t : tensors(cnn)) {
+  for (const NamedRange& t : tensors(cnn)) {
     const double bound = 1.0 / std::sqrt(fan_in[k++]);
     double lo = 1.0, hi = -1.0, sum = 0.0;
     for (std::size_t i = t.begin; i < t.end; ++i) {
