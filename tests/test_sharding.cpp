@@ -297,3 +297,51 @@ TEST_CASE("more shards than parameters is refused when the model is known", "[sh
                     Catch::Contains("/cluster/servers/shards: expected at most the model's 36 "
                                     "parameters, found 37"));
 }
+
+TEST_CASE("multi-level with 2 shards: a crash of shard 1 restores shard 1's memory snapshot",
+          "[sharding]") {
+  // As in test_failures.cpp: memory every 5 updates, local disk every 10, remote every 20; one
+  // worker, so each shard's update n comes from the n-th gradient. Shard 1 dies after its update
+  // 27: its memory holds version 25. Shard 0 has its own levels on its own host (server-0).
+  json s = base_scenario();
+  s["recovery"] = {{"strategy", "checkpoint"},
+                   {"checkpoint",
+                    {{"levels",
+                      {{{"kind", "memory"}, {"every_updates", 5}},
+                       {{"kind", "local-disk"}, {"every_updates", 10}},
+                       {{"kind", "remote"}, {"every_updates", 20}}}}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"shard", 1}, {"at_update", 27}}};
+  const auto run = run_isolated(s.dump());
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["subject"] == "shard-1.server-1");
+  CHECK(loaded[0]["details"]["level"] == "memory");
+  CHECK(loaded[0]["details"]["version"] == 25);
+  CHECK(loaded[0]["details"]["updates_lost"] == 2);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 2);
+  // Each shard persists its own slice under its own name, from its own host.
+  CHECK(!events_of(run, "checkpoint_written", "shard-0.server-0:local-disk").empty());
+  CHECK(!events_of(run, "checkpoint_written", "shard-1.server-1:local-disk").empty());
+  CHECK(!events_of(run, "checkpoint_written", "shard-1.storage").empty());
+}
+
+TEST_CASE("stateless_chain with 2 shards and K = 1: shard 0's head dies and nothing is lost",
+          "[sharding]") {
+  json s = base_scenario();
+  s["cluster"]["servers"]["count"] = 2;  // shard 0: server-0 and -1; shard 1: server-2 and -3
+  s["recovery"] = {{"strategy", "stateless_chain"}, {"chain", {{"every_updates", 1}}}};
+  s["failures"]["events"] = {{{"target", "server"}, {"shard", 0}, {"at_update", 25}}};
+  const auto run = run_isolated(s.dump());
+  const auto promoted = events_of(run, "promoted");
+  REQUIRE(promoted.size() == 1);
+  CHECK(promoted[0]["subject"] == "shard-0.server-1");
+  CHECK(promoted[0]["details"]["host"] == "server-1");
+  CHECK(promoted[0]["details"]["version"] == 25);
+  CHECK(promoted[0]["details"]["updates_lost"] == 0);
+  CHECK(run.result["summary"]["updates_rolled_back"] == 0);
+  // Workers kept computing from the stores: shard 0's promoted head applied the pile at once.
+  const auto applied = events_of(run, "pending_applied");
+  REQUIRE(applied.size() == 1);
+  CHECK(applied[0]["subject"] == "shard-0.server-1");
+  CHECK(run.result["summary"]["hosts"][4]["recovery_wait_seconds"] == 0.0);  // worker-0
+}
