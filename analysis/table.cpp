@@ -240,6 +240,9 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run) {
     w.begin = std::min(e.time, run.end_time);
     w.end = std::min(e.time + e.down_for, run.end_time);  // +inf for "forever"
     w.server_side = role_of(run, w.host) == "server";
+    const auto process = e.details.find("process");
+    w.killed_server = e.type == "failure" && process != e.details.end() && process->is_string() &&
+                      process->get<std::string>().starts_with("server-");
     windows.push_back(w);
   }
   return windows;
@@ -360,6 +363,14 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
     }
     f.accuracy_before = accuracy_at_or_before(run.evaluations, f.time);
     f.lowest_after = lowest_accuracy_in(run.evaluations, f.time, next);
+    if (server[i].killed_server) {
+      for (const auto& e : run.events) {
+        if (e.type == "training_resumed" && e.time >= f.time) {
+          f.recovery = e.time - f.time;
+          break;
+        }
+      }
+    }
     m.server_failures.push_back(f);
   }
 
@@ -460,6 +471,12 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
                        false, [k](const RunMetrics& r) -> V {
                          if (k >= r.server_failures.size()) return std::nullopt;
                          return r.server_failures[k].lowest_after;
+                       }});
+    columns.push_back({fmt::format("recovery_after_failure_{}_s", k + 1),
+                       fmt::format("recovery time after failure {}", k + 1), "s", 1.0, true,
+                       [k](const RunMetrics& r) -> V {
+                         if (k >= r.server_failures.size()) return std::nullopt;
+                         return r.server_failures[k].recovery;
                        }});
   }
   columns.push_back({"time_to_target_s", "time to " + target, "s", 1.0, true,

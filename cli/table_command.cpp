@@ -81,7 +81,7 @@ Command add_table_command(CLI::App& app) {
   sub->add_option("--plan", options->plan,
                   "pricing plan of the price file (default: its default_plan)");
   sub->add_option("--failures", options->max_failures,
-                  "at most this many per-failure column pairs (default 3)");
+                  "at most this many per-failure column triples (default 3)");
   sub->add_flag("--per-run", options->per_run, "CSV: one row per run instead of per configuration");
   return {sub, [options] { return make_table(*options); }};
 }

@@ -196,7 +196,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   if (outcome.applied == 0) return outcome;
   ++version_;
   gradients_ += outcome.applied;
-  context_.recorder.update_applied();
+  context_.recorder.update_applied(sg4::Engine::get_clock(), name_);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.
   context_.strategy->after_update(*this);

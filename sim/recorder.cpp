@@ -6,6 +6,14 @@ void Recorder::event(double time, std::string type, std::string subject, nlohman
   events_.push_back({time, std::move(type), std::move(subject), std::move(details)});
 }
 
+void Recorder::update_applied(double time, const std::string& server) {
+  ++updates_;
+  if (!stalled_since_) return;
+  event(time, "training_resumed", server,
+        {{"stalled_since", *stalled_since_}, {"stalled_for", time - *stalled_since_}});
+  stalled_since_.reset();
+}
+
 void Recorder::evaluation(EvalRecord record) {
   if (loss_count_ > 0) record.train_loss = loss_sum_ / static_cast<double>(loss_count_);
   loss_sum_ = 0.0;

@@ -42,7 +42,14 @@ class Recorder {
   void gradient_computed() { ++gradients_computed_; }
   /// One gradient entered an update with this staleness and training loss.
   void gradient_applied(std::int64_t staleness, float loss);
-  void update_applied() { ++updates_; }
+  /// `server` applied an update at `time`; the first one after a stall records
+  /// `training_resumed` (the end of the outage the tables call recovery time).
+  void update_applied(double time, const std::string& server);
+  /// A server process died at `time`: the parameters stop moving until the next update (the
+  /// first death of an outage counts; later ones before any update extend the same stall).
+  void training_stalled(double time) {
+    if (!stalled_since_) stalled_since_ = time;
+  }
   /// Gradients computed but never applied because of a failure.
   void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
   /// Gradients a stale-gradient rule discarded on purpose.
@@ -95,7 +102,8 @@ class Recorder {
   std::int64_t gradients_rolled_back_ = 0;
   std::map<std::string, double> recovery_wait_;
   std::map<std::string, double> down_;
-  double loss_sum_ = 0.0;  // training losses since the last evaluation
+  std::optional<double> stalled_since_;  // a server died and no update has been applied since
+  double loss_sum_ = 0.0;                // training losses since the last evaluation
   std::int64_t loss_count_ = 0;
 };
 
