@@ -14,10 +14,10 @@ using failsim::testing::TempDir;
 using failsim::testing::write_text;
 namespace fs = std::filesystem;
 
-TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") {
+TEST_CASE("failsim validate accepts every example and paper and comparison scenario", "[cli]") {
   TempDir dir;
   int checked = 0;
-  for (const char* folder : {"/scenarios/examples", "/scenarios/paper"}) {
+  for (const char* folder : {"/scenarios/examples", "/scenarios/paper", "/scenarios/comparison"}) {
     for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR + std::string(folder))) {
       if (entry.path().extension() != ".json") continue;
       const auto r = run_cli("validate '" + entry.path().string() + "'", dir);
@@ -26,7 +26,7 @@ TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") 
       ++checked;
     }
   }
-  CHECK(checked >= 20);  // 9 examples and 11 paper scenarios at least
+  CHECK(checked >= 26);  // 9 examples, 11 paper and 6 comparison scenarios at least
 }
 
 TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
