@@ -516,9 +516,31 @@ std::string format_mean_interval(double mean, std::optional<double> half_width) 
   return half_width ? value + " ± 0" : value;
 }
 
+namespace {
+/// The columns named by `keys`, in that order (all of them when `keys` is empty).
+std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
+                                         const std::vector<std::string>& keys) {
+  if (keys.empty()) return all;
+  std::vector<MetricColumn> chosen;
+  for (const std::string& key : keys) {
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const MetricColumn& c) { return c.key == key; });
+    if (it == all.end()) {
+      std::string known;
+      for (const auto& c : all) known += (known.empty() ? "" : ", ") + c.key;
+      throw TableOptionError(fmt::format(
+          "--columns: expected column keys of these runs ({}), found \"{}\"", known, key));
+    }
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+}  // namespace
+
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout) {
-  const std::vector<MetricColumn> columns = metric_columns(configurations, layout);
+  const std::vector<MetricColumn> columns =
+      select_columns(metric_columns(configurations, layout), layout.columns);
   switch (format) {
     case TableFormat::MARKDOWN:
       return render_markdown(configurations, columns, layout);
@@ -577,6 +599,7 @@ std::string make_table(const TableRequest& request) {
   layout.prices = request.prices.string();
   layout.max_failures = request.max_failures;
   layout.per_run = request.per_run;
+  layout.columns = request.columns;
   return render_table(group_runs(std::move(runs)), *format, layout);
 }
 

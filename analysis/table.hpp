@@ -121,6 +121,8 @@ struct TableLayout {
   std::string prices;            ///< the price file, shown in the caption
   std::size_t max_failures = 3;  ///< at most this many "failure k" column triples
   bool per_run = false;          ///< CSV: one row per run instead of per configuration
+  /// The metric columns to show, by key, in this order (`--columns`); empty: all of them.
+  std::vector<std::string> columns;
 };
 
 /// One column of metrics.
@@ -145,7 +147,8 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
 /// digits, a whole number without decimals ("0.0120 ± 0", "48 ± 0", "0.812").
 std::string format_mean_interval(double mean, std::optional<double> half_width);
 
-/// The whole table as text (ending in a newline).
+/// The whole table as text (ending in a newline). Throws TableOptionError when
+/// layout.columns names a key that is not one of these runs' columns.
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout);
 
@@ -167,6 +170,7 @@ struct TableRequest {
   std::string plan;  ///< "" = the price book's default_plan
   std::size_t max_failures = 3;
   bool per_run = false;
+  std::vector<std::string> columns;  ///< TableLayout::columns
 };
 
 /// Checks the options, reads the price file and every result directory, and renders the table.

@@ -24,6 +24,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace failsim::analysis;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 using failsim::sim::ScenarioError;
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
@@ -675,6 +677,29 @@ TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[ta
   CHECK_THAT(per_run,
              Contains("\na_x,2,results/a_x/seed-2/root-0,,0.7,per-second,0.82,0.62,0.5,20,110,"));
   CHECK(std::count(per_run.begin(), per_run.end(), '\n') == 5);
+}
+
+TEST_CASE("--columns picks metric columns by key in the order given", "[table][render]") {
+  TableLayout layout;
+  layout.plan = "per-second";
+  layout.prices = "p.json";
+  layout.columns = {"recovery_after_failure_1_s", "final_accuracy"};
+  const std::string md = render_table(two_configurations(), TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK(md.rfind("| configuration | seeds | recovery time after failure 1 (s) | final accuracy "
+                 "(fraction) |\n| --- | ---: | ---: | ---: |\n| a\\_x | 3 | 20 ± 0 (2/3) | "
+                 "0.810 ± 0.025 |\n",
+                 0) == 0);
+  layout.columns = {"final_accuracy", "recovery_after_failure_2_s"};
+  std::string e;
+  try {
+    render_table(two_configurations(), TableFormat::CSV, layout);
+  } catch (const TableOptionError& error) {
+    e = error.what();
+  }
+  CHECK_THAT(e, StartsWith("--columns: expected column keys of these runs (final_accuracy, "
+                           "accuracy_before_failure_1, "));
+  CHECK_THAT(e, EndsWith("cost_per_useful_gradient_usd), found \"recovery_after_failure_2_s\""));
 }
 
 TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
