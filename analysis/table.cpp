@@ -240,6 +240,9 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run) {
     w.begin = std::min(e.time, run.end_time);
     w.end = std::min(e.time + e.down_for, run.end_time);  // +inf for "forever"
     w.server_side = role_of(run, w.host) == "server";
+    const auto process = e.details.find("process");
+    w.killed_server = e.type == "failure" && process != e.details.end() && process->is_string() &&
+                      process->get<std::string>().starts_with("server-");
     windows.push_back(w);
   }
   return windows;
@@ -360,6 +363,14 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
     }
     f.accuracy_before = accuracy_at_or_before(run.evaluations, f.time);
     f.lowest_after = lowest_accuracy_in(run.evaluations, f.time, next);
+    if (server[i].killed_server) {
+      for (const auto& e : run.events) {
+        if (e.type == "training_resumed" && e.time >= f.time) {
+          f.recovery = e.time - f.time;
+          break;
+        }
+      }
+    }
     m.server_failures.push_back(f);
   }
 
@@ -461,6 +472,12 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
                          if (k >= r.server_failures.size()) return std::nullopt;
                          return r.server_failures[k].lowest_after;
                        }});
+    columns.push_back({fmt::format("recovery_after_failure_{}_s", k + 1),
+                       fmt::format("recovery time after failure {}", k + 1), "s", 1.0, true,
+                       [k](const RunMetrics& r) -> V {
+                         if (k >= r.server_failures.size()) return std::nullopt;
+                         return r.server_failures[k].recovery;
+                       }});
   }
   columns.push_back({"time_to_target_s", "time to " + target, "s", 1.0, true,
                      [](const RunMetrics& r) { return r.time_to_target; }});
@@ -499,9 +516,31 @@ std::string format_mean_interval(double mean, std::optional<double> half_width) 
   return half_width ? value + " ± 0" : value;
 }
 
+namespace {
+/// The columns named by `keys`, in that order (all of them when `keys` is empty).
+std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
+                                         const std::vector<std::string>& keys) {
+  if (keys.empty()) return all;
+  std::vector<MetricColumn> chosen;
+  for (const std::string& key : keys) {
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const MetricColumn& c) { return c.key == key; });
+    if (it == all.end()) {
+      std::string known;
+      for (const auto& c : all) known += (known.empty() ? "" : ", ") + c.key;
+      throw TableOptionError(fmt::format(
+          "--columns: expected column keys of these runs ({}), found \"{}\"", known, key));
+    }
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+}  // namespace
+
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout) {
-  const std::vector<MetricColumn> columns = metric_columns(configurations, layout);
+  const std::vector<MetricColumn> columns =
+      select_columns(metric_columns(configurations, layout), layout.columns);
   switch (format) {
     case TableFormat::MARKDOWN:
       return render_markdown(configurations, columns, layout);
@@ -560,6 +599,7 @@ std::string make_table(const TableRequest& request) {
   layout.prices = request.prices.string();
   layout.max_failures = request.max_failures;
   layout.per_run = request.per_run;
+  layout.columns = request.columns;
   return render_table(group_runs(std::move(runs)), *format, layout);
 }
 

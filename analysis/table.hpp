@@ -27,6 +27,9 @@ struct FailureWindow {
   /// The host's role in summary.hosts is "server" (every chain host is one). Failures of
   /// hosts summary.hosts does not list count as not server-side.
   bool server_side = false;
+  /// A `failure` that killed a parameter server process (details.process "server-<n>"): the
+  /// parameters stop moving until a `training_resumed` event.
+  bool killed_server = false;
 };
 
 /// Every failure of `run`, in event order.
@@ -56,6 +59,10 @@ struct FailureOutcome {
   std::optional<double> accuracy_before;  ///< accuracy_at_or_before(time)
   /// lowest_accuracy_in(time, the next server-side failure's time or the run's end)
   std::optional<double> lowest_after;
+  /// Recovery time: from the failure to the first `training_resumed` event at or after it (the
+  /// first update applied since); none when the failure killed no server process (a worker's,
+  /// a chain replica's, a link's) or training never resumed before the run's end.
+  std::optional<double> recovery;
 };
 
 /// The metrics of one run (docs/tables.md defines each).
@@ -112,8 +119,10 @@ struct TableLayout {
   double target = 0.70;
   std::string plan;              ///< shown in the caption and the CSV
   std::string prices;            ///< the price file, shown in the caption
-  std::size_t max_failures = 3;  ///< at most this many "failure k" column pairs
+  std::size_t max_failures = 3;  ///< at most this many "failure k" column triples
   bool per_run = false;          ///< CSV: one row per run instead of per configuration
+  /// The metric columns to show, by key, in this order (`--columns`); empty: all of them.
+  std::vector<std::string> columns;
 };
 
 /// One column of metrics.
@@ -129,7 +138,7 @@ struct MetricColumn {
 };
 
 /// The metric columns, with K = min(layout.max_failures, the most server-side failures of any
-/// run) pairs of failure columns.
+/// run) triples of failure columns (accuracy before, lowest after, recovery time).
 std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
                                          const TableLayout& layout);
 
@@ -138,7 +147,8 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
 /// digits, a whole number without decimals ("0.0120 ± 0", "48 ± 0", "0.812").
 std::string format_mean_interval(double mean, std::optional<double> half_width);
 
-/// The whole table as text (ending in a newline).
+/// The whole table as text (ending in a newline). Throws TableOptionError when
+/// layout.columns names a key that is not one of these runs' columns.
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout);
 
@@ -160,6 +170,7 @@ struct TableRequest {
   std::string plan;  ///< "" = the price book's default_plan
   std::size_t max_failures = 3;
   bool per_run = false;
+  std::vector<std::string> columns;  ///< TableLayout::columns
 };
 
 /// Checks the options, reads the price file and every result directory, and renders the table.

@@ -29,6 +29,7 @@ struct TableOptions {
   std::string plan;
   std::size_t max_failures = 3;
   bool per_run = false;
+  std::vector<std::string> columns;
 };
 
 int make_table(const TableOptions& o) {
@@ -41,6 +42,7 @@ int make_table(const TableOptions& o) {
   request.plan = o.plan;
   request.max_failures = o.max_failures;
   request.per_run = o.per_run;
+  request.columns = o.columns;
   std::string table;
   try {
     table = analysis::make_table(request);
@@ -81,7 +83,10 @@ Command add_table_command(CLI::App& app) {
   sub->add_option("--plan", options->plan,
                   "pricing plan of the price file (default: its default_plan)");
   sub->add_option("--failures", options->max_failures,
-                  "at most this many per-failure column pairs (default 3)");
+                  "at most this many per-failure column triples (default 3)");
+  sub->add_option("--columns", options->columns,
+                  "only these metric columns, by CSV key, in this order (comma-separated)")
+      ->delimiter(',');
   sub->add_flag("--per-run", options->per_run, "CSV: one row per run instead of per configuration");
   return {sub, [options] { return make_table(*options); }};
 }

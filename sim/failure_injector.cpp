@@ -217,7 +217,10 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
                    : replica ? "replica"
                              : "none"},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
-  if (server != nullptr) server->kill();
+  if (server != nullptr) {
+    server->kill();
+    context_.recorder.training_stalled(now, server->strategy().shard().index);
+  }
   if (worker != nullptr) worker->kill();
   if (down_for && *down_for > 0) {
     host->turn_off();

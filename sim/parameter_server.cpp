@@ -203,7 +203,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   if (outcome.applied == 0) return outcome;
   ++version_;
   gradients_ += outcome.applied;
-  context_.recorder.update_applied(shard_.index);
+  context_.recorder.update_applied(sg4::Engine::get_clock(), name_, shard_.index);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.
   strategy_.after_update(*this);

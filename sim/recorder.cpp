@@ -6,6 +6,16 @@ void Recorder::event(double time, std::string type, std::string subject, nlohman
   events_.push_back({time, std::move(type), std::move(subject), std::move(details)});
 }
 
+void Recorder::update_applied(double time, const std::string& server, int shard) {
+  ++updates_;
+  ShardState& state = shard_state(shard);
+  ++state.updates;
+  if (!state.stalled_since) return;
+  event(time, "training_resumed", server,
+        {{"stalled_since", *state.stalled_since}, {"stalled_for", time - *state.stalled_since}});
+  state.stalled_since.reset();
+}
+
 void Recorder::evaluation(EvalRecord record) {
   if (loss_count_ > 0) record.train_loss = loss_sum_ / static_cast<double>(loss_count_);
   loss_sum_ = 0.0;

@@ -44,12 +44,16 @@ class Recorder {
   void gradient_computed(std::int64_t slices = 1) { gradients_computed_ += slices; }
   /// One gradient entered an update with this staleness and training loss.
   void gradient_applied(std::int64_t staleness, float loss);
-  /// Shard `shard`'s server applied an update (one of the run's updates).
-  void update_applied(int shard = 0) {
-    ++updates_;
-    if (static_cast<std::size_t>(shard) >= shard_updates_.size())
-      shard_updates_.resize(static_cast<std::size_t>(shard) + 1, 0);
-    ++shard_updates_[static_cast<std::size_t>(shard)];
+  /// Shard `shard`'s server `server` applied an update at `time` (one of the run's updates);
+  /// the first one of that shard after a stall records `training_resumed` (the end of the
+  /// outage the tables call recovery time).
+  void update_applied(double time, const std::string& server, int shard = 0);
+  /// Shard `shard`'s server process died at `time`: its parameters stop moving until its next
+  /// update (the first death of an outage counts; later ones before any update of that shard
+  /// extend the same stall).
+  void training_stalled(double time, int shard = 0) {
+    std::optional<double>& since = shard_state(shard).stalled_since;
+    if (!since) since = time;
   }
   /// Gradients computed but never applied because of a failure.
   void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
@@ -81,10 +85,8 @@ class Recorder {
   /// Updates applied by shard `shard`'s servers.
   std::int64_t updates(int shard) const {
     const auto k = static_cast<std::size_t>(shard);
-    return k < shard_updates_.size() ? shard_updates_[k] : 0;
+    return k < shards_.size() ? shards_[k].updates : 0;
   }
-  /// Updates per shard, in shard order (shards with none yet at the end left out).
-  const std::vector<std::int64_t>& shard_updates() const { return shard_updates_; }
   /// staleness -> number of applied gradients with it.
   const std::map<std::int64_t, std::int64_t>& staleness() const { return staleness_; }
   const std::map<std::string, double>& busy_seconds() const { return busy_; }
@@ -102,7 +104,16 @@ class Recorder {
   std::int64_t gradients_computed_ = 0;
   std::int64_t gradients_applied_ = 0;
   std::int64_t updates_ = 0;
-  std::vector<std::int64_t> shard_updates_;
+  struct ShardState {
+    std::int64_t updates = 0;
+    std::optional<double> stalled_since;  // its server died and it has applied no update since
+  };
+  ShardState& shard_state(int shard) {
+    const auto k = static_cast<std::size_t>(shard);
+    if (k >= shards_.size()) shards_.resize(k + 1);
+    return shards_[k];
+  }
+  std::vector<ShardState> shards_;
   std::map<std::int64_t, std::int64_t> staleness_;
   std::map<std::string, double> busy_;
   std::optional<std::int64_t> max_clock_lead_;

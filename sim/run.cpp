@@ -13,6 +13,7 @@
 #include "sim/platform.hpp"
 #include "sim/run_context.hpp"
 #include "sim/sharding.hpp"
+#include "sim/simgrid_probe.hpp"
 #include "sim/strategy.hpp"
 #include "sim/worker.hpp"
 
@@ -148,6 +149,12 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   labels.insert(labels.end(), options.branch_labels.begin(), options.branch_labels.end());
   labels.resize(members.size(), options.file_label);
   Branching branching(std::move(members), std::move(labels));
+  // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
+  const std::string platform_file =
+      scenario.cluster.kind == ClusterKind::PLATFORM ? scenario.cluster.platform.file : "";
+  if (!options.simgrid_args.empty() || !platform_file.empty()) {
+    probe_simgrid_setup(options.simgrid_args, platform_file, options.file_label);
+  }
   // SimGrid consumes its own --cfg= and --log= arguments from an argv.
   std::vector<std::string> args{"failsim"};
   args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());

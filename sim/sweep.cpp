@@ -314,6 +314,32 @@ VariedPath read_varied_path(const ObjectReader& r) {
   } else {
     p.values = read_range(r.object("range", {"from", "to", "step"}));
   }
+  if (r.has("names")) {
+    // For values whose text makes a poor name: a list of events, an object.
+    p.names = r.list("names", 1, "names of the values, one per value",
+                     [](const json& v, const JsonLocation& at) {
+                       if (!v.is_string() || !is_valid_name(v.get<std::string>())) {
+                         at.fail(
+                             "a name of letters, digits, '.', '_' and '-', not starting with '.' "
+                             "or '-' (it names the points in place of the value)",
+                             describe_found(v));
+                       }
+                       return v.get<std::string>();
+                     });
+    if (p.names.size() != p.values.size()) {
+      r.at("names").fail(fmt::format("one name per value ({})", p.values.size()),
+                         fmt::format("{} names", p.names.size()));
+    }
+    for (std::size_t i = 0; i < p.names.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (p.names[i] == p.names[j]) {
+          r.at("names").child(i).fail(
+              "distinct names (each one names a point)",
+              fmt::format("\"{}\" twice (names {} and {})", p.names[i], j, i));
+        }
+      }
+    }
+  }
   for (std::size_t i = 0; i < p.values.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (p.values[i] == p.values[j]) {
@@ -327,18 +353,19 @@ VariedPath read_varied_path(const ObjectReader& r) {
 }
 
 VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
-  const ObjectReader r(v, where, {"path", "label", "values", "range", "zip"});
+  const ObjectReader r(v, where, {"path", "label", "values", "range", "names", "zip"});
   VaryEntry entry;
   entry.where = where.pointer;
   if (r.has("zip")) {
-    for (const char* key : {"path", "label", "values", "range"}) {
+    for (const char* key : {"path", "label", "values", "range", "names"}) {
       r.forbid(key, "a zip entry lists its paths, each with its values, in 'zip'");
     }
-    entry.paths = r.list(
-        "zip", 1, "fields with their values, each {\"path\": ..., \"values\": [...]}",
-        [](const json& item, const JsonLocation& at) {
-          return read_varied_path(ObjectReader(item, at, {"path", "label", "values", "range"}));
-        });
+    entry.paths =
+        r.list("zip", 1, "fields with their values, each {\"path\": ..., \"values\": [...]}",
+               [](const json& item, const JsonLocation& at) {
+                 return read_varied_path(
+                     ObjectReader(item, at, {"path", "label", "values", "range", "names"}));
+               });
     for (std::size_t i = 1; i < entry.paths.size(); ++i) {
       if (entry.paths[i].values.size() != entry.paths[0].values.size()) {
         JsonLocation{where.file, entry.paths[i].where}.fail(
@@ -616,7 +643,8 @@ SweepPlan expand_sweep(const Sweep& sweep) {
                 fmt::format("{} in {} ({})", describe_found(p.pointer), base.path, problem));
           }
           point.values.push_back(value);
-          id += "_" + p.label + "-" + name_safe(value_text(value));
+          id += "_" + p.label + "-" +
+                (p.names.empty() ? name_safe(value_text(value)) : p.names[choice[k]]);
         }
       }
       doc["name"] = id;

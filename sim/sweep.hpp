@@ -52,6 +52,8 @@ struct VariedPath {
   std::string label;                   ///< its word in point names, e.g. "at"
   std::string where;                   ///< its place in the sweep file, e.g. "/vary/0/zip/1"
   std::vector<nlohmann::json> values;  ///< in order; for a range, computed and checked
+  /// The values' words in point names, one per value ("names"); empty: each value's own text.
+  std::vector<std::string> names;
 };
 
 /// One entry of "vary": its paths vary together (one value index for all of them).

@@ -14,10 +14,10 @@ using failsim::testing::TempDir;
 using failsim::testing::write_text;
 namespace fs = std::filesystem;
 
-TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") {
+TEST_CASE("failsim validate accepts every example and paper and comparison scenario", "[cli]") {
   TempDir dir;
   int checked = 0;
-  for (const char* folder : {"/scenarios/examples", "/scenarios/paper"}) {
+  for (const char* folder : {"/scenarios/examples", "/scenarios/paper", "/scenarios/comparison"}) {
     for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR + std::string(folder))) {
       if (entry.path().extension() != ".json") continue;
       const auto r = run_cli("validate '" + entry.path().string() + "'", dir);
@@ -26,7 +26,7 @@ TEST_CASE("failsim validate accepts every example and paper scenario", "[cli]") 
       ++checked;
     }
   }
-  CHECK(checked >= 20);  // 9 examples and 11 paper scenarios at least
+  CHECK(checked >= 26);  // 9 examples, 11 paper and 6 comparison scenarios at least
 }
 
 TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
@@ -84,6 +84,49 @@ TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
   CHECK(missing.status == 2);
   CHECK_THAT(missing.err, Catch::Contains("nope.json"));
   CHECK_FALSE(fs::exists(dir.path() + "/out"));
+}
+
+TEST_CASE("SimGrid settings and platform files SimGrid rejects are exit 2 with its reason",
+          "[cli]") {
+  TempDir dir;
+  const std::string quick = "run scenarios/examples/quickstart.json -q -o '" + dir.path();
+  auto r = run_cli(quick + "/a' --cfg=network/model:Nope", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "failsim run: --cfg/--log: expected settings SimGrid 3.32 accepts, found "
+        "--cfg=network/model:Nope (Model 'Nope' is invalid! Valid models are: LV08, Constant, "
+        "SMPI, IB, CM02, ns-3.)\n");
+  r = run_cli(quick + "/a' --cfg=nope:1", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::EndsWith("found --cfg=nope:1 (Bad config key: nope)\n"));
+  r = run_cli(quick + "/a' --log=root.thresh:bogus", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("found --log=root.thresh:bogus (Unknown priority name: bogus"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/a"));
+  // Accepted settings still run.
+  CHECK(run_cli(quick + "/b' --cfg=network/model:CM02", dir).status == 0);
+
+  // A platform file with a syntax error, and one naming a link it does not define.
+  const std::string xml = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/lab-platform.xml");
+  write_text(dir.path() + "/lab.json",
+             read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/platform-lab.json"));
+  std::string broken = xml;
+  broken.replace(broken.find("<link "), 6, "<lnk ");
+  write_text(dir.path() + "/lab-platform.xml", broken);
+  r = run_cli("run '" + dir.path() + "/lab.json' -q -o '" + dir.path() + "/c'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("failsim run: " + dir.path() +
+                                      "/lab.json: /cluster/platform: expected a platform file "
+                                      "SimGrid 3.32 loads, found " +
+                                      dir.path() + "/lab-platform.xml (Parse error at " +
+                                      dir.path() + "/lab-platform.xml:"));
+  std::string unknown = xml;
+  unknown.replace(unknown.find("<link_ctn id=\"") + 14, 0, "zz");
+  write_text(dir.path() + "/lab-platform.xml", unknown);
+  r = run_cli("run '" + dir.path() + "/lab.json' -q -o '" + dir.path() + "/c'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::EndsWith("lab-platform.xml (Link not found: zzps-link)\n"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/c"));
 }
 
 TEST_CASE("failsim run --seed replaces the scenario's seed and a bad seed is exit 2", "[cli]") {

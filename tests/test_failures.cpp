@@ -115,6 +115,16 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
   // Outage: detection 100 ms + restart 200 ms after the failure, then the load.
   const double failed = events_of(run, "failure").at(0)["time"].get<double>();
   CHECK(loaded[0]["time"].get<double>() == Approx(failed + 0.3).margin(1e-3));
+  // Training resumes with the restarted server's first update: one gradient cycle (10 ms of
+  // computation plus two messages) after the load, and the event says since when it stood.
+  const auto resumed = events_of(run, "training_resumed");
+  REQUIRE(resumed.size() == 1);
+  CHECK(resumed[0]["subject"] == "server-1");
+  CHECK(resumed[0]["details"]["stalled_since"].get<double>() == failed);
+  const double resumed_at = resumed[0]["time"].get<double>();
+  CHECK(resumed_at > loaded[0]["time"].get<double>());
+  CHECK(resumed_at < loaded[0]["time"].get<double>() + 0.02);
+  CHECK(resumed[0]["details"]["stalled_for"].get<double>() == Approx(resumed_at - failed));
 
   // The evaluation right after recovery is version 20's parameters, exactly.
   const auto rows = timeseries(run);
@@ -270,6 +280,11 @@ TEST_CASE("stateless: everything computed during the outage is applied at once o
   CHECK(applied["details"]["applied"] == pending);
   // The study's rule: more than 50 pending -> learning rate 0.001 for the summed step.
   CHECK(applied["details"]["learning_rate"].get<double>() == Approx(0.001));
+  // The pile is the first update since the kill: training resumes exactly then.
+  const auto resumed = events_of(run, "training_resumed");
+  REQUIRE(resumed.size() == 1);
+  CHECK(resumed[0]["time"] == applied["time"]);
+  CHECK(resumed[0]["details"]["stalled_since"] == events_of(run, "failure").at(0)["time"]);
   CHECK(run.result["summary"]["peak_pending_gradients"].get<int>() >= pending);
   CHECK(run.result["summary"]["hosts"][1]["recovery_wait_seconds"] == 0.0);  // never idle
   // ... and the time series counts them as they are computed, not when they are applied.

@@ -152,6 +152,26 @@ TEST_CASE("a sweep expands to the full grid over bases and entries, then seeds",
   for (std::size_t i = 0; i < plan.runs.size(); ++i) CHECK(plan.runs[i].index == i);
 }
 
+TEST_CASE("names stand for unwieldy values in point names", "[sweep]") {
+  const Fixture f;
+  const SweepPlan plan = f.expand(json::parse(R"({
+    "name": "patterns",
+    "scenarios": ["../bases/ckpt.json"],
+    "vary": [
+      {"path": "/failures/events", "label": "pattern", "names": ["crash", "two"],
+       "values": [[{"target": "server", "at": "1s", "down_for": 0}],
+                  [{"target": "server", "at": "1s", "down_for": "2s"},
+                   {"target": "worker", "index": 0, "at": "1s", "down_for": "2s"}]]},
+      {"path": "/cluster/workers/count", "names": ["one", "two"], "values": [1, 2]}
+    ]
+  })"));
+  REQUIRE(plan.points.size() == 4);
+  CHECK(plan.points[0].id == "ckpt_pattern-crash_count-one");
+  CHECK(plan.points[3].id == "ckpt_pattern-two_count-two");
+  CHECK(plan.points[3].scenario["failures"]["events"].size() == 2);
+  CHECK(plan.points[3].values[1] == 2);  // the value itself, not its name
+}
+
 TEST_CASE("zipped paths vary together, and without seeds each point keeps its own", "[sweep]") {
   const Fixture f;
   const SweepPlan plan = f.expand(json::parse(R"({
@@ -348,6 +368,18 @@ const std::vector<BadSweep>& bad_sweeps() {
        R"({"vary": [{"path": "/stop/time", "label": "stop time", "values": [1]}]})",
        "/vary/0/label",
        {"a label of letters, digits", "found \"stop time\""}},
+      {"a name per value",
+       R"({"vary": [{"path": "/stop/time", "names": ["a"], "values": [1, 2]}]})",
+       "/vary/0/names",
+       {"one name per value (2)", "found 1 names"}},
+      {"a name unfit for a name",
+       R"({"vary": [{"path": "/stop/time", "names": ["a b"], "values": [1]}]})",
+       "/vary/0/names/0",
+       {"a name of letters, digits", "found \"a b\""}},
+      {"a name twice",
+       R"({"vary": [{"path": "/stop/time", "names": ["a", "a"], "values": [1, 2]}]})",
+       "/vary/0/names/1",
+       {"distinct names", "\"a\" twice (names 0 and 1)"}},
       {"a range with a typo",
        R"({"vary": [{"path": "/stop/time", "range": {"from": 1, "to": 2, "stp": 1}}]})",
        "/vary/0/range/stp",
@@ -412,7 +444,7 @@ const std::vector<BadSweep>& bad_sweeps() {
       {"a zip in a zip",
        R"({"vary": [{"zip": [{"zip": []}]}]})",
        "/vary/0/zip/0/zip",
-       {"expected a known key (path, label, values, range)"}},
+       {"expected a known key (path, label, values, range, names)"}},
       {"one path in two entries",
        R"({"vary": [{"path": "/stop/time", "values": ["5s"]}, {"path": "/stop/time", "values": ["6s"]}]})",
        "/vary/1/path",
@@ -599,8 +631,9 @@ TEST_CASE("docs/sweeps.md shows the example files as they are and names every ke
     CHECK(script.find(line + "\n") != std::string::npos);
   }
   CHECK(lines >= 10);
-  for (const char* key : {"name", "description", "scenarios", "seeds", "vary", "output.directory",
-                          "path", "values", "range", "label", "zip", "from", "to", "step"}) {
+  for (const char* key :
+       {"name", "description", "scenarios", "seeds", "vary", "output.directory", "path", "values",
+        "range", "label", "names", "zip", "from", "to", "step"}) {
     INFO(key);
     std::string quoted = "`";
     quoted += key;
@@ -610,7 +643,8 @@ TEST_CASE("docs/sweeps.md shows the example files as they are and names every ke
   // Every example sweep file is a valid sweep.
   for (const char* file :
        {"scenarios/sweeps/failure-time.json", "scenarios/sweeps/failure-time-softmax.json",
-        "scenarios/sweeps/quickstart.json", "bench/sweep-speedup.json"}) {
+        "scenarios/sweeps/quickstart.json", "scenarios/sweeps/comparison.json",
+        "bench/sweep-speedup.json"}) {
     INFO(file);
     CHECK_NOTHROW(expand_sweep(load_sweep(std::string(FAILSIM_SOURCE_DIR) + "/" + file)));
   }

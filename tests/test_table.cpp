@@ -24,6 +24,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace failsim::analysis;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 using failsim::sim::ScenarioError;
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
@@ -80,6 +82,8 @@ json result_json(const std::string& name, std::uint64_t seed) {
                   {{"cause", "event 0"}, {"down_for", 20.0}, {"process", "server-0"}}),
             event(35.0, "detected", "server-0"), event(50.0, "host_up", "server-0"),
             event(50.0, "restart", "server-1", {{"host", "server-0"}}),
+            event(52.5, "training_resumed", "server-1",
+                  {{"stalled_since", 30.0}, {"stalled_for", 22.5}}),
             event(60.0, "failure", "worker-1",
                   {{"cause", "event 1"}, {"down_for", 0.0}, {"process", "worker-1"}}),
             event(70.0, "failure", "server-0",
@@ -257,7 +261,7 @@ TEST_CASE("a result directory is read field by field", "[table][read]") {
   CHECK(run.updates_rolled_back == 40);
   REQUIRE(run.hosts.size() == 3);
   CHECK(run.hosts[1].recovery_wait_seconds == 15.0);
-  REQUIRE(run.events.size() == 9);
+  REQUIRE(run.events.size() == 10);
   CHECK(run.events[1].down_for == 20.0);
   CHECK(run.events[0].down_for == 0.0);
   REQUIRE(run.evaluations.size() == 11);
@@ -267,10 +271,10 @@ TEST_CASE("a result directory is read field by field", "[table][read]") {
 
   // "forever", a null final evaluation.
   json r = result_json("cfg", 3);
-  r["events"][6]["details"]["down_for"] = "forever";
+  r["events"][7]["details"]["down_for"] = "forever";
   r["summary"]["final"] = nullptr;
   const RunSummary forever = parsed(r);
-  CHECK(std::isinf(forever.events[6].down_for));
+  CHECK(std::isinf(forever.events[7].down_for));
   CHECK_FALSE(forever.final_accuracy);
 }
 
@@ -467,6 +471,9 @@ TEST_CASE("accuracy before each server failure and lowest after it", "[table][me
   // Failure at 70 s: lowest over (70, 100]: 0.6, 0.7, 0.75.
   CHECK(m.server_failures[1].accuracy_before == 0.72);
   CHECK(m.server_failures[1].lowest_after == 0.6);
+  // Recovery: the first update after the kill at 30 s was at 52.5 s; after 70 s, none.
+  CHECK(m.server_failures[0].recovery == 22.5);
+  CHECK_FALSE(m.server_failures[1].recovery);
 
   CHECK_FALSE(accuracy_at_or_before(run.evaluations, -1.0));
   CHECK_FALSE(lowest_accuracy_in(run.evaluations, 100.0, 200.0));
@@ -495,14 +502,14 @@ TEST_CASE("idle fraction of workers during the outages", "[table][metrics]") {
   r["summary"]["hosts"].push_back(host("server-1", "server", 0.0, 20.0));
   r["events"].insert(r["events"].begin() + 3,
                      event(40.0, "failure", "server-1", {{"down_for", 20.0}}));
-  r["events"].insert(r["events"].begin() + 6, event(60.0, "host_up", "server-1"));
+  r["events"].insert(r["events"].begin() + 7, event(60.0, "host_up", "server-1"));
   const RunMetrics overlap = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
   CHECK(overlap.server_failures.size() == 3);
   CHECK(*overlap.idle_fraction == Approx(28.0 / 80.0));
 
   // "forever" at 70 s: the window runs to the end, [70, 100): 20 + 30 = 50 s.
   r = result_json("cfg", 1);
-  r["events"][6]["details"]["down_for"] = "forever";
+  r["events"][7]["details"]["down_for"] = "forever";
   CHECK(*compute_metrics(parsed(r), round_prices(), "per-second", 0.7).idle_fraction ==
         Approx(28.0 / 100.0));
 
@@ -510,7 +517,7 @@ TEST_CASE("idle fraction of workers during the outages", "[table][metrics]") {
   r = result_json("cfg", 1);
   r["events"][1] =
       event(30.0, "link_failure", "server-0-link", {{"cause", "event 0"}, {"down_for", 20.0}});
-  r["events"][6] = event(70.0, "failure", "worker-0",
+  r["events"][7] = event(70.0, "failure", "worker-0",
                          {{"cause", "event 2"}, {"down_for", 10.0}, {"process", "worker-0"}});
   const RunMetrics link = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
   CHECK(link.server_failures.size() == 1);
@@ -540,8 +547,8 @@ TEST_CASE("host timelines from failures and host_up events", "[table][metrics]")
   CHECK(timelines[2].down.empty());  // worker-1's crash does not turn its host off
 
   // Lost for good, or still down at the end: down to the end. A host listed twice is one host.
-  r["events"][6]["details"]["down_for"] = "forever";
-  r["events"].erase(7);  // no host_up
+  r["events"][7]["details"]["down_for"] = "forever";
+  r["events"].erase(8);  // no host_up
   r["summary"]["hosts"].push_back(host("worker-1", "worker", 0.0, 0.0));
   timelines = host_timelines(parsed(r));
   REQUIRE(timelines.size() == 3);
@@ -617,9 +624,9 @@ std::vector<Configuration> two_configurations() {
              a3 = metrics("a_x", 3, 0, 0.81);
   a1.time_to_target = 100.0;
   a2.time_to_target = 110.0;
-  a1.server_failures = {{30.0, 0.6, 0.4}};
-  a2.server_failures = {{30.0, 0.62, 0.5}};
-  a3.server_failures = {{30.0, 0.61, 0.45}};
+  a1.server_failures = {{30.0, 0.6, 0.4, 20.0}};
+  a2.server_failures = {{30.0, 0.62, 0.5, 20.0}};
+  a3.server_failures = {{30.0, 0.61, 0.45, std::nullopt}};
   a1.gradients_computed = a2.gradients_computed = a3.gradients_computed = 5000;
   a1.cost_per_useful_gradient_usd = a2.cost_per_useful_gradient_usd =
       a3.cost_per_useful_gradient_usd = 2.5e-6;
@@ -635,11 +642,12 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
   INFO(md);
   CHECK_THAT(md, Contains("| configuration | seeds | final accuracy (fraction) | accuracy before "
                           "failure 1 (fraction) | lowest accuracy after failure 1 (fraction) | "
-                          "time to 0.7 (s) | gradients computed |"));
+                          "recovery time after failure 1 (s) | time to 0.7 (s) | gradients "
+                          "computed |"));
   CHECK_THAT(md, Contains("cost per useful gradient (µUSD) |\n| --- | ---: | ---: |"));
   // 0.81 ± 0.0248 (by hand above); before failure 1: 0.61 ± 0.0248; lowest: 0.45 ± 0.124.
   CHECK_THAT(md, Contains("| a\\_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
-                          "105 ± 64 (2/3) | 5000 ± 0 |"));
+                          "20 ± 0 (2/3) | 105 ± 64 (2/3) | 5000 ± 0 |"));
   CHECK_THAT(md, Contains("| 2.50 ± 0 |"));  // µUSD
   // n = 1; a failure column the run has no failure for; a target never reached.
   CHECK_THAT(md, Contains("| b%& | 1 | 0.900 (n=1) | — (0/1) | — (0/1) | — (0/1) |"));
@@ -663,11 +671,35 @@ TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[ta
   const std::string per_run = render_table(two_configurations(), TableFormat::CSV, layout);
   INFO(per_run);
   CHECK(per_run.rfind("configuration,seed,directory,status,target_accuracy,plan,final_accuracy,"
-                      "accuracy_before_failure_1,lowest_accuracy_after_failure_1,time_to_target_s,",
+                      "accuracy_before_failure_1,lowest_accuracy_after_failure_1,"
+                      "recovery_after_failure_1_s,time_to_target_s,",
                       0) == 0);
   CHECK_THAT(per_run,
-             Contains("\na_x,2,results/a_x/seed-2/root-0,,0.7,per-second,0.82,0.62,0.5,110,"));
+             Contains("\na_x,2,results/a_x/seed-2/root-0,,0.7,per-second,0.82,0.62,0.5,20,110,"));
   CHECK(std::count(per_run.begin(), per_run.end(), '\n') == 5);
+}
+
+TEST_CASE("--columns picks metric columns by key in the order given", "[table][render]") {
+  TableLayout layout;
+  layout.plan = "per-second";
+  layout.prices = "p.json";
+  layout.columns = {"recovery_after_failure_1_s", "final_accuracy"};
+  const std::string md = render_table(two_configurations(), TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK(md.rfind("| configuration | seeds | recovery time after failure 1 (s) | final accuracy "
+                 "(fraction) |\n| --- | ---: | ---: | ---: |\n| a\\_x | 3 | 20 ± 0 (2/3) | "
+                 "0.810 ± 0.025 |\n",
+                 0) == 0);
+  layout.columns = {"final_accuracy", "recovery_after_failure_2_s"};
+  std::string e;
+  try {
+    render_table(two_configurations(), TableFormat::CSV, layout);
+  } catch (const TableOptionError& error) {
+    e = error.what();
+  }
+  CHECK_THAT(e, StartsWith("--columns: expected column keys of these runs (final_accuracy, "
+                           "accuracy_before_failure_1, "));
+  CHECK_THAT(e, EndsWith("cost_per_useful_gradient_usd), found \"recovery_after_failure_2_s\""));
 }
 
 TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
@@ -688,7 +720,7 @@ TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
 
 TEST_CASE("failure columns: as many as the most failures, at most --failures", "[table][render]") {
   auto configs = two_configurations();
-  configs[0].runs[0].server_failures.push_back({70.0, 0.7, 0.6});
+  configs[0].runs[0].server_failures.push_back({70.0, 0.7, 0.6, std::nullopt});
   TableLayout layout;
   CHECK_THAT(render_table(configs, TableFormat::MARKDOWN, layout),
              Contains("lowest accuracy after failure 2 (fraction)"));
