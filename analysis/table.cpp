@@ -241,8 +241,14 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run) {
     w.end = std::min(e.time + e.down_for, run.end_time);  // +inf for "forever"
     w.server_side = role_of(run, w.host) == "server";
     const auto process = e.details.find("process");
-    w.killed_server = e.type == "failure" && process != e.details.end() && process->is_string() &&
-                      process->get<std::string>().starts_with("server-");
+    if (e.type == "failure" && process != e.details.end() && process->is_string()) {
+      // "server-<n>", or "shard-<k>.server-<n>" with sharded servers.
+      const std::string& name = process->get_ref<const std::string&>();
+      const std::size_t at = name.find("server-");
+      w.killed_server = at == 0 || (name.starts_with("shard-") && at != std::string::npos &&
+                                    name.compare(at - 1, 1, ".") == 0);
+      if (w.killed_server) w.shard_prefix = name.substr(0, at);
+    }
     windows.push_back(w);
   }
   return windows;
@@ -365,7 +371,8 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
     f.lowest_after = lowest_accuracy_in(run.evaluations, f.time, next);
     if (server[i].killed_server) {
       for (const auto& e : run.events) {
-        if (e.type == "training_resumed" && e.time >= f.time) {
+        if (e.type == "training_resumed" && e.time >= f.time &&
+            e.subject.starts_with(server[i].shard_prefix)) {
           f.recovery = e.time - f.time;
           break;
         }

@@ -27,9 +27,13 @@ struct FailureWindow {
   /// The host's role in summary.hosts is "server" (every chain host is one). Failures of
   /// hosts summary.hosts does not list count as not server-side.
   bool server_side = false;
-  /// A `failure` that killed a parameter server process (details.process "server-<n>"): the
-  /// parameters stop moving until a `training_resumed` event.
+  /// A `failure` that killed a parameter server process (details.process "server-<n>", or
+  /// "shard-<k>.server-<n>" with sharded servers): the parameters stop moving until a
+  /// `training_resumed` event (of that shard).
   bool killed_server = false;
+  /// The killed server's shard prefix ("shard-<k>."; "" without shards): its shard's
+  /// `training_resumed` subjects start with it.
+  std::string shard_prefix;
 };
 
 /// Every failure of `run`, in event order.

@@ -480,6 +480,28 @@ TEST_CASE("accuracy before each server failure and lowest after it", "[table][me
   CHECK(lowest_accuracy_in(run.evaluations, 95.0, 100.0) == 0.75);
 }
 
+TEST_CASE("sharded servers: recovery time runs to the killed shard's training_resumed",
+          "[table][metrics]") {
+  // The same run with the processes named as with cluster.servers.shards > 1: shard 1's server
+  // dies at 30 s; shard 0 resumed at 40 s from an earlier stall of its own, shard 1 at 52.5 s.
+  json r = result_json("cfg", 1);
+  r["events"][1]["details"]["process"] = "shard-1.server-0";
+  r["events"][5] = event(52.5, "training_resumed", "shard-1.server-1",
+                         {{"stalled_since", 30.0}, {"stalled_for", 22.5}});
+  r["events"].insert(r["events"].begin() + 3,
+                     event(40.0, "training_resumed", "shard-0.server-3",
+                           {{"stalled_since", 10.0}, {"stalled_for", 30.0}}));
+  r["events"][8]["details"]["process"] = "shard-0.server-3";
+  const RunMetrics m = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
+  REQUIRE(m.server_failures.size() == 2);
+  CHECK(m.server_failures[0].recovery == 22.5);
+  CHECK_FALSE(m.server_failures[1].recovery);
+  // A process that only looks like one is not a server.
+  r["events"][1]["details"]["process"] = "shard-1-server-0";
+  CHECK_FALSE(
+      compute_metrics(parsed(r), round_prices(), "per-second", 0.7).server_failures[0].recovery);
+}
+
 TEST_CASE("time to a target accuracy", "[table][metrics]") {
   const RunSummary run = parsed(result_json("cfg", 1));
   CHECK(time_to_accuracy(run.evaluations, 0.7) == 70.0);   // 0.72 at 70 s
