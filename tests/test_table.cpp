@@ -701,7 +701,7 @@ TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[ta
   CHECK(std::count(per_run.begin(), per_run.end(), '\n') == 5);
 }
 
-TEST_CASE("--columns picks metric columns by key in the order given", "[table][render]") {
+TEST_CASE("the columns option picks metric columns by key in the order given", "[table][render]") {
   TableLayout layout;
   layout.plan = "per-second";
   layout.prices = "p.json";
