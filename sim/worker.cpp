@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <functional>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(worker, failsim, "worker actors");
 
@@ -26,8 +27,8 @@ Worker::Worker(RunContext& context, int index)
       epochs_(shards_of(context), 0),
       replies_(shards_of(context)),
       inboxes_(shards_of(context), nullptr),
-      pullers_(shards_of(context)),
-      pulling_(shards_of(context), false) {}
+      helpers_(shards_of(context)),
+      helping_(shards_of(context), false) {}
 
 void Worker::launch() {
   // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
@@ -53,17 +54,11 @@ void Worker::kill() {
   trouble_since_ = -1;
   context_.recorder.gradients_lost(holding_);
   holding_ = 0;
-  for (std::size_t k = 0; k < pullers_.size(); ++k) {
-    if (pulling_[k]) pullers_[k]->kill();
-    pulling_[k] = false;
+  // Its pullers or pushers die with it (a push cut short is lost, as without shards).
+  for (std::size_t k = 0; k < helpers_.size(); ++k) {
+    if (helping_[k]) helpers_[k]->kill();
+    helping_[k] = false;
   }
-  // Pushes still on their way are abandoned before their messages are freed with the process.
-  for (const sg4::CommPtr& push : pushes_) {
-    const auto state = push->get_state();
-    if (state == sg4::Activity::State::STARTING || state == sg4::Activity::State::STARTED)
-      push->cancel();
-  }
-  pushes_.clear();
   if (actor_) actor_->kill();
   actor_ = nullptr;
 }
@@ -134,16 +129,21 @@ std::unique_ptr<ParamsReply> Worker::acquire(int shard) {
   }
 }
 
-void Worker::acquire_all() {
+void Worker::for_each_shard(const char* what, const std::function<void(std::size_t)>& task) {
   sg4::Host* host = sg4::this_actor::get_host();
-  for (std::size_t k = 0; k < pullers_.size(); ++k) {
-    pulling_[k] = true;
-    pullers_[k] = sg4::Actor::create(fmt::format("worker-{}.pull-{}", index_, k), host, [this, k] {
-      replies_[k] = acquire(static_cast<int>(k));
-      pulling_[k] = false;
-    });
+  for (std::size_t k = 0; k < helpers_.size(); ++k) {
+    helping_[k] = true;
+    helpers_[k] =
+        sg4::Actor::create(fmt::format("worker-{}.{}-{}", index_, what, k), host, [this, k, &task] {
+          task(k);
+          helping_[k] = false;
+        });
   }
-  for (const sg4::ActorPtr& puller : pullers_) puller->join();
+  for (const sg4::ActorPtr& helper : helpers_) helper->join();
+}
+
+void Worker::acquire_all() {
+  for_each_shard("pull", [this](std::size_t k) { replies_[k] = acquire(static_cast<int>(k)); });
 }
 
 const Snapshot& Worker::assemble() {
@@ -162,55 +162,20 @@ const Snapshot& Worker::assemble() {
 
 void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss) {
   const double start = sg4::Engine::get_clock();
-  const double deadline = start + context_.scenario.failures.request_timeout;
-  const std::size_t shards = replies_.size();
-  std::vector<std::unique_ptr<ServerMessage>> messages(shards);
-  std::vector<sg4::CommPtr>& open = pushes_;
-  open.clear();
-  std::vector<std::size_t> shard_of;  // open[i] goes to shard shard_of[i]
-  for (std::size_t k = 0; k < shards; ++k) {
-    messages[k] = std::make_unique<ServerMessage>(
+  // Each pusher does what a worker does alone: one put within the request timeout. The
+  // messages share the gradient's buffer.
+  for_each_shard("push", [&](std::size_t k) {
+    auto push = std::make_unique<ServerMessage>(
         GradientPush{index_, replies_[k]->snapshot->version, loss, grad});
-    open.push_back(targets_[k]->mailbox()->put_async(
-        messages[k].get(), static_cast<std::uint64_t>(context_.shards[k].bytes)));
-    shard_of.push_back(k);
-  }
-  auto settle = [&](std::size_t i, bool delivered) {
-    const std::size_t k = shard_of[i];
+    const bool delivered = send(*targets_[k], std::move(push), context_.shards[k].bytes);
     --holding_;
     if (delivered) {
-      static_cast<void>(messages[k].release());  // the server owns it now
       targets_[k]->delivered();
     } else {
       context_.recorder.gradients_lost(1);
       trouble_since_ = start;
     }
-    open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
-    shard_of.erase(shard_of.begin() + static_cast<std::ptrdiff_t>(i));
-  };
-  while (!open.empty()) {
-    ssize_t done = -1;
-    try {
-      done = sg4::Comm::wait_any_for(open, std::max(0.0, deadline - sg4::Engine::get_clock()));
-    } catch (const simgrid::NetworkFailureException&) {
-      // A peer failed mid-transfer (or its link is down): that slice is lost.
-      for (std::size_t i = open.size(); i-- > 0;) {
-        const auto state = open[i]->get_state();
-        if (state == sg4::Activity::State::FAILED || state == sg4::Activity::State::CANCELED)
-          settle(i, false);
-      }
-      continue;
-    }
-    if (done < 0) {
-      // Timed out: the others are abandoned (cancelled, so no server ever takes a freed message).
-      for (std::size_t i = open.size(); i-- > 0;) {
-        open[i]->cancel();
-        settle(i, false);
-      }
-      break;
-    }
-    settle(static_cast<std::size_t>(done), true);
-  }
+  });
 }
 
 void Worker::run() {

@@ -8,15 +8,15 @@
 // With sharded servers (docs/strategies.md, "Sharded servers") the worker pulls every shard's
 // slice in parallel (one short-lived puller process per shard, each doing exactly what the
 // worker does alone without shards, retries included), puts the slices together, computes one
-// gradient and pushes every shard its slice in parallel (the pushes share the gradient's
-// buffer). It cannot compute without every slice: while a shard is down it waits for that
-// shard, keeping the slices it has, and the wait is recorded as a recovery wait.
+// gradient and pushes every shard its slice in parallel (one pusher process per shard; the
+// pushes share the gradient's buffer). It cannot compute without every slice: while a shard is down
+// it waits for that shard, keeping the slices it has, and the wait is recorded as a recovery wait.
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,9 +52,13 @@ class Worker {
   /// answers (waiting for a new endpoint, retrying after a timeout); sets targets_[shard] and
   /// epochs_[shard] to the endpoint that answered.
   std::unique_ptr<ParamsReply> acquire(int shard);
+  /// S > 1: runs task(k) for every shard k at once, each in a process of its own on the
+  /// worker's host, and waits for all of them.
+  void for_each_shard(const char* what, const std::function<void(std::size_t)>& task);
   /// S > 1: acquires every shard's parameters at once (one puller process per shard).
   void acquire_all();
-  /// S > 1: pushes `grad`'s slice to every shard at once, each within the request timeout.
+  /// S > 1: pushes `grad`'s slice to every shard at once (one pusher process per shard), each
+  /// within the request timeout.
   void push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss);
   /// S > 1: the slices of replies_ put together in assembled_.
   const Snapshot& assemble();
@@ -74,10 +78,9 @@ class Worker {
   std::vector<std::int64_t> epochs_;             // ...and its epoch then
   std::vector<std::unique_ptr<ParamsReply>> replies_;  // the last pull's answers
   std::vector<simgrid::s4u::Mailbox*> inboxes_;        // this incarnation's, one per shard
-  std::vector<simgrid::s4u::ActorPtr> pullers_;        // S > 1: the puller of each shard...
-  std::vector<bool> pulling_;                          // ...while it runs
+  std::vector<simgrid::s4u::ActorPtr> helpers_;        // S > 1: each shard's puller or pusher...
+  std::vector<bool> helping_;                          // ...while it runs
   Snapshot assembled_;                                 // S > 1: every shard's slice
-  std::vector<simgrid::s4u::CommPtr> pushes_;          // S > 1: pushes not yet settled
   simgrid::s4u::ActorPtr actor_;
 };
 
