@@ -27,8 +27,8 @@ Worker::Worker(RunContext& context, int index)
       epochs_(shards_of(context), 0),
       replies_(shards_of(context)),
       inboxes_(shards_of(context), nullptr),
-      helpers_(shards_of(context)),
-      helping_(shards_of(context), false) {}
+      lanes_(shards_of(context)),
+      lane_start_(shards_of(context)) {}
 
 void Worker::launch() {
   // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
@@ -54,10 +54,10 @@ void Worker::kill() {
   trouble_since_ = -1;
   context_.recorder.gradients_lost(holding_);
   holding_ = 0;
-  // Its pullers or pushers die with it (a push cut short is lost, as without shards).
-  for (std::size_t k = 0; k < helpers_.size(); ++k) {
-    if (helping_[k]) helpers_[k]->kill();
-    helping_[k] = false;
+  // Its lanes die with it (a pull or push cut short is lost, as without shards).
+  for (sg4::ActorPtr& lane : lanes_) {
+    if (lane) lane->kill();
+    lane = nullptr;
   }
   if (actor_) actor_->kill();
   actor_ = nullptr;
@@ -129,21 +129,33 @@ std::unique_ptr<ParamsReply> Worker::acquire(int shard) {
   }
 }
 
-void Worker::for_each_shard(const char* what, const std::function<void(std::size_t)>& task) {
+void Worker::start_lanes() {
   sg4::Host* host = sg4::this_actor::get_host();
-  for (std::size_t k = 0; k < helpers_.size(); ++k) {
-    helping_[k] = true;
-    helpers_[k] =
-        sg4::Actor::create(fmt::format("worker-{}.{}-{}", index_, what, k), host, [this, k, &task] {
-          task(k);
-          helping_[k] = false;
-        });
+  lanes_done_ = sg4::Semaphore::create(0);
+  for (std::size_t k = 0; k < lanes_.size(); ++k) {
+    lane_start_[k] = sg4::Semaphore::create(0);
+    lanes_[k] = sg4::Actor::create(fmt::format("worker-{}.shard-{}", index_, k), host, [this, k] {
+      // Semaphores cost no simulated time: the lane runs its task the moment it is given.
+      const sg4::SemaphorePtr start = lane_start_[k];
+      const sg4::SemaphorePtr done = lanes_done_;
+      while (true) {
+        start->acquire();
+        (*lane_task_)(k);
+        done->release();
+      }
+    });
   }
-  for (const sg4::ActorPtr& helper : helpers_) helper->join();
+}
+
+void Worker::for_each_shard(const std::function<void(std::size_t)>& task) {
+  lane_task_ = &task;
+  for (const sg4::SemaphorePtr& start : lane_start_) start->release();
+  for (std::size_t k = 0; k < lanes_.size(); ++k) lanes_done_->acquire();
+  lane_task_ = nullptr;
 }
 
 void Worker::acquire_all() {
-  for_each_shard("pull", [this](std::size_t k) { replies_[k] = acquire(static_cast<int>(k)); });
+  for_each_shard([this](std::size_t k) { replies_[k] = acquire(static_cast<int>(k)); });
 }
 
 const Snapshot& Worker::assemble() {
@@ -164,7 +176,7 @@ void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float lo
   const double start = sg4::Engine::get_clock();
   // Each pusher does what a worker does alone: one put within the request timeout. The
   // messages share the gradient's buffer.
-  for_each_shard("push", [&](std::size_t k) {
+  for_each_shard([&](std::size_t k) {
     auto push = std::make_unique<ServerMessage>(
         GradientPush{index_, replies_[k]->snapshot->version, loss, grad});
     const bool delivered = send(*targets_[k], std::move(push), context_.shards[k].bytes);
@@ -181,6 +193,7 @@ void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float lo
 void Worker::run() {
   const std::string& host = sg4::this_actor::get_host()->get_name();
   const bool sharded = replies_.size() > 1;
+  if (sharded) start_lanes();
   while (true) {
     if (sharded) {
       acquire_all();

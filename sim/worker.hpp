@@ -6,14 +6,15 @@
 // processes: a restarted process continues the same batch stream.
 //
 // With sharded servers (docs/strategies.md, "Sharded servers") the worker pulls every shard's
-// slice in parallel (one short-lived puller process per shard, each doing exactly what the
-// worker does alone without shards, retries included), puts the slices together, computes one
-// gradient and pushes every shard its slice in parallel (one pusher process per shard; the
-// pushes share the gradient's buffer). It cannot compute without every slice: while a shard is down
+// slice in parallel (a lane process per shard does exactly what the worker does alone without
+// shards, retries included), puts the slices together, computes one gradient and pushes every
+// shard its slice in parallel (each lane one blocking put; the pushes share the gradient's
+// buffer). It cannot compute without every slice: while a shard is down
 // it waits for that shard, keeping the slices it has, and the wait is recorded as a recovery wait.
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -52,9 +53,11 @@ class Worker {
   /// answers (waiting for a new endpoint, retrying after a timeout); sets targets_[shard] and
   /// epochs_[shard] to the endpoint that answered.
   std::unique_ptr<ParamsReply> acquire(int shard);
-  /// S > 1: runs task(k) for every shard k at once, each in a process of its own on the
-  /// worker's host, and waits for all of them.
-  void for_each_shard(const char* what, const std::function<void(std::size_t)>& task);
+  /// S > 1: starts this process's lanes, one process per shard on the worker's host, each
+  /// waiting for a task.
+  void start_lanes();
+  /// S > 1: runs task(k) for every shard k at once, each on lane k, and waits for all of them.
+  void for_each_shard(const std::function<void(std::size_t)>& task);
   /// S > 1: acquires every shard's parameters at once (one puller process per shard).
   void acquire_all();
   /// S > 1: pushes `grad`'s slice to every shard at once (one pusher process per shard), each
@@ -78,9 +81,13 @@ class Worker {
   std::vector<std::int64_t> epochs_;             // ...and its epoch then
   std::vector<std::unique_ptr<ParamsReply>> replies_;  // the last pull's answers
   std::vector<simgrid::s4u::Mailbox*> inboxes_;        // this incarnation's, one per shard
-  std::vector<simgrid::s4u::ActorPtr> helpers_;        // S > 1: each shard's puller or pusher...
-  std::vector<bool> helping_;                          // ...while it runs
-  Snapshot assembled_;                                 // S > 1: every shard's slice
+  // S > 1: the lanes of the running process (they die with it), what starts each, what they
+  // signal when done, and the task they run.
+  std::vector<simgrid::s4u::ActorPtr> lanes_;
+  std::vector<simgrid::s4u::SemaphorePtr> lane_start_;
+  simgrid::s4u::SemaphorePtr lanes_done_;
+  const std::function<void(std::size_t)>* lane_task_ = nullptr;
+  Snapshot assembled_;  // S > 1: every shard's slice
   simgrid::s4u::ActorPtr actor_;
 };
 
