@@ -174,7 +174,7 @@ const Snapshot& Worker::assemble() {
 
 void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss) {
   const double start = sg4::Engine::get_clock();
-  // Each pusher does what a worker does alone: one put within the request timeout. The
+  // Each lane does what a worker does alone: one put within the request timeout. The
   // messages share the gradient's buffer.
   for_each_shard([&](std::size_t k) {
     auto push = std::make_unique<ServerMessage>(

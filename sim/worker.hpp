@@ -58,9 +58,9 @@ class Worker {
   void start_lanes();
   /// S > 1: runs task(k) for every shard k at once, each on lane k, and waits for all of them.
   void for_each_shard(const std::function<void(std::size_t)>& task);
-  /// S > 1: acquires every shard's parameters at once (one puller process per shard).
+  /// S > 1: acquires every shard's parameters at once (on every lane).
   void acquire_all();
-  /// S > 1: pushes `grad`'s slice to every shard at once (one pusher process per shard), each
+  /// S > 1: pushes `grad`'s slice to every shard at once (on every lane), each
   /// within the request timeout.
   void push_all(const std::shared_ptr<models::FloatBuffer>& grad, float loss);
   /// S > 1: the slices of replies_ put together in assembled_.
