@@ -644,7 +644,7 @@ TEST_CASE("docs/sweeps.md shows the example files as they are and names every ke
   for (const char* file :
        {"scenarios/sweeps/failure-time.json", "scenarios/sweeps/failure-time-softmax.json",
         "scenarios/sweeps/quickstart.json", "scenarios/sweeps/comparison.json",
-        "bench/sweep-speedup.json"}) {
+        "scenarios/sweeps/comparison-sharded.json", "bench/sweep-speedup.json"}) {
     INFO(file);
     CHECK_NOTHROW(expand_sweep(load_sweep(std::string(FAILSIM_SOURCE_DIR) + "/" + file)));
   }
