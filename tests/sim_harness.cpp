@@ -12,9 +12,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/evaluate.hpp"
+#include "models/sgd.hpp"
 #include "sim/result_writer.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
+#include "sim/training_math.hpp"
 
 namespace failsim::testing {
 
@@ -24,6 +27,28 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates) {
+  const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
+  sim::TrainingMath math(scenario, "hand.json");
+  sim::Snapshot snapshot = *math.initial_snapshot();
+  models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0},
+                  snapshot.params.size());
+  auto stream = math.batch_stream(0);
+  models::FloatBuffer grad(snapshot.params.size());
+  for (int k = 0; k < updates; ++k) {
+    math.gradient(snapshot, stream.next(), math.dropout_seed(0, k), grad);
+    sgd.step(snapshot.params, grad);
+  }
+  return snapshot.params;
+}
+
+double accuracy_of(const std::string& scenario_text, const models::FloatBuffer& params) {
+  const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
+  sim::TrainingMath math(scenario, "hand.json");
+  models::Evaluator evaluator(math.model());
+  return evaluator.evaluate(params, math.test_set()).accuracy;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/scratch.hpp"
 #include "temp_dir.hpp"  // TempDir, for the tests that use the harness
 
 namespace failsim::testing {
@@ -28,5 +29,13 @@ IsolatedRun run_isolated(const std::string& scenario_text,
                          const std::vector<std::string>& simgrid_args = {});
 
 std::string read_file(const std::string& path);
+
+/// The parameters after `updates` plain SGD steps (the scenario's learning rate, no momentum) on
+/// worker 0's batch stream: what a one-worker run without failures computes, worked out without
+/// the simulation. Creates no engine.
+models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates);
+
+/// The test accuracy of `params` on the scenario's test set.
+double accuracy_of(const std::string& scenario_text, const models::FloatBuffer& params);
 
 }  // namespace failsim::testing

@@ -6,13 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "models/evaluate.hpp"
-#include "models/sgd.hpp"
 #include "sim/scenario.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 
+using failsim::testing::accuracy_of;
 using failsim::testing::run_isolated;
+using failsim::testing::sgd_by_hand;
 using nlohmann::json;
 
 namespace {
@@ -81,22 +80,6 @@ long computed_between(const std::vector<Row>& rows, double t0, double t1) {
   return last - first;
 }
 
-// Parameters after `updates` plain SGD steps of worker 0's stream: a single worker's run.
-failsim::models::EvalResult accuracy_by_hand(const json& s, int updates) {
-  const auto scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
-  failsim::sim::TrainingMath math(scenario, "hand.json");
-  auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
-  failsim::models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0},
-                           snapshot->params.size());
-  auto stream = math.batch_stream(0);
-  failsim::models::FloatBuffer grad(snapshot->params.size());
-  for (int k = 0; k < updates; ++k) {
-    math.gradient(*snapshot, stream.next(), math.dropout_seed(0, k), grad);
-    sgd.step(snapshot->params, grad);
-  }
-  failsim::models::Evaluator evaluator(math.model());
-  return evaluator.evaluate(snapshot->params, math.test_set());
-}
 }  // namespace
 
 TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20",
@@ -131,7 +114,7 @@ TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes f
   const auto it = std::find_if(rows.begin(), rows.end(),
                                [&](const Row& r) { return r.time > failed && r.version == 20; });
   REQUIRE(it != rows.end());
-  CHECK(it->accuracy == accuracy_by_hand(s, 20).accuracy);
+  CHECK(it->accuracy == accuracy_of(s.dump(), sgd_by_hand(s.dump(), 20)));
 }
 
 TEST_CASE("a rollback of sync updates undoes every gradient they held", "[failures]") {
@@ -663,7 +646,7 @@ TEST_CASE("multi-level: a process crash restores the memory snapshot of version 
   const auto it = std::find_if(rows.begin(), rows.end(),
                                [&](const Row& r) { return r.time > failed && r.version == 25; });
   REQUIRE(it != rows.end());
-  CHECK(it->accuracy == accuracy_by_hand(s, 25).accuracy);
+  CHECK(it->accuracy == accuracy_of(s.dump(), sgd_by_hand(s.dump(), 25)));
 }
 
 TEST_CASE("multi-level: without a memory level a process crash restores the local disk",

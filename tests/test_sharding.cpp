@@ -8,18 +8,17 @@
 #include <stdexcept>
 
 #include "models/cnn.hpp"
-#include "models/evaluate.hpp"
 #include "models/mlp.hpp"
-#include "models/sgd.hpp"
 #include "models/softmax_regression.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sharding.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 
 using failsim::sim::partition;
 using failsim::sim::ShardRange;
+using failsim::testing::accuracy_of;
 using failsim::testing::run_isolated;
+using failsim::testing::sgd_by_hand;
 using nlohmann::json;
 using Ranges = std::vector<ShardRange>;
 
@@ -108,29 +107,6 @@ std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std:
   return found;
 }
 
-/// Parameters after `updates` plain SGD steps of worker 0's stream (one worker, no shards).
-failsim::models::FloatBuffer sgd_by_hand(const json& s, int updates) {
-  const auto scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
-  failsim::sim::TrainingMath math(scenario, "hand.json");
-  auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
-  failsim::models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0},
-                           snapshot->params.size());
-  auto stream = math.batch_stream(0);
-  failsim::models::FloatBuffer grad(snapshot->params.size());
-  for (int k = 0; k < updates; ++k) {
-    math.gradient(*snapshot, stream.next(), math.dropout_seed(0, k), grad);
-    sgd.step(snapshot->params, grad);
-  }
-  return snapshot->params;
-}
-
-double accuracy_of(const json& s, const failsim::models::FloatBuffer& params) {
-  const auto scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
-  failsim::sim::TrainingMath math(scenario, "hand.json");
-  failsim::models::Evaluator evaluator(math.model());
-  return evaluator.evaluate(params, math.test_set()).accuracy;
-}
-
 std::int64_t sum(const json& g) {
   return g["applied"].get<std::int64_t>() + g["dropped"].get<std::int64_t>() +
          g["lost"].get<std::int64_t>() + g["pending_at_end"].get<std::int64_t>();
@@ -150,7 +126,7 @@ TEST_CASE("one worker without failures: two shards train exactly the parameters 
   const auto b = run_isolated(two.dump());
   REQUIRE(a.final_params.size() == 36);
   CHECK(b.final_params == a.final_params);
-  const auto by_hand = sgd_by_hand(one, 40);
+  const auto by_hand = sgd_by_hand(one.dump(), 40);
   CHECK(a.final_params == std::vector<float>(by_hand.begin(), by_hand.end()));
   const json shards = b.result["summary"]["shards"];
   REQUIRE(shards.size() == 2);
@@ -202,8 +178,8 @@ TEST_CASE(
   // Shard 0 stopped at version 25 (the worker needs every slice to compute); right after the
   // load the observer evaluates shard 0 at version 25 with shard 1 at version 20, exactly.
   const double failed = failure["time"].get<double>();
-  const auto p25 = sgd_by_hand(s, 25);
-  auto mixed = sgd_by_hand(s, 20);
+  const auto p25 = sgd_by_hand(s.dump(), 25);
+  auto mixed = sgd_by_hand(s.dump(), 20);
   std::copy(p25.begin(), p25.begin() + 16, mixed.begin());
   bool found = false;
   std::istringstream rows(run.timeseries);
@@ -214,7 +190,7 @@ TEST_CASE(
     std::istringstream in(line);
     for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
     if (std::stod(cells[0]) > failed && std::stol(cells[1]) == 25 + 20) {
-      CHECK(std::stod(cells[2]) == accuracy_of(s, mixed));
+      CHECK(std::stod(cells[2]) == accuracy_of(s.dump(), mixed));
       found = true;
       break;
     }
