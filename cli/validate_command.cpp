@@ -1,8 +1,10 @@
-// `failsim validate FILE...`: check scenario files without running them.
+// `failsim validate FILE...`: check scenario files without running them (a platform file is
+// loaded by SimGrid in a child process, as a run would: sim/simgrid_probe.hpp).
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
 #include "sim/scenario.hpp"
+#include "sim/simgrid_probe.hpp"
 
 namespace failsim::cli {
 
@@ -14,7 +16,10 @@ Command add_validate_command(CLI::App& app) {
             int status = OK;
             for (const std::string& file : *files) {
               try {
-                sim::load_scenario(file);
+                const sim::Scenario scenario = sim::load_scenario(file);
+                if (scenario.cluster.kind == sim::ClusterKind::PLATFORM) {
+                  sim::probe_simgrid_setup({}, scenario.cluster.platform.file, file);
+                }
                 fmt::print("{}: ok\n", file);
               } catch (const sim::ScenarioError& e) {
                 fmt::print(stderr, "{}\n", e.what());

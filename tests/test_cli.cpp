@@ -126,6 +126,13 @@ TEST_CASE("SimGrid settings and platform files SimGrid rejects are exit 2 with i
   r = run_cli("run '" + dir.path() + "/lab.json' -q -o '" + dir.path() + "/c'", dir);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::EndsWith("lab-platform.xml (Link not found: zzps-link)\n"));
+  // failsim validate loads the platform too.
+  r = run_cli("validate '" + dir.path() + "/lab.json'", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err == dir.path() +
+                     "/lab.json: /cluster/platform: expected a platform file SimGrid 3.32 loads, "
+                     "found " +
+                     dir.path() + "/lab-platform.xml (Link not found: zzps-link)\n");
   CHECK_FALSE(std::filesystem::exists(dir.path() + "/c"));
 }
 
