@@ -29,6 +29,17 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string& type,
+                                      const std::string& subject_prefix) {
+  std::vector<nlohmann::json> found;
+  for (const auto& e : run.result["events"]) {
+    if (e["type"] == type && e["subject"].get<std::string>().rfind(subject_prefix, 0) == 0) {
+      found.push_back(e);
+    }
+  }
+  return found;
+}
+
 models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates) {
   const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
   sim::TrainingMath math(scenario, "hand.json");

@@ -30,6 +30,10 @@ IsolatedRun run_isolated(const std::string& scenario_text,
 
 std::string read_file(const std::string& path);
 
+/// The events of `run` of type `type` whose subject starts with `subject_prefix`, in order.
+std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string& type,
+                                      const std::string& subject_prefix = "");
+
 /// The parameters after `updates` plain SGD steps (the scenario's learning rate, no momentum) on
 /// worker 0's batch stream: what a one-worker run without failures computes, worked out without
 /// the simulation. Creates no engine.

@@ -12,6 +12,7 @@
 #include "sim/sweep.hpp"
 #include "sim_harness.hpp"
 
+using failsim::testing::events_of;
 using failsim::testing::run_isolated;
 using nlohmann::json;
 
@@ -29,14 +30,6 @@ json validation_scenario() {
 
 double end_time(const failsim::testing::IsolatedRun& run) {
   return run.result["summary"]["end_time"].get<double>();
-}
-
-std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std::string& type) {
-  std::vector<json> found;
-  for (const auto& e : run.result["events"]) {
-    if (e["type"] == type) found.push_back(e);
-  }
-  return found;
 }
 
 // 1.9 MB over a 1 Tbps link under SimGrid's LV08 model (97% of the bandwidth, no latency here):

@@ -10,6 +10,7 @@
 #include "sim_harness.hpp"
 
 using failsim::testing::accuracy_of;
+using failsim::testing::events_of;
 using failsim::testing::run_isolated;
 using failsim::testing::sgd_by_hand;
 using nlohmann::json;
@@ -30,14 +31,6 @@ json base_scenario() {
     "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
     "stop": {"time": "3s"}
   })");
-}
-
-std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std::string& type) {
-  std::vector<json> found;
-  for (const auto& e : run.result["events"]) {
-    if (e["type"] == type) found.push_back(e);
-  }
-  return found;
 }
 
 const json& gradients(const failsim::testing::IsolatedRun& run) {

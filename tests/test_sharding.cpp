@@ -17,6 +17,7 @@
 using failsim::sim::partition;
 using failsim::sim::ShardRange;
 using failsim::testing::accuracy_of;
+using failsim::testing::events_of;
 using failsim::testing::run_isolated;
 using failsim::testing::sgd_by_hand;
 using nlohmann::json;
@@ -94,17 +95,6 @@ json base_scenario() {
     "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
     "stop": {"time": "3s"}
   })");
-}
-
-std::vector<json> events_of(const failsim::testing::IsolatedRun& run, const std::string& type,
-                            const std::string& subject_prefix = "") {
-  std::vector<json> found;
-  for (const auto& e : run.result["events"]) {
-    if (e["type"] == type && e["subject"].get<std::string>().rfind(subject_prefix, 0) == 0) {
-      found.push_back(e);
-    }
-  }
-  return found;
 }
 
 std::int64_t sum(const json& g) {
