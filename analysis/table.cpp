@@ -242,11 +242,13 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run) {
     w.server_side = role_of(run, w.host) == "server";
     const auto process = e.details.find("process");
     if (e.type == "failure" && process != e.details.end() && process->is_string()) {
-      // "server-<n>", or "shard-<k>.server-<n>" with sharded servers.
+      // "server-<n>", "shard-<k>.server-<n>" with sharded servers, either prefixed with
+      // "gen-<g>." after an elastic resize.
       const std::string& name = process->get_ref<const std::string&>();
       const std::size_t at = name.find("server-");
-      w.killed_server = at == 0 || (name.starts_with("shard-") && at != std::string::npos &&
-                                    name.compare(at - 1, 1, ".") == 0);
+      const bool prefixed = name.starts_with("shard-") || name.starts_with("gen-");
+      w.killed_server =
+          at == 0 || (prefixed && at != std::string::npos && name.compare(at - 1, 1, ".") == 0);
       if (w.killed_server) w.shard_prefix = name.substr(0, at);
     }
     windows.push_back(w);
@@ -370,9 +372,12 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
     f.accuracy_before = accuracy_at_or_before(run.evaluations, f.time);
     f.lowest_after = lowest_accuracy_in(run.evaluations, f.time, next);
     if (server[i].killed_server) {
+      // The killed shard's first update since, or after an elastic resize the new shards'
+      // first (the killed shard's parameters are theirs now).
       for (const auto& e : run.events) {
         if (e.type == "training_resumed" && e.time >= f.time &&
-            e.subject.starts_with(server[i].shard_prefix)) {
+            (e.subject.starts_with(server[i].shard_prefix) ||
+             e.details.value("after_resize", false))) {
           f.recovery = e.time - f.time;
           break;
         }

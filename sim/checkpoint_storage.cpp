@@ -9,7 +9,9 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 CheckpointStorage::CheckpointStorage(RunContext& context, const Shard& shard)
-    : context_(context), shard_(shard), mailbox_(sg4::Mailbox::by_name(shard.name("storage"))) {}
+    : context_(context), shard_(shard), mailbox_(sg4::Mailbox::by_name(shard.name("storage"))) {
+  if (shard.generation > 0) latest_ = StateCopy{shard.initial, shard.initial_velocity, nullptr};
+}
 
 void CheckpointStorage::launch() {
   sg4::Actor::create(shard_.name("storage"), context_.roles.storage, [this] { serve(); });

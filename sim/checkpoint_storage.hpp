@@ -29,7 +29,8 @@ struct CheckpointReply {
 class CheckpointStorage {
  public:
   /// The storage of `shard`'s checkpoints (each shard has its own process on the storage host,
-  /// sharing its disk).
+  /// sharing its disk). After an elastic resize (job.hpp) it starts with the shard's version 0 as
+  /// its latest checkpoint: the old shards' checkpoints, whose files hold the shard's range.
   CheckpointStorage(RunContext& context, const Shard& shard);
   void launch();
   simgrid::s4u::Mailbox* mailbox() const { return mailbox_; }
@@ -41,6 +42,8 @@ class CheckpointStorage {
     if (!latest_) return std::nullopt;
     return latest_->snapshot->version;
   }
+  /// The latest complete checkpoint, if any.
+  const std::optional<StateCopy>& latest() const { return latest_; }
 
  private:
   void serve();

@@ -25,6 +25,13 @@ void Coordinator::clear_primary(int shard) {
   ++epochs_[static_cast<std::size_t>(shard)];
 }
 
+void Coordinator::reshape(int num_shards) {
+  const std::unique_lock lock(*mutex_);
+  const std::int64_t next = *std::max_element(epochs_.begin(), epochs_.end()) + 1;
+  primaries_.assign(static_cast<std::size_t>(num_shards), nullptr);
+  epochs_.assign(static_cast<std::size_t>(num_shards), next);
+}
+
 Endpoint* Coordinator::wait_for_primary(int shard, std::int64_t seen) {
   const std::unique_lock lock(*mutex_);
   changed_->wait(lock, [&] { return primary(shard) != nullptr && epoch(shard) > seen; });

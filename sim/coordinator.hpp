@@ -31,6 +31,10 @@ class Coordinator {
   void set_primary(int shard, Endpoint* server);
   /// The failure of `shard`'s primary was detected: none until set_primary.
   void clear_primary(int shard);
+  /// An elastic job resized (job.hpp) to `num_shards` shards: none has a primary yet, and every
+  /// epoch is newer than any before, so no worker takes an old answer for a new shard's. Only
+  /// when no worker process is running (a resize stops them all).
+  void reshape(int num_shards);
   /// Blocks the calling actor until a primary of `shard` of an epoch newer than `seen` is up;
   /// returns it.
   Endpoint* wait_for_primary(int shard, std::int64_t seen);

@@ -10,6 +10,7 @@
 
 #include "models/rng.hpp"
 #include "sim/branching.hpp"
+#include "sim/job.hpp"
 #include "sim/parameter_server.hpp"
 #include "sim/strategy.hpp"
 #include "sim/worker.hpp"
@@ -133,10 +134,12 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
   switch (event.target) {
     case FailureTarget::SERVER:
     case FailureTarget::SERVER_LINK: {
+      if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
       ParameterServer* primary = strategy(event.shard).primary();
       return primary != nullptr ? primary->host() : nullptr;
     }
     case FailureTarget::REPLICA:
+      if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
       return strategy(event.shard).replica_host(event.index);
     case FailureTarget::WORKER:
     case FailureTarget::WORKER_LINK:
@@ -233,6 +236,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       host_up_->notify_all();
       context_.recorder.down(host->get_name(), *down_for);
       context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+      context_.job->host_up(host);
     });
   } else if (!down_for) {
     host->turn_off();
@@ -248,6 +252,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     if (server != nullptr) {
       context_.recorder.event(detected, "detected", server->name());
       Strategy& owner = server->strategy();
+      if (!context_.job->current(owner)) return;  // a resize retired its shard meanwhile
       const int shard = owner.shard().index;
       if (context_.coordinator.primary(shard) == server) context_.coordinator.clear_primary(shard);
       owner.on_server_failure_detected(*server, host_back);

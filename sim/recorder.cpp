@@ -11,9 +11,25 @@ void Recorder::update_applied(double time, const std::string& server, int shard)
   ShardState& state = shard_state(shard);
   ++state.updates;
   if (!state.stalled_since) return;
-  event(time, "training_resumed", server,
-        {{"stalled_since", *state.stalled_since}, {"stalled_for", time - *state.stalled_since}});
+  nlohmann::json details{{"stalled_since", *state.stalled_since},
+                         {"stalled_for", time - *state.stalled_since}};
+  if (state.after_resize) details["after_resize"] = true;
+  event(time, "training_resumed", server, std::move(details));
   state.stalled_since.reset();
+  state.after_resize = false;
+}
+
+void Recorder::resized(int shards) {
+  std::optional<double> since;
+  for (ShardState& s : shards_) {
+    if (s.stalled_since && (!since || *s.stalled_since < *since)) since = s.stalled_since;
+    s.stalled_since.reset();
+  }
+  for (int k = 0; k < shards; ++k) {
+    ShardState& s = shard_state(k);
+    s.stalled_since = since;
+    s.after_resize = since.has_value();
+  }
 }
 
 void Recorder::evaluation(EvalRecord record) {

@@ -55,6 +55,10 @@ class Recorder {
     std::optional<double>& since = shard_state(shard).stalled_since;
     if (!since) since = time;
   }
+  /// An elastic job resized to `shards` shards (sim/job.hpp): the earliest stall of any shard
+  /// (the outage that made it resize) becomes every new shard's, and their first updates
+  /// record `training_resumed` with `after_resize`.
+  void resized(int shards);
   /// Gradients computed but never applied because of a failure.
   void gradients_lost(std::int64_t n) { gradients_lost_ += n; }
   /// Gradients a stale-gradient rule discarded on purpose.
@@ -107,6 +111,7 @@ class Recorder {
   struct ShardState {
     std::int64_t updates = 0;
     std::optional<double> stalled_since;  // its server died and it has applied no update since
+    bool after_resize = false;            // ...or the job resized since
   };
   ShardState& shard_state(int shard) {
     const auto k = static_cast<std::size_t>(shard);

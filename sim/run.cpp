@@ -9,6 +9,7 @@
 
 #include "sim/branching.hpp"
 #include "sim/failure_injector.hpp"
+#include "sim/job.hpp"
 #include "sim/observer.hpp"
 #include "sim/platform.hpp"
 #include "sim/run_context.hpp"
@@ -92,41 +93,6 @@ void check_request_timeout(const Scenario& s, const TimeModel& time, const std::
   }
 }
 
-/// The shards of the run (docs/strategies.md, "Sharded servers"): the partition of the model's
-/// parameters, each range's share of the time model's bytes and update flops, shard k's server
-/// hosts (the k-th group of cluster.servers.count), and its version 0.
-std::vector<Shard> make_shards(const RunContext& context, const std::string& file) {
-  const Scenario& s = context.scenario;
-  const int count = s.cluster.shards;
-  const models::Model& model = context.math.model();
-  if (static_cast<std::size_t>(count) > model.num_params()) {
-    throw ScenarioError(file, "/cluster/servers/shards",
-                        fmt::format("at most the model's {} parameters", model.num_params()),
-                        std::to_string(count));
-  }
-  const std::vector<ShardRange> ranges = partition(model.tensors(), count);
-  const auto per_shard = context.roles.servers.size() / static_cast<std::size_t>(count);
-  const SnapshotPtr initial = context.math.initial_snapshot();
-  std::vector<Shard> shards;
-  for (int k = 0; k < count; ++k) {
-    Shard shard;
-    shard.index = k;
-    shard.count = count;
-    shard.range = ranges[static_cast<std::size_t>(k)];
-    // Without shards the ratio is exactly 1: the time model's own numbers.
-    const double fraction =
-        static_cast<double>(shard.range.size) / static_cast<double>(model.num_params());
-    shard.bytes = context.time.param_bytes * fraction;
-    shard.update_flops = context.time.update_flops * fraction;
-    const auto first = context.roles.servers.begin() +
-                       static_cast<std::ptrdiff_t>(per_shard * static_cast<std::size_t>(k));
-    shard.hosts.assign(first, first + static_cast<std::ptrdiff_t>(per_shard));
-    shard.initial = count == 1 ? initial : slice(*initial, shard.range);
-    shards.push_back(std::move(shard));
-  }
-  return shards;
-}
-
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
 void check_accounting(const RunResult& r) {
   const Recorder& rec = r.recorder;
@@ -187,16 +153,12 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.recorder.event(0.0, "start", "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
-  context.shards = make_shards(context, options.file_label);
-  std::vector<std::unique_ptr<Strategy>> strategies;
-  for (const Shard& shard : context.shards) {
-    strategies.push_back(make_strategy(context, shard));
-    context.strategies.push_back(strategies.back().get());
-  }
+  Job job(context, options.file_label);
+  context.job = &job;
   FailureInjector injector(context);
   context.injector = &injector;
   context.branching = &branching;
-  for (const auto& strategy : strategies) strategy->start();
+  job.start();
   for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
     context.workers.push_back(std::make_unique<Worker>(context, i));
     context.workers.back()->launch();
@@ -222,13 +184,13 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   if (scenario.evaluation.final_full_test) result.final_evaluation = Observer::measure(context, 0);
   for (auto* h : context.roles.workers) result.worker_hosts.push_back(h->get_name());
   for (auto* h : context.roles.servers) result.server_hosts.push_back(h->get_name());
-  for (const auto& strategy : strategies) {
+  for (const auto& strategy : job.strategies()) {
     result.gradients_pending += strategy->pending_at_end();
     result.peak_pending += strategy->peak_pending();
     result.peak_pending_bytes +=
         static_cast<double>(strategy->peak_pending()) * strategy->shard().bytes;
-    result.shard_ranges.push_back(strategy->shard().range);
   }
+  for (const Shard& shard : context.shards) result.shard_ranges.push_back(shard.range);
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
   // The members still together had the same failures to the end: the same results.

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ namespace failsim::sim {
 
 class Branching;
 class FailureInjector;
+class Job;
 class Strategy;
 class Worker;
 
@@ -33,8 +35,10 @@ struct RunContext {
   BufferPool gradient_buffers;
   Coordinator coordinator;
   Roles roles;
-  std::vector<Shard> shards{};          ///< the parameter server shards (one without sharding)
+  /// The running generation's parameter server shards (one without sharding; job.hpp).
+  std::span<const Shard> shards{};
   std::vector<Strategy*> strategies{};  ///< one per shard, in shard order
+  Job* job = nullptr;
   FailureInjector* injector = nullptr;
   Branching* branching = nullptr;  ///< the scenarios this simulation stands for (branching.hpp)
   std::vector<std::unique_ptr<Worker>> workers{};

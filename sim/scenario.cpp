@@ -435,9 +435,11 @@ void read_checkpoint_levels(const ObjectReader& r, CheckpointConfig& c) {
 
 CheckpointConfig read_checkpoint(const ObjectReader& recovery) {
   const ObjectReader r = recovery.object_or_empty(
-      "checkpoint", {"every_updates", "every_seconds", "blocking", "levels", "memory_bandwidth"});
+      "checkpoint",
+      {"every_updates", "every_seconds", "blocking", "levels", "memory_bandwidth", "elastic"});
   CheckpointConfig c;
   if (r.has("levels")) {
+    r.forbid("elastic", "elastic resume re-shards single-level checkpoints only");
     read_checkpoint_levels(r, c);
     return c;
   }
@@ -453,6 +455,10 @@ CheckpointConfig read_checkpoint(const ObjectReader& recovery) {
     r.location().fail("a checkpoint interval: 'every_updates' or 'every_seconds' > 0", "both 0");
   }
   c.blocking = r.boolean_or("blocking", c.blocking);
+  if (r.has("elastic")) {
+    const ObjectReader elastic = r.object("elastic", {"patience"});
+    c.elastic_patience = elastic.quantity("patience", Quantity::TIME, Sign::NON_NEGATIVE);
+  }
   return c;
 }
 
@@ -840,6 +846,8 @@ nlohmann::json recovery_to_json(const RecoveryConfig& r) {
         out["checkpoint"] = {{"every_updates", r.checkpoint.every_updates},
                              {"every_seconds", r.checkpoint.every_seconds},
                              {"blocking", r.checkpoint.blocking}};
+        if (r.checkpoint.elastic_patience)
+          out["checkpoint"]["elastic"] = {{"patience", *r.checkpoint.elastic_patience}};
         break;
       }
       out["checkpoint"] = {{"levels", nlohmann::json::array()},

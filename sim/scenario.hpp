@@ -284,6 +284,10 @@ struct CheckpointConfig {
   std::vector<CheckpointLevel> levels;
   /// Multi-level only: bytes/s of a memory copy (taking a snapshot, restoring from memory).
   double memory_bandwidth = 10e9;
+  /// Single-level only, elastic resume (sim/job.hpp): when a server host will not be back
+  /// within this many seconds of the failure's detection, the job resizes to the server hosts
+  /// that are up, re-sharding the checkpoints; unset: a failed server always waits for its host.
+  std::optional<double> elastic_patience;
 
   bool operator==(const CheckpointConfig&) const = default;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,21 +42,27 @@ std::vector<ShardRange> partition(const std::vector<models::Tensor>& tensors, in
 /// One parameter server shard of a run: its slice of the parameters, what moving or updating
 /// that slice costs, its server hosts, and its version 0. Without shards (S = 1) the one shard
 /// is the whole vector, costs exactly the time model's numbers and starts from the run's
-/// initial snapshot itself.
+/// initial snapshot itself. An elastic job (job.hpp) makes a new generation of shards at every
+/// resize: their version 0 is the old shards' checkpoints, re-sharded.
 struct Shard {
   int index = 0;
-  int count = 1;  ///< S, the number of shards of the run
+  int count = 1;       ///< S, the number of shards of its generation
+  int generation = 0;  ///< 0, then one more at every resize of an elastic job
   ShardRange range;
   double bytes = 0.0;                      ///< its parameters (or a gradient's slice) on the wire
   double update_flops = 0.0;               ///< a server applying one gradient slice
   std::vector<simgrid::s4u::Host*> hosts;  ///< its server hosts (star: cluster.servers.count)
   SnapshotPtr initial;                     ///< version 0 of its slice
+  /// Optimiser state of version 0: null at generation 0 (and without momentum).
+  std::shared_ptr<const models::FloatBuffer> initial_velocity;
 
   /// The name of one of its processes or mailboxes: `base` itself without shards, else
-  /// "shard-<index>.<base>" (every shard has its own).
+  /// "shard-<index>.<base>" (every shard has its own); after a resize, prefixed with
+  /// "gen-<generation>.".
   std::string name(std::string_view base) const {
-    if (count == 1) return std::string(base);
-    return "shard-" + std::to_string(index) + "." + std::string(base);
+    std::string prefix = generation == 0 ? "" : "gen-" + std::to_string(generation) + ".";
+    if (count > 1) prefix += "shard-" + std::to_string(index) + ".";
+    return prefix + std::string(base);
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/failure_injector.hpp"
 
@@ -20,6 +21,14 @@ ParameterServer* Strategy::server_on(simgrid::s4u::Host* host) {
 }
 
 void Strategy::run_server(ParameterServer& server) { server.serve_workers(); }
+
+simgrid::s4u::ActorPtr Strategy::drain() {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
+
+ServerState Strategy::latest_checkpoint() const {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
 
 std::int64_t Strategy::pending_at_end() {
   std::int64_t pending = 0;
@@ -53,6 +62,7 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
   sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready, details, start] {
     sg4::this_actor::sleep_until(ready);
     if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
+    if (retired_) return;                                 // a resize replaced the whole generation
     nlohmann::json d = details();
     d["host"] = host->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), "restart",

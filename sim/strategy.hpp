@@ -46,6 +46,18 @@ class Strategy {
   /// replica) ran there, it dies and is detected and replaced; returns whether one did.
   virtual bool replica_failed(simgrid::s4u::Host* /*host*/, double /*host_back*/) { return false; }
 
+  /// Elastic resume (job.hpp): the shard stops for a resize and the strategy retires. A live
+  /// server holding the training state stops and writes it to the shard's checkpoint storage:
+  /// the returned process does, and the job waits for it. Otherwise the updates since the last
+  /// checkpoint are rolled back and nullptr is returned. Only single-level "checkpoint" can;
+  /// the others throw std::logic_error (the scenario reader refuses elastic for them).
+  virtual simgrid::s4u::ActorPtr drain();
+  /// After drain(): the shard's newest complete checkpoint, its version 0 if none, which the
+  /// next generation re-shards.
+  virtual ServerState latest_checkpoint() const;
+  /// Whether a resize retired it (its processes are gone and it restarts nothing).
+  bool retired() const { return retired_; }
+
   /// The live server process on `host`, if any.
   ParameterServer* server_on(simgrid::s4u::Host* host);
   /// Tells the primary server that the set of live workers changed (a control message).
@@ -57,12 +69,13 @@ class Strategy {
 
  protected:
   Strategy(RunContext& context, const Shard& shard) : context_(context), shard_(shard) {}
-  /// Version 0 of the shard's parameters, without optimiser state.
-  ServerState initial_state() const { return ServerState{shard_.initial, nullptr}; }
+  /// Version 0 of the shard's parameters, with the optimiser state it has after a resize.
+  ServerState initial_state() const { return ServerState{shard_.initial, shard_.initial_velocity}; }
   /// Creates and launches a new server incarnation on `host`.
   ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
   /// Replaces the dead server on its host once the restart delay has passed and the host is up
-  /// (never, if it is down for good): records "restart" with `details` and calls `start`.
+  /// (never, if it is down for good, or if a resize retires the strategy meanwhile): records
+  /// "restart" with `details` and calls `start`.
   /// `elsewhere`: a host to replace it on instead of its own (`host_back` is then that host's).
   void restart_later(ParameterServer& dead, double host_back,
                      std::function<nlohmann::json()> details,
@@ -86,6 +99,7 @@ class Strategy {
   RunContext& context_;
   const Shard& shard_;
   std::vector<std::unique_ptr<ParameterServer>> servers_;
+  bool retired_ = false;
 
  private:
   std::int64_t lost_version_ = 0;

@@ -12,6 +12,7 @@
 
 #include "sim/checkpoint_storage.hpp"
 #include "sim/failure_injector.hpp"
+#include "sim/job.hpp"
 #include "sim/observer.hpp"
 #include "sim/strategies.hpp"
 #include "sim/strategy.hpp"
@@ -29,12 +30,15 @@ class Checkpointing final : public Strategy {
   void start() override {
     storage_.launch();
     current_ = start_server(shard_.hosts.front(), initial_state());
+    if (shard_.generation > 0) return;  // it loads the re-sharded checkpoint first
     context_.coordinator.set_initial_primary(shard_.index, current_);
     holder_ = current_;
   }
 
   void run_server(ParameterServer& server) override {
-    if (&server != servers_.front().get()) load_checkpoint(server);  // the first starts afresh
+    // The first server of the run starts afresh; after a resize, the storage holds the
+    // re-sharded checkpoint (checkpoint_storage.hpp) and the first server loads it too.
+    if (&server != servers_.front().get() || shard_.generation > 0) load_checkpoint(server);
     server.serve_workers();
   }
 
@@ -77,21 +81,57 @@ class Checkpointing final : public Strategy {
           ->detach([](void* p) { delete static_cast<StorageMessage*>(p); });
       return;
     }
-    sg4::Mailbox* ack = sg4::Mailbox::by_name(server.name() + ".ack");
-    std::get<StateCopy>(*copy).ack_to = ack;
     const double start = sg4::Engine::get_clock();
-    storage_.mailbox()->put(copy.get(), static_cast<std::uint64_t>(bytes));
-    static_cast<void>(copy.release());
-    ack->get_unique<int>();
+    write(server.name(), std::move(copy));
     context_.recorder.event(
         sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
         {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
+  }
+
+  /// Sends `copy` to the storage from the calling actor and waits until it is written.
+  void write(const std::string& sender, std::unique_ptr<StorageMessage> copy) {
+    sg4::Mailbox* ack = sg4::Mailbox::by_name(sender + ".ack");
+    std::get<StateCopy>(*copy).ack_to = ack;
+    const double bytes = storage_.bytes(std::get<StateCopy>(*copy));
+    storage_.mailbox()->put(copy.get(), static_cast<std::uint64_t>(bytes));
+    static_cast<void>(copy.release());
+    ack->get_unique<int>();
+  }
+
+  sg4::ActorPtr drain() override {
+    if (retired_) return nullptr;  // a resize found no host to run on and the job waits
+    retired_ = true;
+    if (current_->alive() && current_ == holder_) {
+      // It stops now and writes its state from its host: nothing is rolled back.
+      const ServerState state = current_->state();
+      current_->kill();
+      const std::string name = current_->name();
+      return sg4::Actor::create(shard_.name("drain"), current_->host(), [this, state, name] {
+        write(name,
+              std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr}));
+      });
+    }
+    // Its server failed (its detection may still be on the way), or a replacement was loading.
+    if (current_ == holder_) remember_lost(*current_);
+    current_->kill();
+    const ServerState restored = latest_checkpoint();
+    const std::int64_t lost = roll_back_to(*restored.snapshot);
+    context_.recorder.event(sg4::Engine::get_clock(), "rolled_back", shard_.name("storage"),
+                            {{"version", restored.snapshot->version}, {"updates_lost", lost}});
+    return nullptr;
+  }
+
+  ServerState latest_checkpoint() const override {
+    const std::optional<StateCopy>& latest = storage_.latest();
+    if (!latest) return initial_state();
+    return ServerState{latest->snapshot, latest->velocity};
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {
     // A replacement killed while still loading held nothing yet: the next load's loss still
     // counts from the server that died holding the training state.
     if (&dead == holder_) remember_lost(dead);
+    if (context_.job->resizes_for(*this, host_back)) return;
     restart_later(
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {

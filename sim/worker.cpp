@@ -13,24 +13,23 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-namespace {
-std::size_t shards_of(const RunContext& context) { return context.shards.size(); }
-}  // namespace
-
 Worker::Worker(RunContext& context, int index)
-    : context_(context),
-      index_(index),
-      batches_(context.math.batch_stream(index)),
-      min_version_(shards_of(context), 0),
-      min_version_epoch_(shards_of(context), -1),
-      targets_(shards_of(context), nullptr),
-      epochs_(shards_of(context), 0),
-      replies_(shards_of(context)),
-      inboxes_(shards_of(context), nullptr),
-      lanes_(shards_of(context)),
-      lane_start_(shards_of(context)) {}
+    : context_(context), index_(index), batches_(context.math.batch_stream(index)) {}
 
 void Worker::launch() {
+  const std::size_t shards = context_.shards.size();
+  if (inboxes_.size() != shards) {
+    // The first process, or the first after an elastic resize: new shards, nothing known yet.
+    min_version_.assign(shards, 0);
+    min_version_epoch_.assign(shards, -1);
+    targets_.assign(shards, nullptr);
+    epochs_.assign(shards, 0);
+    replies_.clear();
+    replies_.resize(shards);
+    inboxes_.assign(shards, nullptr);
+    lanes_.assign(shards, nullptr);
+    lane_start_.assign(shards, nullptr);
+  }
   // A fresh mailbox per incarnation: answers addressed to a dead process are never read.
   const int incarnation = incarnation_++;
   for (std::size_t k = 0; k < inboxes_.size(); ++k) {
@@ -43,7 +42,7 @@ void Worker::launch() {
 }
 
 void Worker::finish(double end) {
-  if (alive() && trouble_since_ >= 0) {
+  if (trouble_since_ >= 0) {
     context_.recorder.recovery_wait(
         context_.roles.workers[static_cast<std::size_t>(index_)]->get_name(), end - trouble_since_);
   }
@@ -61,6 +60,13 @@ void Worker::kill() {
   }
   if (actor_) actor_->kill();
   actor_ = nullptr;
+}
+
+void Worker::stop() {
+  const double since = trouble_since_ >= 0 ? trouble_since_ : sg4::Engine::get_clock();
+  trouble_since_ = -1;  // kill() records no wait: the next process records all of it
+  kill();
+  trouble_since_ = since;
 }
 
 bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, double bytes) {

@@ -35,7 +35,11 @@ class Worker {
   void launch();
   /// The process dies now; a gradient it computed but had not delivered is lost.
   void kill();
-  /// Adds a recovery wait still going on at the end of the run (`end`: simulated seconds).
+  /// An elastic resize (job.hpp) stops the process: as kill(), but the time until the next
+  /// process has every shard's parameters counts as waiting for recovery.
+  void stop();
+  /// Adds a recovery wait still going on at the end of the run (`end`: simulated seconds), also
+  /// of a process a resize stopped.
   void finish(double end);
   /// Whether a process of this worker runs now.
   bool alive() const { return actor_ != nullptr; }

@@ -502,6 +502,27 @@ TEST_CASE("sharded servers: recovery time runs to the killed shard's training_re
       compute_metrics(parsed(r), round_prices(), "per-second", 0.7).server_failures[0].recovery);
 }
 
+TEST_CASE("elastic resume: recovery time runs to the new generation's first update",
+          "[table][metrics]") {
+  // Shard 1's server dies at 30 s and the job resizes: its processes are gone for good, the
+  // new generation's are named "gen-1." and their first updates carry after_resize. An update
+  // of a new shard without after_resize (a later, unrelated stall) does not count.
+  json r = result_json("cfg", 1);
+  r["events"][1]["details"]["process"] = "shard-1.server-0";
+  r["events"][5] = event(41.0, "training_resumed", "gen-1.server-0",
+                         {{"stalled_since", 30.0}, {"stalled_for", 11.0}, {"after_resize", true}});
+  r["events"].insert(r["events"].begin() + 3,
+                     event(35.0, "training_resumed", "gen-1.shard-0.server-2",
+                           {{"stalled_since", 10.0}, {"stalled_for", 25.0}}));
+  const RunMetrics m = compute_metrics(parsed(r), round_prices(), "per-second", 0.7);
+  REQUIRE(m.server_failures.size() == 2);
+  CHECK(m.server_failures[0].recovery == 11.0);
+  // A kill of a later generation's server is a server kill too.
+  r["events"][1]["details"]["process"] = "gen-2.shard-1.server-0";
+  CHECK(compute_metrics(parsed(r), round_prices(), "per-second", 0.7).server_failures[0].recovery ==
+        11.0);
+}
+
 TEST_CASE("time to a target accuracy", "[table][metrics]") {
   const RunSummary run = parsed(result_json("cfg", 1));
   CHECK(time_to_accuracy(run.evaluations, 0.7) == 70.0);   // 0.72 at 70 s
