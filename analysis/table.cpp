@@ -608,7 +608,8 @@ std::string make_table(const TableRequest& request) {
   TableLayout layout;
   layout.target = request.target;
   layout.plan = plan;
-  layout.prices = request.prices.string();
+  // The built-in file is named as in the source tree: a table does not depend on the checkout.
+  layout.prices = request.prices_is_default ? "analysis/prices.json" : request.prices.string();
   layout.max_failures = request.max_failures;
   layout.per_run = request.per_run;
   layout.columns = request.columns;

@@ -189,14 +189,17 @@ void Job::install(std::vector<Shard> shards) {
   const bool first = generations_.empty();
   generations_.push_back(std::move(shards));
   const std::vector<Shard>& now = generations_.back();
-  context_.shards = now;
-  context_.strategies.clear();
+  std::vector<Strategy*> running;
   in_use_.clear();
   for (const Shard& shard : now) {
     strategies_.push_back(make_strategy(context_, shard));
-    context_.strategies.push_back(strategies_.back().get());
+    running.push_back(strategies_.back().get());
     in_use_.insert(in_use_.end(), shard.hosts.begin(), shard.hosts.end());
   }
+  // Both at once: making a strategy creates mailboxes, SimGrid calls during which other actors
+  // of this instant (the observer) run and must see one whole generation.
+  context_.shards = now;
+  context_.strategies = std::move(running);
   if (first) return;  // started by start() at time 0, with the workers
 
   context_.coordinator.reshape(static_cast<int>(now.size()));

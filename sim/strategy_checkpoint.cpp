@@ -3,7 +3,8 @@
 // disk (the server waits for the acknowledgement when `blocking`, else goes on training). On a
 // detected failure a new server starts after the restart delay on the same host (once it is
 // up), loads the latest complete checkpoint (disk read + transfer) and continues: every update
-// since that checkpoint is lost (counted as rolled back).
+// since that checkpoint is lost (counted as rolled back). With elastic resume (sim/job.hpp) a
+// host not back within the patience makes the whole job resize instead: drain() stops the shard.
 #include <fmt/core.h>
 
 #include <simgrid/s4u.hpp>
@@ -82,15 +83,16 @@ class Checkpointing final : public Strategy {
       return;
     }
     const double start = sg4::Engine::get_clock();
-    write(server.name(), std::move(copy));
+    write(server.name() + ".ack", std::move(copy));
     context_.recorder.event(
         sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
         {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
   }
 
-  /// Sends `copy` to the storage from the calling actor and waits until it is written.
-  void write(const std::string& sender, std::unique_ptr<StorageMessage> copy) {
-    sg4::Mailbox* ack = sg4::Mailbox::by_name(sender + ".ack");
+  /// Sends `copy` to the storage from the calling actor and waits until it is written (the
+  /// storage acknowledges to mailbox `ack_name`).
+  void write(const std::string& ack_name, std::unique_ptr<StorageMessage> copy) {
+    sg4::Mailbox* ack = sg4::Mailbox::by_name(ack_name);
     std::get<StateCopy>(*copy).ack_to = ack;
     const double bytes = storage_.bytes(std::get<StateCopy>(*copy));
     storage_.mailbox()->put(copy.get(), static_cast<std::uint64_t>(bytes));
@@ -105,9 +107,11 @@ class Checkpointing final : public Strategy {
       // It stops now and writes its state from its host: nothing is rolled back.
       const ServerState state = current_->state();
       current_->kill();
-      const std::string name = current_->name();
-      return sg4::Actor::create(shard_.name("drain"), current_->host(), [this, state, name] {
-        write(name,
+      // Its own mailbox: an acknowledgement of a checkpoint the server was waiting for when it
+      // stopped may still arrive at the server's.
+      const std::string ack = current_->name() + ".drain-ack";
+      return sg4::Actor::create(shard_.name("drain"), current_->host(), [this, state, ack] {
+        write(ack,
               std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr}));
       });
     }
@@ -141,14 +145,18 @@ class Checkpointing final : public Strategy {
   }
 
   ParameterServer* primary() override { return current_->alive() ? current_ : nullptr; }
-  SnapshotPtr observed_snapshot() override { return current_->snapshot(); }
+  // While a replacement loads, training would still resume from nothing newer than what the
+  // last holder had: it, not the replacement's placeholder version 0, is what is observed.
+  SnapshotPtr observed_snapshot() override {
+    return (holder_ != nullptr ? holder_ : current_)->snapshot();
+  }
 
  private:
   CheckpointStorage storage_;
   ParameterServer* current_ = nullptr;
   double last_checkpoint_ = 0.0;
   // The last server that had the training state (the first, or one that finished its load).
-  const ParameterServer* holder_ = nullptr;
+  ParameterServer* holder_ = nullptr;
 };
 }  // namespace
 

@@ -173,7 +173,10 @@ class MultilevelCheckpointing final : public Strategy {
   }
 
   ParameterServer* primary() override { return current_->alive() ? current_ : nullptr; }
-  SnapshotPtr observed_snapshot() override { return current_->snapshot(); }
+  // While a replacement loads, what is observed is the last holder's state (checkpoint's rule).
+  SnapshotPtr observed_snapshot() override {
+    return (holder_ != nullptr ? holder_ : current_)->snapshot();
+  }
 
  private:
   /// Hands `copy` to the host's persister of level `kind`, starting one if none runs there.
@@ -429,7 +432,7 @@ class MultilevelCheckpointing final : public Strategy {
   std::optional<unsigned int> on_host_change_;
   ParameterServer* current_ = nullptr;
   // The last server that had the training state (the first, or one that finished its load).
-  const ParameterServer* holder_ = nullptr;
+  ParameterServer* holder_ = nullptr;
 };
 }  // namespace
 

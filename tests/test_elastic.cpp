@@ -196,6 +196,35 @@ TEST_CASE(
   CHECK(events_of(b, "restart").at(0)["time"].get<double>() == Approx(back));
 }
 
+TEST_CASE("elastic: an evaluation at the instant a new generation starts sees whole parameters",
+          "[elastic]") {
+  // The host is back at 2.8 s and, the restart delay of 1.2 s later, the new generation starts
+  // at 4.0 s, an evaluation instant the observer began waiting for after the resize did.
+  // Starting it makes SimGrid calls during which the observer runs: it must see either the old
+  // generation or the new one, never an empty one (a zero vector, version 0, accuracy 0.25 by
+  // chance), nor a loading server's placeholder.
+  json s = base_scenario();
+  s["cluster"]["servers"].erase("shards");
+  s["failures"]["restart_delay"] = "1200ms";
+  s["failures"]["events"] = {{{"target", "server"}, {"at", "800ms"}, {"down_for", "2s"}}};
+  s["stop"] = {{"time", "5s"}};
+  const auto run = run_isolated(s.dump());
+  REQUIRE(events_of(run, "resized").at(0)["time"].get<double>() == Approx(4.0));
+  std::istringstream rows(run.timeseries);
+  std::string line;
+  std::getline(rows, line);
+  int after_start = 0;
+  while (std::getline(rows, line)) {
+    const double time = std::stod(line.substr(0, line.find(',')));
+    const long version = std::stol(line.substr(line.find(',') + 1));
+    if (time > 0) {
+      CHECK(version > 0);
+      ++after_start;
+    }
+  }
+  CHECK(after_start >= 3);
+}
+
 TEST_CASE("elastic with sync workers: both restart with the job and rounds go on", "[elastic]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;

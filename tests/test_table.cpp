@@ -796,6 +796,11 @@ TEST_CASE("make_table: directories to a table", "[table]") {
   CHECK_THAT(md, Contains("| 0.270 ± 0 | 0.190 ± 0 (2/2) |"));  // cost, cost to target
   CHECK_THAT(md, Contains("cost plan 'per-second'"));           // the default plan
 
+  // The built-in price file is named as in the source tree, wherever the checkout is.
+  request.prices_is_default = true;
+  CHECK_THAT(make_table(request), Contains("cost plan 'per-second' of analysis/prices.json."));
+  request.prices_is_default = false;
+
   request.plan = "commitment";
   request.format = "csv";
   CHECK_THAT(make_table(request), Contains(",commitment,"));
