@@ -187,6 +187,8 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
 
 void Job::install(std::vector<Shard> shards) {
   const bool first = generations_.empty();
+  // The old generation's lost updates count now that training resumes from its checkpoints.
+  for (Strategy* s : context_.strategies) s->handed_over();
   generations_.push_back(std::move(shards));
   const std::vector<Shard>& now = generations_.back();
   std::vector<Strategy*> running;

@@ -30,6 +30,10 @@ ServerState Strategy::latest_checkpoint() const {
   throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
 }
 
+void Strategy::handed_over() {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
+
 std::int64_t Strategy::pending_at_end() {
   std::int64_t pending = 0;
   for (const auto& s : servers_) {

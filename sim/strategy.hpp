@@ -48,13 +48,16 @@ class Strategy {
 
   /// Elastic resume (job.hpp): the shard stops for a resize and the strategy retires. A live
   /// server holding the training state stops and writes it to the shard's checkpoint storage:
-  /// the returned process does, and the job waits for it. Otherwise the updates since the last
-  /// checkpoint are rolled back and nullptr is returned. Only single-level "checkpoint" can;
-  /// the others throw std::logic_error (the scenario reader refuses elastic for them).
+  /// the returned process does, and the job waits for it. Otherwise (its server failed) nullptr
+  /// is returned. Only single-level "checkpoint" can; the others throw std::logic_error (the
+  /// scenario reader refuses elastic for them).
   virtual simgrid::s4u::ActorPtr drain();
   /// After drain(): the shard's newest complete checkpoint, its version 0 if none, which the
   /// next generation re-shards.
   virtual ServerState latest_checkpoint() const;
+  /// The next generation started from latest_checkpoint(): if the shard's server had failed,
+  /// its updates since that checkpoint are rolled back now (as a restart's load would).
+  virtual void handed_over();
   /// Whether a resize retired it (its processes are gone and it restarts nothing).
   bool retired() const { return retired_; }
 

@@ -115,14 +115,21 @@ class Checkpointing final : public Strategy {
               std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr}));
       });
     }
-    // Its server failed (its detection may still be on the way), or a replacement was loading.
+    // Its server failed (its detection may still be on the way), or a replacement was loading:
+    // the next generation rolls its updates since the checkpoint back (handed_over).
     if (current_ == holder_) remember_lost(*current_);
     current_->kill();
+    lost_state_ = true;
+    return nullptr;
+  }
+
+  void handed_over() override {
+    if (!lost_state_) return;  // it wrote its state: nothing is rolled back
+    lost_state_ = false;
     const ServerState restored = latest_checkpoint();
     const std::int64_t lost = roll_back_to(*restored.snapshot);
     context_.recorder.event(sg4::Engine::get_clock(), "rolled_back", shard_.name("storage"),
                             {{"version", restored.snapshot->version}, {"updates_lost", lost}});
-    return nullptr;
   }
 
   ServerState latest_checkpoint() const override {
@@ -157,6 +164,7 @@ class Checkpointing final : public Strategy {
   double last_checkpoint_ = 0.0;
   // The last server that had the training state (the first, or one that finished its load).
   ParameterServer* holder_ = nullptr;
+  bool lost_state_ = false;  // drained without its state: rolled back when handed over
 };
 }  // namespace
 

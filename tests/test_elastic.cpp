@@ -196,6 +196,23 @@ TEST_CASE(
   CHECK(events_of(b, "restart").at(0)["time"].get<double>() == Approx(back));
 }
 
+TEST_CASE("elastic with one shard whose host is lost for good: the job never resumes",
+          "[elastic]") {
+  // Nothing to resize onto: training stops as with a plain checkpoint, and, no generation
+  // resuming from the checkpoint, nothing counts as rolled back (as a plain restart never
+  // loads).
+  json s = base_scenario();
+  s["cluster"]["servers"].erase("shards");
+  s["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(events_of(run, "resize").size() == 1);
+  CHECK(events_of(run, "no_replacement").at(0)["details"]["reason"] == "no server host is up");
+  CHECK(events_of(run, "resized").empty());
+  CHECK(events_of(run, "rolled_back").empty());
+  CHECK(run.result["summary"]["updates_rolled_back"] == 0);
+  CHECK(run.result["summary"]["updates"] == 25);
+}
+
 TEST_CASE("elastic: an evaluation at the instant a new generation starts sees whole parameters",
           "[elastic]") {
   // The host is back at 2.8 s and, the restart delay of 1.2 s later, the new generation starts
