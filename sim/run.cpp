@@ -4,7 +4,9 @@
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <span>
 #include <stdexcept>
 
 #include "sim/branching.hpp"
@@ -78,17 +80,26 @@ const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
   return nullptr;
 }
 
-void check_request_timeout(const Scenario& s, const TimeModel& time, const std::string& file) {
+/// The largest parameter message the workers send or receive: the largest shard's (the whole
+/// vector without shards; with elastic resume too, as the job may shrink to one shard).
+double largest_message(const Scenario& s, const TimeModel& time, std::span<const Shard> shards) {
+  if (s.recovery.checkpoint.elastic_patience) return time.param_bytes;
+  double bytes = 0.0;
+  for (const Shard& shard : shards) bytes = std::max(bytes, shard.bytes);
+  return bytes;
+}
+
+void check_request_timeout(const Scenario& s, double bytes, const std::string& file) {
   if (s.cluster.kind != ClusterKind::STAR) return;
   // SimGrid's default network model (LV08) stretches latency by 13.01 and keeps 97% of the
   // bandwidth: estimate with those factors, whichever model runs (it is the slower one).
   const double transfer =
-      13.01 * 2 * s.cluster.star.latency + time.param_bytes / (0.97 * s.cluster.star.bandwidth);
+      13.01 * 2 * s.cluster.star.latency + bytes / (0.97 * s.cluster.star.bandwidth);
   if (s.failures.request_timeout <= 2 * transfer) {
     throw ScenarioError(file, "/failures/request_timeout",
                         fmt::format("more than twice the time one parameter message takes on the "
                                     "network ({} s for {} bytes)",
-                                    transfer, time.param_bytes),
+                                    transfer, bytes),
                         fmt::format("{}", s.failures.request_timeout));
   }
 }
@@ -146,7 +157,6 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
       .roles = build_platform(engine, scenario.cluster, options.file_label,
                               local_disk_level(scenario.recovery)),
       .on_evaluation = options.on_evaluation};
-  check_request_timeout(scenario, context.time, options.file_label);
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;
@@ -155,6 +165,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
 
   Job job(context, options.file_label);
   context.job = &job;
+  check_request_timeout(scenario, largest_message(scenario, context.time, context.shards),
+                        options.file_label);
   FailureInjector injector(context);
   context.injector = &injector;
   context.branching = &branching;

@@ -264,6 +264,30 @@ TEST_CASE("more shards than parameters is refused when the model is known", "[sh
                                     "parameters, found 37"));
 }
 
+TEST_CASE("request_timeout is checked against the largest shard's message", "[sharding]") {
+  // param_bytes 1 MB on 100 Gbps without latency: the whole vector takes
+  // 1e6 / (0.97 x 12.5e9) = 82.5 us, shard 1 (20 of 36 floats, 555,556 bytes) 45.8 us. A timeout
+  // of 120 us is more than twice shard 1's but not twice the whole vector's.
+  json s = base_scenario();
+  s["timing"]["param_bytes"] = 1e6;
+  s["failures"]["request_timeout"] = "120us";
+  s["stop"] = {{"time", "200ms"}};
+  CHECK_NOTHROW(run_isolated(s.dump()));
+  json one = s;
+  one["cluster"]["servers"].erase("shards");
+  CHECK_THROWS_WITH(run_isolated(one.dump()),
+                    Catch::Contains("/failures/request_timeout: expected more than twice the time "
+                                    "one parameter message takes on the network") &&
+                        Catch::Contains("for 1000000 bytes), found 0.00012"));
+  // Elastic resume may shrink the job to one shard: the whole vector's message counts.
+  json elastic = s;
+  elastic["recovery"] = {{"strategy", "checkpoint"},
+                         {"checkpoint", {{"every_updates", 10}, {"elastic", {{"patience", 0}}}}}};
+  CHECK_THROWS_WITH(run_isolated(elastic.dump()), Catch::Contains("for 1000000 bytes)"));
+  s["failures"]["request_timeout"] = "90us";
+  CHECK_THROWS_WITH(run_isolated(s.dump()), Catch::Contains("for 555555.5555555556 bytes)"));
+}
+
 TEST_CASE("multi-level with 2 shards: a crash of shard 1 restores shard 1's memory snapshot",
           "[sharding]") {
   // As in test_failures.cpp: memory every 5 updates, local disk every 10, remote every 20; one
