@@ -54,28 +54,37 @@ echo "reproduce-paper: ${#configs[@]} configurations x $seeds seeds = $runs runs
 start=$(date +%s)
 job_list=$(mktemp)
 trap 'rm -f "$job_list"' EXIT
-# One line per job: scenario, seed, result directory, and for each strategy its 2-kill scenario
-# and directory, run as a branch of the 1-kill one (failsim run --branch: the two are one
-# simulation up to the second kill at 80 s, which is then computed once). The longest jobs first;
-# xargs keeps JOBS of them busy (a pair is two processes after 80 s).
+# One line per job: seed, then scenario and result directory of each member of a family that
+# runs as one simulation (failsim run --branch, docs/cli.md): a 1-kill run and its 2-kill sibling
+# share everything up to the second kill at 80 s, and with one worker a sync run and its async
+# sibling never act differently, so checkpointing and the chain are one simulation per seed
+# until the second kill. The longest jobs first; xargs keeps JOBS of them busy (a family is
+# several processes after it splits).
 for seed in $(seq 1 "$seeds"); do
-  for config in "${configs[@]}"; do
-    case $config in
-      *-1kill) echo "scenarios/paper/$config.json $seed $out/$config/seed-$seed scenarios/paper/${config%-1kill}-2kill.json $out/${config%-1kill}-2kill/seed-$seed" ;;
-    esac
+  for strategy in checkpoint chain; do
+    line="$seed"
+    for kills in 1kill 2kill; do
+      for mode in sync async; do
+        line+=" scenarios/paper/$strategy-$mode-$kills.json $out/$strategy-$mode-$kills/seed-$seed"
+      done
+    done
+    echo "$line"
   done
+  echo "$seed scenarios/paper/stateless-1kill.json $out/stateless-1kill/seed-$seed scenarios/paper/stateless-2kill.json $out/stateless-2kill/seed-$seed"
 done > "$job_list"
 for seed in $(seq 1 "$seeds"); do
-  echo "scenarios/paper/baseline.json $seed $out/baseline/seed-$seed"
+  echo "$seed scenarios/paper/baseline.json $out/baseline/seed-$seed"
 done >> "$job_list"
 threads=$(( $(nproc) / jobs ))
 [ "$threads" -ge 1 ] || threads=1
 export threads
 xargs -P "$jobs" -L 1 sh -c '
-  branch=""
-  [ -n "$4" ] && branch="--branch $4=$5"
-  "$0" run -q --threads "$threads" --seed "$2" -o "$3" $branch "$1" || { echo "reproduce-paper: failed: $1 seed $2" >&2; exit 255; }
-  echo "  done: $3 ${5:-}" >&2' "$failsim" < "$job_list"
+  failsim=$0 seed=$1 scenario=$2 dir=$3
+  shift 3
+  branches=""
+  while [ $# -ge 2 ]; do branches="$branches --branch $1=$2"; shift 2; done
+  "$failsim" run -q --threads "$threads" --seed "$seed" -o "$dir" $branches "$scenario" || { echo "reproduce-paper: failed: $scenario seed $seed" >&2; exit 255; }
+  echo "  done: $dir$branches" >&2' "$failsim" < "$job_list"
 echo "reproduce-paper: $runs runs in $(( $(date +%s) - start )) s" >&2
 
 dirs=()

@@ -23,8 +23,15 @@ nlohmann::json shared_part(const Scenario& s) {
   j.erase("description");
   j["output"].erase("directory");
   j["failures"].erase("events");
+  const std::string mode = j["consistency"]["mode"].get<std::string>();
+  if (mode == "sync" || mode == "async") {
+    j["consistency"]["mode"] = "sync or async";
+    j["consistency"].erase("combine");  // sync only: the sync members' are compared on their own
+  }
   return j;
 }
+
+bool is_sync(const Scenario& s) { return s.consistency.mode == ConsistencyMode::SYNC; }
 
 std::vector<FailureEvent> after_update_failures(const Scenario& s) {
   std::vector<FailureEvent> events;
@@ -43,7 +50,8 @@ Branching::Branching(std::vector<Scenario> members, std::vector<std::string> lab
   const nlohmann::json first = shared_part(members_[0]);
   const std::string rule = fmt::format(
       "the same value as in {} (scenarios run together may differ only in name, "
-      "description, output.directory and their failures at a time)",
+      "description, output.directory, their failures at a time and consistency mode sync "
+      "against async)",
       labels[0]);
   for (std::size_t i = 1; i < members_.size(); ++i) {
     const nlohmann::json other = shared_part(members_[i]);
@@ -53,6 +61,12 @@ Branching::Branching(std::vector<Scenario> members, std::vector<std::string> lab
       const nlohmann::json::json_pointer pointer(path);
       throw ScenarioError(labels[i], path, rule,
                           other.contains(pointer) ? describe_found(other.at(pointer)) : "nothing");
+    }
+    if (is_sync(members_[i]) &&
+        members_[i].consistency.combine != members_[sync_member()].consistency.combine) {
+      throw ScenarioError(labels[i], "/consistency/combine",
+                          fmt::format("the same value as in {}", labels[sync_member()]),
+                          fmt::format("\"{}\"", to_string(members_[i].consistency.combine)));
     }
     if (after_update_failures(members_[i]) != after_update_failures(members_[0])) {
       throw ScenarioError(labels[i], "/failures/events",
@@ -124,6 +138,29 @@ std::optional<std::size_t> Branching::arrive(std::size_t k) {
     if (split(classes[c], classes[0])) return keys[c];
   }
   return keys[0];
+}
+
+std::size_t Branching::sync_member() const {
+  for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (is_sync(members_[m])) return m;
+  }
+  return 0;
+}
+
+bool Branching::may_sync() const {
+  for (std::size_t m : group_) {
+    if (is_sync(members_[m])) return true;
+  }
+  return false;
+}
+
+bool Branching::sync_here() {
+  const bool mine = is_sync(members_[group_.front()]);
+  std::vector<std::size_t> same, other;
+  for (std::size_t m : group_) (is_sync(members_[m]) == mine ? same : other).push_back(m);
+  group_ = same;
+  if (!other.empty() && split(other, same)) return !mine;
+  return mine;
 }
 
 std::size_t Branching::settle() {

@@ -1,10 +1,12 @@
 // Several scenarios, one simulated prefix: a family of scenarios that differ only in their
-// failures at a time (`failures.events` with `at`) runs as one simulation up to the first such
-// failure that tells two of them apart. There the process forks, and each process goes on with
-// the members that agree on it, until every process holds one member. A simulation is a
-// deterministic function of its scenario, so each member's results are those of its own run,
-// byte for byte (tests/test_branching.cpp), while the shared prefix is computed once: a 2-kill
-// run costs only what follows its second kill once its 1-kill sibling runs.
+// failures at a time (`failures.events` with `at`), and in consistency mode "sync" against
+// "async", runs as one simulation up to the first such failure, or the first decision where sync
+// and async act differently, that tells two of them apart. There the process forks, and each
+// process goes on with the members that agree on it, until every process holds one member. (With
+// one worker sync and async never act differently: the study's sync and async runs are one.) A
+// simulation is a deterministic function of its scenario, so each member's results are those of its
+// own run, byte for byte (tests/test_branching.cpp), while the shared prefix is computed once: a
+// 2-kill run costs only what follows its second kill once its 1-kill sibling runs.
 //
 // Engine-free: the failure injector asks arrive() when a timed failure is due and fires it only
 // if this process's members have it.
@@ -32,9 +34,9 @@ class Branching {
 
   /// members[0] is the run's scenario, labels[i] names member i's file in errors. Throws
   /// ScenarioError, at the first difference, unless every member equals members[0] in all but
-  /// `name`, `description`, `output.directory` and its failures at a time: same seed, same failures
-  /// after an update
-  /// (`at_update`, in the same order), same everything else. A family of one is a plain run.
+  /// `name`, `description`, `output.directory`, its failures at a time and `consistency.mode`
+  /// if both are "sync" or "async": same seed, same failures after an update (`at_update`, in
+  /// the same order), same everything else. A family of one is a plain run.
   Branching(std::vector<Scenario> members, std::vector<std::string> labels);
 
   /// The family's distinct timed failures, members' lists merged in member order (for members[0]
@@ -45,6 +47,16 @@ class Branching {
   /// lists (forking a process for every class but the first) and returns that position for the
   /// members this process keeps, or nullopt when they do not have it.
   std::optional<std::size_t> arrive(std::size_t k);
+
+  /// How a sync round combines its gradients: the family's sync members' rule (they share it;
+  /// an async update holds one gradient, which every rule applies alike).
+  GradientCombine combine() const { return members_[sync_member()].consistency.combine; }
+  /// Whether a member of this process trains in sync mode (workers then ask for the next round).
+  bool may_sync() const;
+  /// A decision where sync waits and async goes on (a pull for a round not applied yet, a round
+  /// short of gradients): whether this process's members wait. A family mixing the two splits
+  /// here: this process keeps the first member's mode, a child takes the other.
+  bool sync_here();
 
   /// The run is over: forks a process for every member but the first of those this process still
   /// holds (they had the same failures up to the end) and returns the one member this process
@@ -62,6 +74,8 @@ class Branching {
   /// Forks: the child goes on with the members `mine`, this process with `rest`. Returns true
   /// in the child.
   bool split(std::vector<std::size_t> mine, const std::vector<std::size_t>& rest);
+  /// The first member in sync mode (0 if none).
+  std::size_t sync_member() const;
 
   std::vector<Scenario> members_;
   std::vector<TimedFailure> timed_;

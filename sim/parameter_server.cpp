@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <span>
 
+#include "sim/branching.hpp"
 #include "sim/failure_injector.hpp"
 #include "sim/observer.hpp"
 #include "sim/strategy.hpp"
@@ -48,9 +49,8 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
   for (std::size_t w = 0; w < known_live_.size(); ++w) {
     known_live_[w] = context.coordinator.worker_live(static_cast<int>(w));
   }
-  combine_.rule = context.scenario.consistency.combine == GradientCombine::MEAN
-                      ? models::StaleRule::MEAN
-                      : models::StaleRule::SUM;
+  combine_.rule = context.branching->combine() == GradientCombine::MEAN ? models::StaleRule::MEAN
+                                                                        : models::StaleRule::SUM;
 }
 
 void ParameterServer::launch() {
@@ -141,7 +141,8 @@ std::int64_t ParameterServer::slowest_clock() const {
 }
 
 bool ParameterServer::can_serve(const PullRequest& request) const {
-  if (version_ < request.min_version) return false;
+  // Only sync asks for a round (branching.hpp: a family mixing sync and async splits here).
+  if (version_ < request.min_version && context_.branching->sync_here()) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
   return clock(request.worker) - slowest_clock() <= context_.scenario.consistency.bound;
 }
@@ -227,8 +228,9 @@ models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batc
 
 void ParameterServer::maybe_complete_round() {
   if (round_.empty()) return;
-  const bool sync = context_.scenario.consistency.mode == ConsistencyMode::SYNC;
-  if (!sync || static_cast<int>(round_.size()) >= context_.coordinator.live_workers())
+  // Async applies every gradient at once; sync waits for one of every live worker.
+  if (static_cast<int>(round_.size()) >= context_.coordinator.live_workers() ||
+      !context_.branching->sync_here())
     apply(round_, combine_);
 }
 

@@ -163,13 +163,13 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.recorder.event(0.0, "start", "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
+  context.branching = &branching;
   Job job(context, options.file_label);
   context.job = &job;
   check_request_timeout(scenario, largest_message(scenario, context.time, context.shards),
                         options.file_label);
   FailureInjector injector(context);
   context.injector = &injector;
-  context.branching = &branching;
   job.start();
   for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
     context.workers.push_back(std::make_unique<Worker>(context, i));

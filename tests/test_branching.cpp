@@ -92,6 +92,52 @@ TEST_CASE("failsim run --branch gives every scenario the results of its own run"
         read_file(dir.path() + "/alone/E/events.csv"));
 }
 
+TEST_CASE("failsim run --branch runs sync and async members together until they act differently",
+          "[branching]") {
+  TempDir dir;
+  // One worker: sync and async never act differently (a pull always follows the update of the
+  // push before it), so S1/A1 and their 2-kill siblings S2/A2 are one simulation to 4 s and two
+  // after it. Two workers: the first round tells S and A apart at once.
+  const auto one_worker = [](const std::string& mode) {
+    return [mode](nlohmann::json& s) {
+      s["cluster"]["workers"]["count"] = 1;
+      s["consistency"]["mode"] = mode;
+    };
+  };
+  const auto two_workers = [](const std::string& mode) {
+    return [mode](nlohmann::json& s) { s["consistency"]["mode"] = mode; };
+  };
+  write_variant(dir, "S1", nlohmann::json::array({server_kill("2s")}), one_worker("sync"));
+  write_variant(dir, "A1", nlohmann::json::array({server_kill("2s")}), one_worker("async"));
+  write_variant(dir, "S2", nlohmann::json::array({server_kill("2s"), server_kill("4s")}),
+                one_worker("sync"));
+  write_variant(dir, "A2", nlohmann::json::array({server_kill("2s"), server_kill("4s")}),
+                one_worker("async"));
+  write_variant(dir, "S", nlohmann::json::array({server_kill("2s")}), two_workers("sync"));
+  write_variant(dir, "A", nlohmann::json::array({server_kill("2s")}), two_workers("async"));
+  for (const std::string n : {"S1", "A1", "S2", "A2", "S", "A"}) {
+    REQUIRE(run_cli("run " + n + ".json -q -o alone/" + n, dir) == 0);
+  }
+  REQUIRE(run_cli("run S1.json -q -o together/S1 --branch A1.json=together/A1 --branch "
+                  "S2.json=together/S2 --branch A2.json=together/A2",
+                  dir) == 0);
+  REQUIRE(run_cli("run S.json -q -o together/S --branch A.json=together/A", dir) == 0);
+  for (const std::string n : {"S1", "A1", "S2", "A2", "S", "A"}) {
+    INFO(n);
+    const std::string alone = dir.path() + "/alone/" + n, together = dir.path() + "/together/" + n;
+    CHECK(read_file(alone + "/timeseries.csv") == read_file(together + "/timeseries.csv"));
+    CHECK(read_file(alone + "/events.csv") == read_file(together + "/events.csv"));
+    CHECK(result_without_timing(alone) == result_without_timing(together));
+    CHECK(result_without_timing(together)["scenario"]["consistency"]["mode"] ==
+          (n[0] == 'S' ? "sync" : "async"));
+  }
+  // With two workers the modes really differ; with one they give the same simulation.
+  CHECK(read_file(dir.path() + "/alone/S/timeseries.csv") !=
+        read_file(dir.path() + "/alone/A/timeseries.csv"));
+  CHECK(read_file(dir.path() + "/alone/S1/timeseries.csv") ==
+        read_file(dir.path() + "/alone/A1/timeseries.csv"));
+}
+
 TEST_CASE("failsim run --branch refuses what it cannot share, exit 2, nothing written",
           "[branching]") {
   TempDir dir;
@@ -107,6 +153,13 @@ TEST_CASE("failsim run --branch refuses what it cannot share, exit 2, nothing wr
   CHECK_THAT(err, Catch::Contains("lr.json: /optimizer/learning_rate: expected the same value "
                                   "as in A.json") &&
                       Catch::Contains("found 0.1"));
+
+  write_variant(dir, "ssp", nlohmann::json::array({server_kill("2s")}), [](nlohmann::json& s) {
+    s["consistency"] = {{"mode", "ssp"}, {"bound", 2}};
+  });
+  CHECK(run_cli("run A.json -q -o out/A --branch ssp.json=out/ssp", dir, &err) == 2);
+  CHECK_THAT(err, Catch::Contains("ssp.json: /consistency/") &&
+                      Catch::Contains("consistency mode sync against async"));
 
   CHECK(run_cli("run A.json -q -o out/A --branch update.json=out/u", dir, &err) == 2);
   CHECK_THAT(err, Catch::Contains("update.json: /failures/events: expected the same failures "
