@@ -265,12 +265,16 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     if (std::isinf(ready)) return;
     sg4::this_actor::sleep_until(ready);
     if (!wait_until_up(context_.roles.workers[static_cast<std::size_t>(worker->index())])) return;
-    worker->launch();
-    context_.coordinator.set_worker_live(worker->index(), true);
-    context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                            fmt::format("worker-{}", worker->index()));
-    for (Strategy* s : context_.strategies) s->membership_changed();
+    restart_worker(*worker);
   });
+}
+
+void FailureInjector::restart_worker(Worker& worker) {
+  worker.launch();
+  context_.coordinator.set_worker_live(worker.index(), true);
+  context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                          fmt::format("worker-{}", worker.index()));
+  for (Strategy* s : context_.strategies) s->membership_changed();
 }
 
 }  // namespace failsim::sim

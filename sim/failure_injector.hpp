@@ -22,6 +22,8 @@ class Host;
 
 namespace failsim::sim {
 
+class Worker;
+
 class FailureInjector {
  public:
   explicit FailureInjector(RunContext& context);
@@ -34,6 +36,9 @@ class FailureInjector {
   /// Blocks the calling actor until `host` is up (it may have failed again since a restart was
   /// scheduled). Returns false if it is down for good.
   bool wait_until_up(simgrid::s4u::Host* host);
+  /// Starts a new process of `worker` on its host (which is up) and tells the coordinator and
+  /// the servers that it is live again ("restart" event).
+  void restart_worker(Worker& worker);
   /// Adds the downtime of hosts still down at the end of the run (`end`: simulated seconds).
   void finish(double end);
 

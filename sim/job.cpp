@@ -224,12 +224,8 @@ void Job::install(std::vector<Shard> shards) {
     // Its host failed while it was stopped: nobody else knows to restart it.
     context_.coordinator.set_worker_live(w->index(), false);
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, worker = w.get()] {
-      if (!context_.injector->wait_until_up(host) || worker->alive()) return;
-      worker->launch();
-      context_.coordinator.set_worker_live(worker->index(), true);
-      context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                              fmt::format("worker-{}", worker->index()));
-      for (Strategy* s : context_.strategies) s->membership_changed();
+      if (context_.injector->wait_until_up(host) && !worker->alive())
+        context_.injector->restart_worker(*worker);
     });
   }
 }

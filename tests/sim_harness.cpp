@@ -40,6 +40,19 @@ std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string&
   return found;
 }
 
+std::optional<double> accuracy_at(const IsolatedRun& run, double after, long version) {
+  std::istringstream rows(run.timeseries);
+  std::string line;
+  std::getline(rows, line);  // the header
+  while (std::getline(rows, line)) {
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+    if (std::stod(cells[0]) > after && std::stol(cells[1]) == version) return std::stod(cells[2]);
+  }
+  return std::nullopt;
+}
+
 models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates) {
   const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
   sim::TrainingMath math(scenario, "hand.json");

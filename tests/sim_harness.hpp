@@ -5,6 +5,7 @@
 // directory that the parent reads and removes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ std::string read_file(const std::string& path);
 /// The events of `run` of type `type` whose subject starts with `subject_prefix`, in order.
 std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string& type,
                                       const std::string& subject_prefix = "");
+
+/// The test accuracy of `run`'s first evaluation after time `after` (simulated seconds) at
+/// parameter version `version`, read from its timeseries.csv; nullopt if there is none.
+std::optional<double> accuracy_at(const IsolatedRun& run, double after, long version);
 
 /// The parameters after `updates` plain SGD steps (the scenario's learning rate, no momentum) on
 /// worker 0's batch stream: what a one-worker run without failures computes, worked out without

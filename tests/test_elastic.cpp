@@ -12,6 +12,7 @@
 #include "sim/scenario.hpp"
 #include "sim_harness.hpp"
 
+using failsim::testing::accuracy_at;
 using failsim::testing::accuracy_of;
 using failsim::testing::events_of;
 using failsim::testing::run_isolated;
@@ -41,20 +42,6 @@ json base_scenario() {
   })");
 }
 
-/// The test accuracy in the first row of `run`'s time series after `after` with `version`.
-std::optional<double> accuracy_at(const failsim::testing::IsolatedRun& run, double after,
-                                  long version) {
-  std::istringstream rows(run.timeseries);
-  std::string line;
-  std::getline(rows, line);
-  while (std::getline(rows, line)) {
-    std::vector<std::string> cells;
-    std::istringstream in(line);
-    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
-    if (std::stod(cells[0]) > after && std::stol(cells[1]) == version) return std::stod(cells[2]);
-  }
-  return std::nullopt;
-}
 }  // namespace
 
 TEST_CASE(

@@ -16,6 +16,7 @@
 
 using failsim::sim::partition;
 using failsim::sim::ShardRange;
+using failsim::testing::accuracy_at;
 using failsim::testing::accuracy_of;
 using failsim::testing::events_of;
 using failsim::testing::run_isolated;
@@ -171,21 +172,9 @@ TEST_CASE(
   const auto p25 = sgd_by_hand(s.dump(), 25);
   auto mixed = sgd_by_hand(s.dump(), 20);
   std::copy(p25.begin(), p25.begin() + 16, mixed.begin());
-  bool found = false;
-  std::istringstream rows(run.timeseries);
-  std::string line;
-  std::getline(rows, line);
-  while (std::getline(rows, line)) {
-    std::vector<std::string> cells;
-    std::istringstream in(line);
-    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
-    if (std::stod(cells[0]) > failed && std::stol(cells[1]) == 25 + 20) {
-      CHECK(std::stod(cells[2]) == accuracy_of(s.dump(), mixed));
-      found = true;
-      break;
-    }
-  }
-  CHECK(found);
+  const auto accuracy = accuracy_at(run, failed, 25 + 20);
+  REQUIRE(accuracy);
+  CHECK(*accuracy == accuracy_of(s.dump(), mixed));
   CHECK(sum(run.result["summary"]["gradients"]) ==
         run.result["summary"]["gradients"]["computed"].get<std::int64_t>());
 }
