@@ -40,6 +40,24 @@ std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string&
   return found;
 }
 
+nlohmann::json small_scenario(const std::string& name) {
+  nlohmann::json s = nlohmann::json::parse(R"({
+    "seed": 7,
+    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
+    "model": {"kind": "softmax"},
+    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
+    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf"},
+                "network": {"bandwidth": "100Gbps", "latency": 0}},
+    "timing": {"flops_per_sample": 1e6, "param_bytes": 8},
+    "consistency": {"mode": "async"},
+    "evaluation": {"interval": "1s"},
+    "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
+    "stop": {"time": "3s"}
+  })");
+  s["name"] = name;
+  return s;
+}
+
 std::optional<double> accuracy_at(const IsolatedRun& run, double after, long version) {
   std::istringstream rows(run.timeseries);
   std::string line;

@@ -35,6 +35,13 @@ std::string read_file(const std::string& path);
 std::vector<nlohmann::json> events_of(const IsolatedRun& run, const std::string& type,
                                       const std::string& subject_prefix = "");
 
+/// The small scenario the simulation tests work out by hand, named `name`: softmax regression
+/// on 8 synthetic inputs and 4 classes (36 parameters), one async worker whose gradient takes
+/// 10 ms (batch 10 at 1e6 flops per sample on 1 Gflop/s), transfers that take next to no time
+/// (8 bytes on 100 Gbps without latency), detection after 100 ms, restarts 200 ms later,
+/// requests timing out after 50 ms, an evaluation every second, 3 s of training.
+nlohmann::json small_scenario(const std::string& name);
+
 /// The test accuracy of `run`'s first evaluation after time `after` (simulated seconds) at
 /// parameter version `version`, read from its timeseries.csv; nullopt if there is none.
 std::optional<double> accuracy_at(const IsolatedRun& run, double after, long version);

@@ -24,22 +24,11 @@ namespace {
 // = [0, 16) and shard 1 = [16, 36) (test_sharding.cpp). One async worker: each shard's update n
 // comes from the worker's n-th gradient, 10 ms each; transfers take next to no time.
 json base_scenario() {
-  return json::parse(R"({
-    "name": "elastic",
-    "seed": 7,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
-    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf", "shards": 2},
-                "network": {"bandwidth": "100Gbps", "latency": 0}},
-    "timing": {"flops_per_sample": 1e6, "param_bytes": 8},
-    "consistency": {"mode": "async"},
-    "evaluation": {"interval": "1s"},
-    "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
-    "recovery": {"strategy": "checkpoint",
-                 "checkpoint": {"every_updates": 10, "elastic": {"patience": "500ms"}}},
-    "stop": {"time": "3s"}
-  })");
+  json s = failsim::testing::small_scenario("elastic");
+  s["cluster"]["servers"]["shards"] = 2;
+  s["recovery"] = json::parse(R"({"strategy": "checkpoint",
+      "checkpoint": {"every_updates": 10, "elastic": {"patience": "500ms"}}})");
+  return s;
 }
 
 }  // namespace

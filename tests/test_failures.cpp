@@ -16,22 +16,7 @@ using failsim::testing::sgd_by_hand;
 using nlohmann::json;
 
 namespace {
-json base_scenario() {
-  return json::parse(R"({
-    "name": "failures",
-    "seed": 7,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
-    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf"},
-                "network": {"bandwidth": "100Gbps", "latency": 0}},
-    "timing": {"flops_per_sample": 1e6, "param_bytes": 8},
-    "consistency": {"mode": "async"},
-    "evaluation": {"interval": "1s"},
-    "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
-    "stop": {"time": "3s"}
-  })");
-}
+json base_scenario() { return failsim::testing::small_scenario("failures"); }
 
 const json& gradients(const failsim::testing::IsolatedRun& run) {
   return run.result["summary"]["gradients"];

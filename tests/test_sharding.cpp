@@ -82,20 +82,9 @@ TEST_CASE("partition: as many shards as parameters gives one float each", "[shar
 
 namespace {
 json base_scenario() {
-  return json::parse(R"({
-    "name": "sharded",
-    "seed": 7,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 2000, "test_size": 400},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.05, "batch_size": 10},
-    "cluster": {"workers": {"count": 1, "speed": "1Gf"}, "servers": {"speed": "1Gf", "shards": 2},
-                "network": {"bandwidth": "100Gbps", "latency": 0}},
-    "timing": {"flops_per_sample": 1e6, "param_bytes": 8},
-    "consistency": {"mode": "async"},
-    "evaluation": {"interval": "1s"},
-    "failures": {"detection_timeout": "100ms", "restart_delay": "200ms", "request_timeout": "50ms"},
-    "stop": {"time": "3s"}
-  })");
+  json s = failsim::testing::small_scenario("sharded");
+  s["cluster"]["servers"]["shards"] = 2;
+  return s;
 }
 
 std::int64_t sum(const json& g) {
