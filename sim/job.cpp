@@ -187,6 +187,13 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
 
 void Job::install(std::vector<Shard> shards) {
   const bool first = generations_.empty();
+  for (const auto& w : context_.workers) {
+    // Restarted during the resize (its failure's restart came due), it knows the old shards,
+    // and must not run while they change.
+    if (!w->alive()) continue;
+    w->stop();
+    stopped_[static_cast<std::size_t>(w->index())] = true;
+  }
   // The old generation's lost updates count now that training resumes from its checkpoints.
   for (Strategy* s : context_.strategies) s->handed_over();
   generations_.push_back(std::move(shards));

@@ -218,6 +218,28 @@ TEST_CASE("elastic: an evaluation at the instant a new generation starts sees wh
   CHECK(after_start >= 3);
 }
 
+TEST_CASE("elastic: a worker restarted during a resize starts again with the new shards",
+          "[elastic]") {
+  // worker-0 crashes at 500 ms and is restarted at 800 ms (detection 100 ms, restart 200 ms);
+  // shard 1's host is lost at 650 ms, so the job stops at 750 ms and starts one shard at 950 ms.
+  // The process started at 800 ms knows two shards: the new generation has one, and would get
+  // half a parameter vector for a whole one. The job stops it and starts it again.
+  json s = base_scenario();
+  s["failures"]["events"] = {
+      {{"target", "worker"}, {"index", 0}, {"at", "500ms"}, {"down_for", 0}},
+      {{"target", "server"}, {"shard", 1}, {"at", "650ms"}, {"down_for", "forever"}}};
+  const auto run = run_isolated(s.dump());
+  REQUIRE(events_of(run, "restart", "worker-0").size() == 1);
+  CHECK(events_of(run, "restart", "worker-0")[0]["time"].get<double>() == Approx(0.8));
+  REQUIRE(events_of(run, "resized").size() == 1);
+  CHECK(events_of(run, "resized")[0]["time"].get<double>() == Approx(0.95).margin(1e-3));
+  CHECK(run.result["summary"]["status"] == "completed");
+  // It trained on after the resize, on whole parameters.
+  INFO(run.timeseries);
+  CHECK(run.result["summary"]["updates"].get<int>() > 2 * 50 + 150);
+  CHECK(run.result["summary"]["final"]["test_accuracy"].get<double>() > 0.6);
+}
+
 TEST_CASE("elastic with sync workers: both restart with the job and rounds go on", "[elastic]") {
   json s = base_scenario();
   s["cluster"]["workers"]["count"] = 2;
@@ -232,6 +254,36 @@ TEST_CASE("elastic with sync workers: both restart with the job and rounds go on
   CHECK(run.result["summary"]["status"] == "completed");
   // Rounds of two gradients went on after the resize (roughly 2.6 s of 10 ms rounds).
   CHECK(run.result["summary"]["updates"].get<int>() > 2 * 25 + 100);
+}
+
+TEST_CASE("elastic under random server and worker failures: every run completes, counts exact",
+          "[elastic]") {
+  // elastic-resume.json (3 shards, 2 workers) with server hosts failing every 1.5 s and workers
+  // every 3 s on average: resizes overlap failures, restarts and each other. run() itself checks
+  // computed = applied + dropped + lost + pending; a worker left on old shards stops training.
+  json s = json::parse(
+      failsim::testing::read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/elastic-resume.json"));
+  s.erase("output");
+  s["failures"]["events"] = json::array();
+  s["failures"]["stochastic"] = json::parse(R"([
+    {"target": "server", "lifetime": {"distribution": "exponential", "mean": "1.5s"},
+     "repair": {"distribution": "exponential", "mean": "1s"}},
+    {"target": "worker", "lifetime": {"distribution": "exponential", "mean": "3s"},
+     "repair": {"distribution": "exponential", "mean": "1s"}}])");
+  s["stop"]["time"] = "20s";
+  for (const std::string mode : {"async", "sync"}) {
+    for (int seed : {5, 7}) {
+      json run_scenario = s;
+      run_scenario["seed"] = seed;
+      run_scenario["consistency"] = {{"mode", mode}};
+      if (mode == "sync") run_scenario["optimizer"]["momentum"] = 0.9;
+      INFO(mode << " seed " << seed);
+      const auto run = run_isolated(run_scenario.dump());
+      CHECK(run.result["summary"]["status"] == "completed");
+      CHECK(events_of(run, "resized").size() >= 3);
+      CHECK(run.result["summary"]["final"]["test_accuracy"].get<double>() > 0.6);
+    }
+  }
 }
 
 TEST_CASE("elastic is refused with multi-level checkpoints and read with a time", "[elastic]") {
