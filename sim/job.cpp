@@ -82,7 +82,7 @@ bool Job::current(const Strategy& strategy) const { return !strategy.retired(); 
 bool Job::resizes_for(const Strategy& owner, double host_back) {
   const auto& patience = context_.scenario.recovery.checkpoint.elastic_patience;
   if (!patience) return false;
-  if (!current(owner)) return true;  // a resize already rolled its shard back
+  if (!current(owner)) return true;  // a resize retired it: the job takes care of its shard
   if (host_back - sg4::Engine::get_clock() <= *patience) return false;
   if (!resizing_) {
     schedule_resize(std::isinf(host_back) ? "host lost for good"
@@ -99,6 +99,14 @@ void Job::host_up(sg4::Host* host) {
   schedule_resize("a server host is back");
 }
 
+void Job::stop_workers() {
+  for (const auto& w : context_.workers) {
+    if (!w->alive()) continue;  // failed: the failure injector restarts it
+    w->stop();
+    stopped_[static_cast<std::size_t>(w->index())] = true;
+  }
+}
+
 void Job::schedule_resize(const std::string& reason) {
   resizing_ = true;
   sg4::Actor::create("resize", context_.roles.coordinator, [this, reason] { resize(reason); });
@@ -110,11 +118,7 @@ void Job::resize(const std::string& reason) {
                           {{"reason", reason}, {"shards", context_.strategies.size()}});
   // Training stops everywhere: the first updates of the next generation end the outage.
   for (Strategy* s : context_.strategies) context_.recorder.training_stalled(now, s->shard().index);
-  for (const auto& w : context_.workers) {
-    if (!w->alive()) continue;  // failed: the failure injector restarts it
-    w->stop();
-    stopped_[static_cast<std::size_t>(w->index())] = true;
-  }
+  stop_workers();
   std::vector<sg4::ActorPtr> writers;
   for (Strategy* s : context_.strategies) {
     if (sg4::ActorPtr writer = s->drain()) writers.push_back(writer);
@@ -187,13 +191,9 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
 
 void Job::install(std::vector<Shard> shards) {
   const bool first = generations_.empty();
-  for (const auto& w : context_.workers) {
-    // Restarted during the resize (its failure's restart came due), it knows the old shards,
-    // and must not run while they change.
-    if (!w->alive()) continue;
-    w->stop();
-    stopped_[static_cast<std::size_t>(w->index())] = true;
-  }
+  // A worker restarted during the resize (its failure's restart came due) knows the old shards,
+  // and must not run while they change.
+  stop_workers();
   // The old generation's lost updates count now that training resumes from its checkpoints.
   for (Strategy* s : context_.strategies) s->handed_over();
   generations_.push_back(std::move(shards));

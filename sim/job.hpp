@@ -54,6 +54,8 @@ class Job {
 
  private:
   void schedule_resize(const std::string& reason);
+  /// Stops every worker process running now; install() starts them again.
+  void stop_workers();
   /// The body of the resizing process (on the coordinator host).
   void resize(const std::string& reason);
   /// The next generation on `hosts`, from the running one's checkpoints.
