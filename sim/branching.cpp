@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -156,6 +157,9 @@ bool Branching::may_sync() const {
 
 bool Branching::sync_here() {
   const bool mine = is_sync(members_[group_.front()]);
+  // Asked at every gradient of an async server with several workers: no allocation unless mixed.
+  const auto agrees = [&](std::size_t m) { return is_sync(members_[m]) == mine; };
+  if (std::all_of(group_.begin(), group_.end(), agrees)) return mine;
   std::vector<std::size_t> same, other;
   for (std::size_t m : group_) (is_sync(members_[m]) == mine ? same : other).push_back(m);
   group_ = same;
