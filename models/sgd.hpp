@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/scratch.hpp"
+#include "models/stale_rule.hpp"
 
 namespace failsim::models {
 
@@ -39,16 +40,6 @@ class Sgd {
   FloatBuffer velocity_;  // empty while momentum is 0: plain SGD keeps no state
   bool first_step_ = true;
   FloatBuffer decayed_;  // scratch for g + lambda p
-};
-
-/// How a set of k gradients g_1..g_k (staleness s_i = server version at apply time minus the
-/// version each was computed from) becomes one SGD step p -= lr_eff * sum_i w_i g_i.
-enum class StaleRule {
-  SUM,    ///< w_i = 1, lr_eff = lr (the study: summed gradients)
-  MEAN,   ///< w_i = 1/k, lr_eff = lr
-  PAPER,  ///< w_i = 1, lr_eff = low_lr if k > threshold else lr (study's code: 0.001 above 50)
-  INVERSE_STALENESS,  ///< w_i = 1/max(1, s_i), lr_eff = lr
-  DROP_STALE,         ///< gradients with s_i > bound dropped; the rest summed (w_i = 1)
 };
 
 struct StaleRuleConfig {

@@ -40,11 +40,12 @@ const Choices<CheckpointLevelKind> LEVEL_KINDS{{"memory", CheckpointLevelKind::M
                                                {"peer", CheckpointLevelKind::PEER}};
 const Choices<PeerPlacement> PEER_PLACEMENTS{{"workers", PeerPlacement::WORKERS},
                                              {"servers", PeerPlacement::SERVERS}};
-const Choices<StaleRuleKind> STALE_RULES{{"paper", StaleRuleKind::PAPER},
-                                         {"sum", StaleRuleKind::SUM},
-                                         {"mean", StaleRuleKind::MEAN},
-                                         {"inverse_staleness", StaleRuleKind::INVERSE_STALENESS},
-                                         {"drop_stale", StaleRuleKind::DROP_STALE}};
+const Choices<models::StaleRule> STALE_RULES{
+    {"paper", models::StaleRule::PAPER},
+    {"sum", models::StaleRule::SUM},
+    {"mean", models::StaleRule::MEAN},
+    {"inverse_staleness", models::StaleRule::INVERSE_STALENESS},
+    {"drop_stale", models::StaleRule::DROP_STALE}};
 const Choices<FailureTarget> EVENT_TARGETS{
     {"server", FailureTarget::SERVER},           {"replica", FailureTarget::REPLICA},
     {"worker", FailureTarget::WORKER},           {"storage", FailureTarget::STORAGE},
@@ -467,14 +468,14 @@ StatelessConfig read_stateless(const ObjectReader& recovery) {
       "stateless", {"rule", "paper_threshold", "paper_low_lr", "drop_bound"});
   StatelessConfig c;
   c.rule = r.choice_or("rule", c.rule, STALE_RULES);
-  if (c.rule == StaleRuleKind::PAPER) {
+  if (c.rule == models::StaleRule::PAPER) {
     c.paper_threshold = to_int(r.integer_or("paper_threshold", c.paper_threshold, 0, INT_LIMIT));
     c.paper_low_lr = r.number_or("paper_low_lr", c.paper_low_lr, Interval::positive());
   } else {
     r.forbid("paper_threshold", "it applies only to rule \"paper\"");
     r.forbid("paper_low_lr", "it applies only to rule \"paper\"");
   }
-  if (c.rule == StaleRuleKind::DROP_STALE) {
+  if (c.rule == models::StaleRule::DROP_STALE) {
     c.drop_bound = to_int(r.integer("drop_bound", 0, INT_LIMIT));
   } else {
     r.forbid("drop_bound", "it applies only to rule \"drop_stale\"");
@@ -876,11 +877,11 @@ nlohmann::json recovery_to_json(const RecoveryConfig& r) {
         out["chain"] = {{"every_updates", r.chain.every_updates}};
       const StatelessConfig& st = r.stateless;
       nlohmann::json stateless{{"rule", spelling_of(st.rule, STALE_RULES)}};
-      if (st.rule == StaleRuleKind::PAPER) {
+      if (st.rule == models::StaleRule::PAPER) {
         stateless["paper_threshold"] = st.paper_threshold;
         stateless["paper_low_lr"] = st.paper_low_lr;
       }
-      if (st.rule == StaleRuleKind::DROP_STALE) stateless["drop_bound"] = st.drop_bound;
+      if (st.rule == models::StaleRule::DROP_STALE) stateless["drop_bound"] = st.drop_bound;
       out["stateless"] = stateless;
       break;
     }

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/stale_rule.hpp"
 #include "sim/scenario_error.hpp"
 
 namespace failsim::sim {
@@ -300,15 +301,14 @@ struct ChainConfig {
   bool operator==(const ChainConfig&) const = default;
 };
 
-enum class StaleRuleKind { SUM, MEAN, PAPER, INVERSE_STALENESS, DROP_STALE };
-
 /// Parameters and pending gradients live in the external store (the storage host's memory).
 /// Also how STATELESS_CHAIN applies the gradients pending in its store.
 struct StatelessConfig {
-  StaleRuleKind rule = StaleRuleKind::PAPER;  ///< how pending gradients are applied on return
-  int paper_threshold = 50;                   ///< PAPER: more pending than this -> paper_low_lr
-  double paper_low_lr = 0.001;                ///< PAPER
-  int drop_bound = 0;                         ///< DROP_STALE: largest staleness still applied
+  models::StaleRule rule =
+      models::StaleRule::PAPER;  ///< how pending gradients are applied on return
+  int paper_threshold = 50;      ///< PAPER: more pending than this -> paper_low_lr
+  double paper_low_lr = 0.001;   ///< PAPER
+  int drop_bound = 0;            ///< DROP_STALE: largest staleness still applied
 
   bool operator==(const StatelessConfig&) const = default;
 };

@@ -14,23 +14,7 @@ namespace sg4 = simgrid::s4u;
 
 models::StaleRuleConfig rule_config(const StatelessConfig& c) {
   models::StaleRuleConfig r;
-  switch (c.rule) {
-    case StaleRuleKind::SUM:
-      r.rule = models::StaleRule::SUM;
-      break;
-    case StaleRuleKind::MEAN:
-      r.rule = models::StaleRule::MEAN;
-      break;
-    case StaleRuleKind::PAPER:
-      r.rule = models::StaleRule::PAPER;
-      break;
-    case StaleRuleKind::INVERSE_STALENESS:
-      r.rule = models::StaleRule::INVERSE_STALENESS;
-      break;
-    case StaleRuleKind::DROP_STALE:
-      r.rule = models::StaleRule::DROP_STALE;
-      break;
-  }
+  r.rule = c.rule;
   r.paper_threshold = c.paper_threshold;
   r.paper_low_lr = static_cast<float>(c.paper_low_lr);
   r.drop_bound = c.drop_bound;

@@ -23,6 +23,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace failsim::sim;
+using failsim::models::StaleRule;
 
 namespace {
 
@@ -179,7 +180,7 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
   SECTION("stateless-kill: the study's rule for pending gradients") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-kill.json").string());
     CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS);
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
     CHECK(s.cluster.storage == StorageConfig{});
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
   }
@@ -187,7 +188,7 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
     const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-chain-kill.json").string());
     CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS_CHAIN);
     CHECK(s.recovery.chain.every_updates == 10);
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
     CHECK(s.cluster.num_servers() == 3);
     CHECK(s.cluster.storage == StorageConfig{});
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
@@ -270,7 +271,7 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] = {{"strategy", "stateless"}};
     CHECK(parse_scenario(doc, "m.json").recovery.stateless ==
-          StatelessConfig{StaleRuleKind::PAPER, 50, 0.001, 0});
+          StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
   }
   SECTION("sync combines by sum, as the study did") {
     json doc = json::parse(MINIMAL);
@@ -401,7 +402,7 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
                         "repair": {"distribution": "fixed", "value": "5min"}}]
       }})"));
     CHECK(s.cluster.storage == StorageConfig{"", 1e9, 1e8});
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::DROP_STALE, 50, 0.001, 3});
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::DROP_STALE, 50, 0.001, 3});
     CHECK(s.failures.events ==
           std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 2.0, std::nullopt, std::nullopt}});
     CHECK(resolved["cluster"]["storage"] ==
@@ -415,7 +416,7 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
       "recovery": {"strategy": "stateless_chain", "chain": {"every_updates": 5},
                    "stateless": {"rule": "mean"}}})"));
     CHECK(s.recovery.chain.every_updates == 5);
-    CHECK(s.recovery.stateless.rule == StaleRuleKind::MEAN);
+    CHECK(s.recovery.stateless.rule == StaleRule::MEAN);
     CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless_chain",
         "chain": {"every_updates": 5}, "stateless": {"rule": "mean"}})"));
     CHECK(resolved["cluster"]["storage"] ==
@@ -424,14 +425,14 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
   SECTION("stateless, inverse staleness: no rule parameters") {
     const auto [s, resolved] = round_trip(json::parse(R"({
       "recovery": {"strategy": "stateless", "stateless": {"rule": "inverse_staleness"}}})"));
-    CHECK(s.recovery.stateless.rule == StaleRuleKind::INVERSE_STALENESS);
+    CHECK(s.recovery.stateless.rule == StaleRule::INVERSE_STALENESS);
     CHECK(resolved["recovery"]["stateless"] == json::parse(R"({"rule": "inverse_staleness"})"));
   }
   SECTION("stateless, paper: its threshold and low learning rate") {
     const auto [s, resolved] = round_trip(json::parse(R"({
       "recovery": {"strategy": "stateless",
                    "stateless": {"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4}}})"));
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRuleKind::PAPER, 0, 1e-4, 0});
+    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 0, 1e-4, 0});
     CHECK(resolved["recovery"]["stateless"] ==
           json::parse(R"({"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4})"));
   }

@@ -1,0 +1,17 @@
+// The rules that turn pending gradients into one SGD step (models/sgd.hpp applies them). Its own
+// header so that the scenario reader names them without the math.
+#pragma once
+
+namespace failsim::models {
+
+/// How a set of k gradients g_1..g_k (staleness s_i = server version at apply time minus the
+/// version each was computed from) becomes one SGD step p -= lr_eff * sum_i w_i g_i.
+enum class StaleRule {
+  SUM,    ///< w_i = 1, lr_eff = lr (the study: summed gradients)
+  MEAN,   ///< w_i = 1/k, lr_eff = lr
+  PAPER,  ///< w_i = 1, lr_eff = low_lr if k > threshold else lr (study's code: 0.001 above 50)
+  INVERSE_STALENESS,  ///< w_i = 1/max(1, s_i), lr_eff = lr
+  DROP_STALE,         ///< gradients with s_i > bound dropped; the rest summed (w_i = 1)
+};
+
+}  // namespace failsim::models
