@@ -117,6 +117,23 @@ def field(obj, path, kind, file):
     return value
 
 
+def load_tagged_json(file, expected_format):
+    """The JSON object in `file`, whose /format must be `expected_format`."""
+    try:
+        with open(file) as f:
+            data = json.load(f)
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(f"{file}: expected a readable file, found {e}") from None
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{file}: expected JSON, found a syntax error at line {e.lineno}, "
+                       f"column {e.colno}: {e.msg}") from None
+    if not isinstance(data, dict) or data.get("format") != expected_format:
+        found = data.get("format") if isinstance(data, dict) else data
+        raise BadInput(f"{file}: expected /format \"{expected_format}\", "
+                       f"found {json.dumps(found)}")
+    return data
+
+
 def read_timeseries(file, columns):
     """The named columns of timeseries.csv as lists of floats, read by header name."""
     try:
@@ -157,18 +174,7 @@ class Run:
     def __init__(self, directory, figures):
         self.directory = directory
         file = os.path.join(directory, "result.json")
-        try:
-            with open(file) as f:
-                result = json.load(f)
-        except (OSError, UnicodeDecodeError) as e:
-            raise BadInput(f"{file}: expected a readable file, found {e}") from None
-        except json.JSONDecodeError as e:
-            raise BadInput(f"{file}: expected JSON, found a syntax error at line {e.lineno}, "
-                           f"column {e.colno}: {e.msg}") from None
-        if not isinstance(result, dict) or result.get("format") != "failsim-result":
-            found = result.get("format") if isinstance(result, dict) else result
-            raise BadInput(f"{file}: expected /format \"failsim-result\", "
-                           f"found {json.dumps(found)}")
+        result = load_tagged_json(file, "failsim-result")
         self.name = field(result, ["scenario", "name"], "string", file)
         self.seed = field(result, ["scenario", "seed"], "integer", file)
         self.end_time = field(result, ["summary", "end_time"], "number", file)
@@ -528,18 +534,7 @@ class Sweep:
         if not os.path.isfile(plan_file):
             raise BadInput(f"{directory}: expected a sweep directory of `failsim sweep` (holding "
                            "sweep.json and runs.csv) for the sweep figure, found no sweep.json")
-        try:
-            with open(plan_file) as f:
-                plan = json.load(f)
-        except (OSError, UnicodeDecodeError) as e:
-            raise BadInput(f"{plan_file}: expected a readable file, found {e}") from None
-        except json.JSONDecodeError as e:
-            raise BadInput(f"{plan_file}: expected JSON, found a syntax error at line {e.lineno}, "
-                           f"column {e.colno}: {e.msg}") from None
-        if not isinstance(plan, dict) or plan.get("format") != "failsim-sweep-plan":
-            found = plan.get("format") if isinstance(plan, dict) else plan
-            raise BadInput(f"{plan_file}: expected /format \"failsim-sweep-plan\", "
-                           f"found {json.dumps(found)}")
+        plan = load_tagged_json(plan_file, "failsim-sweep-plan")
         self.name = field(plan, ["name"], "string", plan_file)
         self.paths = field(plan, ["paths"], "list", plan_file)
         self.plan_file = plan_file
