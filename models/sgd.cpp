@@ -26,15 +26,17 @@ void Sgd::set_velocity(std::span<const float> v) {
   first_step_ = false;
 }
 
-void Sgd::step(std::span<float> params, std::span<const float> grad, float lr) {
-  auto p = map(params);
+void Sgd::step(std::span<const float> from, std::span<float> to, std::span<const float> grad,
+               float lr) {
+  const auto p = map(from);
+  auto out = map(to);
   std::span<const float> g = grad;
   if (config_.weight_decay != 0.0f) {
     map(std::span<float>(decayed_)) = map(grad) + config_.weight_decay * p;
     g = decayed_;
   }
   if (config_.momentum == 0.0f) {
-    p -= lr * map(g);
+    out = p - lr * map(g);
     return;
   }
   auto v = map(std::span<float>(velocity_));
@@ -44,7 +46,7 @@ void Sgd::step(std::span<float> params, std::span<const float> grad, float lr) {
   } else {
     v = config_.momentum * v + map(g);
   }
-  p -= lr * v;
+  out = p - lr * v;
 }
 
 std::string to_string(StaleRule rule) {
@@ -63,7 +65,7 @@ std::string to_string(StaleRule rule) {
   return "?";
 }
 
-ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
+ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<float> to,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined) {
   auto weight = [&](const PendingGradient& pg) {
@@ -91,7 +93,7 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
   outcome.learning_rate = lr;
   if (outcome.applied == 1 && weight(*only) == 1.0f) {
     // The common case (async): the step is the gradient itself, no combining pass needed.
-    sgd.step(params, only->grad, lr);
+    sgd.step(from, to, only->grad, lr);
     return outcome;
   }
   auto sum = map(combined);
@@ -107,7 +109,7 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
     first = false;
   }
   if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
-  sgd.step(params, combined, lr);
+  sgd.step(from, to, combined, lr);
   return outcome;
 }
 

@@ -25,8 +25,14 @@ class Sgd {
  public:
   Sgd(SgdConfig config, std::size_t num_params);
 
-  /// One step with gradient g and learning rate `lr` (the configured one unless a rule scales it).
-  void step(std::span<float> params, std::span<const float> grad, float lr);
+  /// One step with gradient g and learning rate `lr` (the configured one unless a rule scales
+  /// it), from parameters `from` into `to`: to = from - lr v. `to` may be `from` itself (a step
+  /// in place); a server steps into the buffer of its next snapshot, which spares it a copy.
+  void step(std::span<const float> from, std::span<float> to, std::span<const float> grad,
+            float lr);
+  void step(std::span<float> params, std::span<const float> grad, float lr) {
+    step(params, params, grad, lr);
+  }
   void step(std::span<float> params, std::span<const float> grad) {
     step(params, grad, config_.learning_rate);
   }
@@ -63,9 +69,10 @@ struct ApplyOutcome {
   float learning_rate = 0;  ///< lr_eff of the step (0 when nothing was applied)
 };
 
-/// Combines pending gradients by the rule into one step of `sgd` on `params`. `combined` is
-/// caller-owned scratch of num_params floats (so the server's hot path does not allocate).
-ApplyOutcome apply_pending(Sgd& sgd, std::span<float> params,
+/// Combines pending gradients by the rule into one step of `sgd` from parameters `from` into
+/// `to` (which may be `from`; untouched when nothing is applied). `combined` is caller-owned
+/// scratch of num_params floats (so the server's hot path does not allocate).
+ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<float> to,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined);
 

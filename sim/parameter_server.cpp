@@ -36,14 +36,13 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
       name_(shard_.name(fmt::format("server-{}", incarnation))),
       host_(host),
       mailbox_(sg4::Mailbox::by_name(name_)),
-      params_(initial.snapshot->params),
       sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
       version_(initial.snapshot->version),
       gradients_(initial.snapshot->gradients),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
       known_live_(clocks_.size()),
-      combined_(params_.size()) {
+      combined_(published_->params.size()) {
   if (initial.velocity) sgd_.set_velocity(*initial.velocity);
   // A replacement server starts from the coordinator's current view of the workers.
   for (std::size_t w = 0; w < known_live_.size(); ++w) {
@@ -79,7 +78,6 @@ void ParameterServer::kill() {
 }
 
 void ParameterServer::restore(const ServerState& state) {
-  params_ = state.snapshot->params;
   version_ = state.snapshot->version;
   gradients_ = state.snapshot->gradients;
   published_ = state.snapshot;
@@ -98,10 +96,7 @@ std::int64_t ParameterServer::unapplied() const {
   return delivered_ - consumed_ + static_cast<std::int64_t>(round_.size());
 }
 
-SnapshotPtr ParameterServer::snapshot() {
-  if (published_->version != version_) published_ = snapshots_.make(version_, gradients_, params_);
-  return published_;
-}
+SnapshotPtr ParameterServer::snapshot() { return published_; }
 
 ServerState ParameterServer::state() {
   ServerState s{snapshot(), nullptr};
@@ -188,8 +183,11 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
         {std::span<const float>(*push.grad).subspan(shard_.range.offset, shard_.range.size),
          version_ - push.base_version});
   }
-  const models::ApplyOutcome outcome = context_.math.timed(
-      [&] { return models::apply_pending(sgd_, params_, pending_, rule, combined_); });
+  // The step writes the next version into a snapshot of its own: publishing it costs no copy.
+  const std::shared_ptr<Snapshot> next = snapshots_.take(published_->params.size());
+  const models::ApplyOutcome outcome = context_.math.timed([&] {
+    return models::apply_pending(sgd_, published_->params, next->params, pending_, rule, combined_);
+  });
   for (GradientPush& push : pushes) {
     const std::int64_t staleness = version_ - push.base_version;
     const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;
@@ -204,6 +202,9 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   if (outcome.applied == 0) return outcome;
   ++version_;
   gradients_ += outcome.applied;
+  next->version = version_;
+  next->gradients = gradients_;
+  published_ = next;
   context_.recorder.update_applied(sg4::Engine::get_clock(), name_, shard_.index);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.

@@ -58,7 +58,7 @@ class ParameterServer : public Endpoint {
   std::int64_t version() const { return version_; }
   /// Gradients applied to produce the current parameters (Snapshot::gradients).
   std::int64_t gradients() const { return gradients_; }
-  /// The current parameters as a shared snapshot (made once per version, when first asked).
+  /// The current parameters as a shared snapshot (each update writes a new one: snapshots_).
   SnapshotPtr snapshot();
   /// Parameters, version and optimiser state, as a checkpoint or replica keeps them.
   ServerState state();
@@ -105,11 +105,10 @@ class ParameterServer : public Endpoint {
   simgrid::s4u::Mailbox* mailbox_;
   simgrid::s4u::ActorPtr actor_;
   bool alive_ = true;
-  models::FloatBuffer params_;
   models::Sgd sgd_;
   std::int64_t version_ = 0;
   std::int64_t gradients_ = 0;
-  SnapshotPtr published_;
+  SnapshotPtr published_;  // the current parameters, version and gradient count
   SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined
   std::vector<std::int64_t> clocks_;  // gradients received per worker (SSP)

@@ -21,15 +21,14 @@ struct Snapshot {
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
-/// Reuses the buffers of snapshots nobody holds any more: publishing a version then costs one
-/// copy into warm memory instead of a fresh allocation (page faults included) of the whole
-/// parameter vector.
+/// Reuses the buffers of snapshots nobody holds any more: a server writes each new version into
+/// warm memory instead of a fresh allocation (page faults included) of the whole parameter
+/// vector.
 class SnapshotPool {
  public:
-  /// A snapshot of `params` at `version` (made of `gradients`), in a recycled buffer when one is
-  /// free.
-  SnapshotPtr make(std::int64_t version, std::int64_t gradients,
-                   const models::FloatBuffer& params) {
+  /// A snapshot of `size` parameters for the caller to fill before publishing it, in a recycled
+  /// buffer when one is free (its old contents are left as they are).
+  std::shared_ptr<Snapshot> take(std::size_t size) {
     std::shared_ptr<Snapshot>* slot = nullptr;
     for (auto& s : pool_) {
       if (s.use_count() == 1) {  // only the pool holds it: no reader left
@@ -38,9 +37,7 @@ class SnapshotPool {
       }
     }
     if (slot == nullptr) slot = &pool_.emplace_back(std::make_shared<Snapshot>());
-    (*slot)->version = version;
-    (*slot)->gradients = gradients;
-    (*slot)->params.assign(params.begin(), params.end());
+    (*slot)->params.resize(size);
     return *slot;
   }
 

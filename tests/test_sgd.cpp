@@ -44,7 +44,7 @@ struct Pending {
 std::vector<float> apply(StaleRuleConfig rule, const Pending& pending, ApplyOutcome* outcome) {
   Sgd sgd({0.1f, 0.0f, 0.0f}, 1);
   std::vector<float> p{0.0f}, scratch(1);
-  *outcome = apply_pending(sgd, p, pending.list(), rule, scratch);
+  *outcome = apply_pending(sgd, p, p, pending.list(), rule, scratch);
   return p;
 }
 }  // namespace
