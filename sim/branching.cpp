@@ -163,7 +163,7 @@ bool Branching::sync_here() {
   std::vector<std::size_t> same, other;
   for (std::size_t m : group_) (is_sync(members_[m]) == mine ? same : other).push_back(m);
   group_ = same;
-  if (!other.empty() && split(other, same)) return !mine;
+  if (split(other, same)) return !mine;
   return mine;
 }
 

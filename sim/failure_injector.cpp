@@ -252,7 +252,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     if (server != nullptr) {
       context_.recorder.event(detected, "detected", server->name());
       Strategy& owner = server->strategy();
-      if (!context_.job->current(owner)) return;  // a resize retired its shard meanwhile
+      if (owner.retired()) return;  // a resize retired its shard meanwhile
       const int shard = owner.shard().index;
       if (context_.coordinator.primary(shard) == server) context_.coordinator.clear_primary(shard);
       owner.on_server_failure_detected(*server, host_back);

@@ -77,12 +77,10 @@ void Job::start() {
   for (Strategy* s : context_.strategies) s->start();
 }
 
-bool Job::current(const Strategy& strategy) const { return !strategy.retired(); }
-
 bool Job::resizes_for(const Strategy& owner, double host_back) {
   const auto& patience = context_.scenario.recovery.checkpoint.elastic_patience;
   if (!patience) return false;
-  if (!current(owner)) return true;  // a resize retired it: the job takes care of its shard
+  if (owner.retired()) return true;  // a resize retired it: the job takes care of its shard
   if (host_back - sg4::Engine::get_clock() <= *patience) return false;
   if (!resizing_) {
     schedule_resize(std::isinf(host_back) ? "host lost for good"

@@ -47,8 +47,6 @@ class Job {
   bool resizes_for(const Strategy& owner, double host_back);
   /// A host came back up: an elastic job with fewer shards than server hosts grows onto it.
   void host_up(simgrid::s4u::Host* host);
-  /// Whether `strategy` belongs to the running generation (a resize retires the others).
-  bool current(const Strategy& strategy) const;
   /// Every generation's strategies, oldest first (a retired one's accounts stay readable).
   const std::vector<std::unique_ptr<Strategy>>& strategies() const { return strategies_; }
 

@@ -37,8 +37,6 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
       host_(host),
       mailbox_(sg4::Mailbox::by_name(name_)),
       sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
-      version_(initial.snapshot->version),
-      gradients_(initial.snapshot->gradients),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
       known_live_(clocks_.size()),
@@ -78,8 +76,6 @@ void ParameterServer::kill() {
 }
 
 void ParameterServer::restore(const ServerState& state) {
-  version_ = state.snapshot->version;
-  gradients_ = state.snapshot->gradients;
   published_ = state.snapshot;
   if (state.velocity) sgd_.set_velocity(*state.velocity);
   // A server that died in the blocking checkpoint of the last update left that version behind.
@@ -88,7 +84,7 @@ void ParameterServer::restore(const ServerState& state) {
 
 void ParameterServer::stop_at_version() {
   const auto& target = context_.scenario.stop.version;
-  if (target && version_ >= *target) context_.request_stop("version");
+  if (target && version() >= *target) context_.request_stop("version");
 }
 
 std::int64_t ParameterServer::unapplied() const {
@@ -137,7 +133,7 @@ std::int64_t ParameterServer::slowest_clock() const {
 
 bool ParameterServer::can_serve(const PullRequest& request) const {
   // Only sync asks for a round (branching.hpp: a family mixing sync and async splits here).
-  if (version_ < request.min_version && context_.branching->sync_here()) return false;
+  if (version() < request.min_version && context_.branching->sync_here()) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
   return clock(request.worker) - slowest_clock() <= context_.scenario.consistency.bound;
 }
@@ -181,7 +177,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   for (const GradientPush& push : pushes) {
     pending_.push_back(
         {std::span<const float>(*push.grad).subspan(shard_.range.offset, shard_.range.size),
-         version_ - push.base_version});
+         version() - push.base_version});
   }
   // The step writes the next version into a snapshot of its own: publishing it costs no copy.
   const std::shared_ptr<Snapshot> next = snapshots_.take(published_->params.size());
@@ -189,7 +185,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
     return models::apply_pending(sgd_, published_->params, next->params, pending_, rule, combined_);
   });
   for (GradientPush& push : pushes) {
-    const std::int64_t staleness = version_ - push.base_version;
+    const std::int64_t staleness = version() - push.base_version;
     const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;
     if (dropped) {
       context_.recorder.gradients_dropped(1);
@@ -200,10 +196,8 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   }
   pushes.clear();
   if (outcome.applied == 0) return outcome;
-  ++version_;
-  gradients_ += outcome.applied;
-  next->version = version_;
-  next->gradients = gradients_;
+  next->version = version() + 1;
+  next->gradients = gradients() + outcome.applied;
   published_ = next;
   context_.recorder.update_applied(sg4::Engine::get_clock(), name_, shard_.index);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
@@ -212,7 +206,7 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   context_.injector->after_update(shard_.index, context_.recorder.updates(shard_.index));
   // With shards, shard 0's versions set the evaluation schedule.
   const int every = context_.scenario.evaluation.every_updates;
-  if (every > 0 && shard_.index == 0 && version_ % every == 0 && Observer::evaluate_now(context_))
+  if (every > 0 && shard_.index == 0 && version() % every == 0 && Observer::evaluate_now(context_))
     return outcome;
   const auto& stop = context_.scenario.stop;
   if (stop.updates && context_.recorder.updates() >= *stop.updates)

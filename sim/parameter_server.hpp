@@ -55,9 +55,9 @@ class ParameterServer : public Endpoint {
   void kill();
 
   bool alive() const { return alive_; }
-  std::int64_t version() const { return version_; }
+  std::int64_t version() const { return published_->version; }
   /// Gradients applied to produce the current parameters (Snapshot::gradients).
-  std::int64_t gradients() const { return gradients_; }
+  std::int64_t gradients() const { return published_->gradients; }
   /// The current parameters as a shared snapshot (each update writes a new one: snapshots_).
   SnapshotPtr snapshot();
   /// Parameters, version and optimiser state, as a checkpoint or replica keeps them.
@@ -106,8 +106,6 @@ class ParameterServer : public Endpoint {
   simgrid::s4u::ActorPtr actor_;
   bool alive_ = true;
   models::Sgd sgd_;
-  std::int64_t version_ = 0;
-  std::int64_t gradients_ = 0;
   SnapshotPtr published_;  // the current parameters, version and gradient count
   SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined

@@ -20,8 +20,9 @@ Worker::Worker(RunContext& context, int index)
 
 void Worker::launch() {
   const std::size_t shards = context_.shards.size();
-  if (inboxes_.size() != shards) {
+  if (generation_ != context_.shards.front().generation) {
     // The first process, or the first after an elastic resize: new shards, nothing known yet.
+    generation_ = context_.shards.front().generation;
     min_version_.assign(shards, 0);
     min_version_epoch_.assign(shards, -1);
     targets_.assign(shards, nullptr);

@@ -73,6 +73,7 @@ class Worker {
   RunContext& context_;
   int index_;
   int incarnation_ = 0;
+  int generation_ = -1;  // of the shards the per-shard state below is about (job.hpp)
   BatchStream batches_;
   std::int64_t step_ = 0;      // gradients started, over all incarnations (seeds dropout)
   std::int64_t requests_ = 0;  // pull requests sent
