@@ -77,11 +77,13 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<floa
   };
   ApplyOutcome outcome;
   const PendingGradient* only = nullptr;
+  int weighted = 0;  // entries that enter the step
   for (const PendingGradient& pg : pending) {
     if (weight(pg) == 0.0f) {
-      ++outcome.dropped;
+      outcome.dropped += pg.count;
     } else {
-      ++outcome.applied;
+      outcome.applied += pg.count;
+      ++weighted;
       only = &pg;
     }
   }
@@ -91,8 +93,10 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<floa
     lr = rule.paper_low_lr;
   }
   outcome.learning_rate = lr;
-  if (outcome.applied == 1 && weight(*only) == 1.0f) {
-    // The common case (async): the step is the gradient itself, no combining pass needed.
+  if (weighted == 1 && weight(*only) == 1.0f &&
+      (rule.rule != StaleRule::MEAN || outcome.applied == 1)) {
+    // The common case (one async gradient, or a store's one sum): the step is that sum itself,
+    // no combining pass needed.
     sgd.step(from, to, only->grad, lr);
     return outcome;
   }

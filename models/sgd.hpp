@@ -57,16 +57,20 @@ struct StaleRuleConfig {
 
 std::string to_string(StaleRule rule);
 
-/// One gradient waiting to be applied.
+/// Gradients waiting to be applied: `grad` is the sum of `count` gradients, all of the same
+/// staleness under a rule that weighs by staleness (a store sums what it holds as it arrives,
+/// so an outage's pile is one vector, not thousands). Summed in arrival order, so a rule of
+/// weight 1 gives the bits it would give on the gradients one by one.
 struct PendingGradient {
   std::span<const float> grad;
   std::int64_t staleness = 0;
+  std::int64_t count = 1;
 };
 
 struct ApplyOutcome {
-  int applied = 0;          ///< gradients that entered the step
-  int dropped = 0;          ///< gradients a rule discarded
-  float learning_rate = 0;  ///< lr_eff of the step (0 when nothing was applied)
+  std::int64_t applied = 0;  ///< gradients that entered the step
+  std::int64_t dropped = 0;  ///< gradients a rule discarded
+  float learning_rate = 0;   ///< lr_eff of the step (0 when nothing was applied)
 };
 
 /// Combines pending gradients by the rule into one step of `sgd` from parameters `from` into

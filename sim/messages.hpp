@@ -40,6 +40,24 @@ struct GradientPush {
   std::shared_ptr<models::FloatBuffer> grad;
 };
 
+/// Gradients the stateless store holds, summed as they arrive (the shard's slice of each). Under
+/// a rule that weighs by staleness every member was computed from the same version; under the
+/// others one group takes everything.
+struct PendingGroup {
+  struct Member {
+    std::int64_t base_version = 0;
+    float loss = 0.0f;
+  };
+  std::shared_ptr<models::FloatBuffer> sum;
+  std::vector<Member> members;  ///< in arrival order
+};
+
+/// The store's answer to a server's TakePending: everything pending, `count` gradients.
+struct PendingBatch {
+  std::vector<PendingGroup> groups;
+  std::int64_t count = 0;
+};
+
 /// The coordination service tells the server that the set of live workers changed (sync rounds
 /// then wait for the new set).
 struct MembershipChanged {};

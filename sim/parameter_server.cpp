@@ -71,6 +71,7 @@ void ParameterServer::kill() {
   context_.recorder.gradients_lost(unapplied());
   for (GradientPush& push : round_) context_.gradient_buffers.give_back(std::move(push.grad));
   round_.clear();
+  applying_ = 0;
   mailbox_->set_receiver(nullptr);  // a dead receiver must not keep accepting transfers
   if (actor_) actor_->kill();
 }
@@ -89,7 +90,7 @@ void ParameterServer::stop_at_version() {
 
 std::int64_t ParameterServer::unapplied() const {
   // Messages that reached the mailbox but were not taken, and a sync round not yet applied.
-  return delivered_ - consumed_ + static_cast<std::int64_t>(round_.size());
+  return delivered_ - consumed_ + static_cast<std::int64_t>(round_.size()) + applying_;
 }
 
 SnapshotPtr ParameterServer::snapshot() { return published_; }
@@ -168,10 +169,7 @@ void ParameterServer::serve_deferred() {
 
 models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
                                             const models::StaleRuleConfig& rule) {
-  const double start = sg4::Engine::get_clock();
-  sg4::this_actor::execute(shard_.update_flops * static_cast<double>(pushes.size()));
-  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
-
+  charge(static_cast<std::int64_t>(pushes.size()));
   pending_.clear();
   // The shard's slice of each gradient (S = 1: all of it).
   for (const GradientPush& push : pushes) {
@@ -181,20 +179,59 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
   }
   // The step writes the next version into a snapshot of its own: publishing it costs no copy.
   const std::shared_ptr<Snapshot> next = snapshots_.take(published_->params.size());
-  const models::ApplyOutcome outcome = context_.math.timed([&] {
-    return models::apply_pending(sgd_, published_->params, next->params, pending_, rule, combined_);
-  });
+  const models::ApplyOutcome outcome = step(*next, rule);
   for (GradientPush& push : pushes) {
-    const std::int64_t staleness = version() - push.base_version;
-    const bool dropped = rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound;
-    if (dropped) {
-      context_.recorder.gradients_dropped(1);
-    } else {
-      context_.recorder.gradient_applied(staleness, push.loss);
-    }
+    record(version() - push.base_version, push.loss, rule);
     context_.gradient_buffers.give_back(std::move(push.grad));
   }
   pushes.clear();
+  return publish(next, outcome);
+}
+
+models::ApplyOutcome ParameterServer::apply_batch(const PendingBatch& batch,
+                                                  const models::StaleRuleConfig& rule) {
+  applying_ = batch.count;
+  charge(batch.count);
+  pending_.clear();
+  for (const PendingGroup& group : batch.groups) {
+    pending_.push_back({*group.sum, version() - group.members.front().base_version,
+                        static_cast<std::int64_t>(group.members.size())});
+  }
+  // The step writes the next version into a snapshot of its own: publishing it costs no copy.
+  const std::shared_ptr<Snapshot> next = snapshots_.take(published_->params.size());
+  const models::ApplyOutcome outcome = step(*next, rule);
+  for (const PendingGroup& group : batch.groups) {
+    for (const PendingGroup::Member& m : group.members) {
+      record(version() - m.base_version, m.loss, rule);
+    }
+  }
+  applying_ = 0;
+  return publish(next, outcome);
+}
+
+void ParameterServer::charge(std::int64_t gradients) {
+  const double start = sg4::Engine::get_clock();
+  sg4::this_actor::execute(shard_.update_flops * static_cast<double>(gradients));
+  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
+}
+
+models::ApplyOutcome ParameterServer::step(Snapshot& next, const models::StaleRuleConfig& rule) {
+  return context_.math.timed([&] {
+    return models::apply_pending(sgd_, published_->params, next.params, pending_, rule, combined_);
+  });
+}
+
+void ParameterServer::record(std::int64_t staleness, float loss,
+                             const models::StaleRuleConfig& rule) {
+  if (rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound) {
+    context_.recorder.gradients_dropped(1);
+  } else {
+    context_.recorder.gradient_applied(staleness, loss);
+  }
+}
+
+models::ApplyOutcome ParameterServer::publish(const std::shared_ptr<Snapshot>& next,
+                                              const models::ApplyOutcome& outcome) {
   if (outcome.applied == 0) return outcome;
   next->version = version() + 1;
   next->gradients = gradients() + outcome.applied;
@@ -213,12 +250,6 @@ models::ApplyOutcome ParameterServer::apply(std::vector<GradientPush>& pushes,
     context_.request_stop("updates");
   stop_at_version();
   return outcome;
-}
-
-models::ApplyOutcome ParameterServer::apply_batch(std::vector<GradientPush> batch,
-                                                  const models::StaleRuleConfig& rule) {
-  round_ = std::move(batch);
-  return apply(round_, rule);
 }
 
 void ParameterServer::maybe_complete_round() {

@@ -71,19 +71,28 @@ class ParameterServer : public Endpoint {
   /// A push that completed after this server died (same instant as its kill, before the worker
   /// ran again) was not counted by kill(): it is lost now.
   void delivered() override;
-  /// Gradients it holds unapplied (in its mailbox or a sync round): pending if the run ends now.
+  /// Gradients it holds unapplied (in its mailbox, a sync round, or a store batch it is applying):
+  /// pending if the run ends now.
   std::int64_t unapplied() const;
 
   /// Replaces the parameters, version and optimiser state (a fresh server loading a checkpoint).
   void restore(const ServerState& state);
-  /// Applies `batch` as one update by `rule` (costs update_flops per gradient on this host).
-  /// While it is being applied the server holds it: lost if the server dies meanwhile.
-  models::ApplyOutcome apply_batch(std::vector<GradientPush> batch,
-                                   const models::StaleRuleConfig& rule);
+  /// Applies the stateless store's `batch` as one update by `rule` (costs update_flops per
+  /// gradient on this host). While it is being applied the server holds it: lost if the server
+  /// dies meanwhile.
+  models::ApplyOutcome apply_batch(const PendingBatch& batch, const models::StaleRuleConfig& rule);
 
  private:
+  /// Applies a sync round or an async gradient as one update by `rule`.
   models::ApplyOutcome apply(std::vector<GradientPush>& pushes,
                              const models::StaleRuleConfig& rule);
+  // The pieces of an update, in order: the simulated time, the math (pending_ into `next`), each
+  // gradient's accounting, and making `next` the current version.
+  void charge(std::int64_t gradients);
+  models::ApplyOutcome step(Snapshot& next, const models::StaleRuleConfig& rule);
+  void record(std::int64_t staleness, float loss, const models::StaleRuleConfig& rule);
+  models::ApplyOutcome publish(const std::shared_ptr<Snapshot>& next,
+                               const models::ApplyOutcome& outcome);
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
   std::int64_t clock(int worker) const;
@@ -117,6 +126,7 @@ class ParameterServer : public Endpoint {
   models::FloatBuffer combined_;                  // scratch for apply_pending
   std::int64_t delivered_ = 0;                    // pushes that reached the mailbox
   std::int64_t consumed_ = 0;                     // pushes taken out of the mailbox
+  std::int64_t applying_ = 0;                     // gradients of a store batch being applied
 };
 
 }  // namespace failsim::sim

@@ -3,6 +3,8 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 
 #include "sim/observer.hpp"
 
@@ -26,7 +28,9 @@ StatelessStore::StatelessStore(RunContext& context, const Shard& shard)
       shard_(shard),
       mailbox_(sg4::Mailbox::by_name(shard.name("store"))),
       server_inbox_(sg4::Mailbox::by_name(shard.name("store.server"))),
-      latest_(shard.initial) {}
+      latest_(shard.initial),
+      rule_(rule_config(context.scenario.recovery.stateless)),
+      sums_(shard.range.size) {}
 
 void StatelessStore::launch() {
   sg4::Actor::create(shard_.name("store"), context_.roles.storage, [this] { serve(); });
@@ -81,16 +85,44 @@ void StatelessStore::on_worker(std::unique_ptr<ServerMessage> message) {
   }
   if (auto* push = std::get_if<GradientPush>(message.get())) {
     ++consumed_;
-    pending_.push_back(std::move(*push));
-    peak_pending_ = std::max(peak_pending_, static_cast<std::int64_t>(pending_.size()));
+    hold(*push);
+    context_.gradient_buffers.give_back(std::move(push->grad));
+    peak_pending_ = std::max(peak_pending_, pending_.count);
     if (waiting_server_ != nullptr) send_pending();
   }
+}
+
+void StatelessStore::hold(const GradientPush& push) {
+  const bool by_staleness = rule_.rule == models::StaleRule::INVERSE_STALENESS ||
+                            rule_.rule == models::StaleRule::DROP_STALE;
+  auto group = std::find_if(pending_.groups.begin(), pending_.groups.end(), [&](const auto& g) {
+    return !by_staleness || g.members.front().base_version == push.base_version;
+  });
+  const auto slice =
+      std::span<const float>(*push.grad).subspan(shard_.range.offset, shard_.range.size);
+  context_.math.timed([&] {
+    if (group == pending_.groups.end()) {
+      pending_.groups.push_back({sums_.take(), {}});
+      group = std::prev(pending_.groups.end());
+      std::copy(slice.begin(), slice.end(), group->sum->begin());
+    } else {
+      float* sum = group->sum->data();
+      for (std::size_t i = 0; i < slice.size(); ++i) sum[i] += slice[i];
+    }
+  });
+  group->members.push_back({push.base_version, push.loss});
+  ++pending_.count;
+}
+
+void StatelessStore::recycle(PendingBatch& batch) {
+  for (PendingGroup& group : batch.groups) sums_.give_back(std::move(group.sum));
+  batch.groups.clear();
 }
 
 void StatelessStore::on_server(std::unique_ptr<StoreRequest> request) {
   if (auto* take = std::get_if<TakePending>(request.get())) {
     waiting_server_ = take->reply_to;
-    if (!pending_.empty()) send_pending();
+    if (pending_.count > 0) send_pending();
   } else if (auto* read = std::get_if<ReadParams>(request.get())) {
     read->reply_to
         ->put_init(new StateCopy{latest_, velocity_, nullptr},
@@ -108,10 +140,12 @@ void StatelessStore::on_server(std::unique_ptr<StoreRequest> request) {
 }
 
 void StatelessStore::send_pending() {
-  auto* batch = new PendingBatch{std::move(pending_)};
-  pending_.clear();
-  sent_ += static_cast<std::int64_t>(batch->gradients.size());
-  const double bytes = shard_.bytes * static_cast<double>(batch->gradients.size());
+  auto* batch = new PendingBatch(std::move(pending_));
+  pending_ = {};
+  sent_ += batch->count;
+  // On the wire the gradients go one by one: summing them is the simulator's saving, not the
+  // system's.
+  const double bytes = shard_.bytes * static_cast<double>(batch->count);
   waiting_server_->put_init(batch, static_cast<std::uint64_t>(bytes))->detach([](void* p) {
     delete static_cast<PendingBatch*>(p);
   });
@@ -124,8 +158,8 @@ void send_to_store(StatelessStore& store, StoreRequest* request, double bytes) {
   static_cast<void>(owned.release());
 }
 
-void serve_from_store(ParameterServer& server, StatelessStore& store,
-                      const models::StaleRuleConfig& rule, bool read_stored, bool recovered,
+void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_stored,
+                      bool recovered,
                       const std::function<void(bool first_after_recovery)>& after_batch) {
   RunContext& context = store.context();
   sg4::Mailbox* inbox = server.mailbox();
@@ -138,9 +172,10 @@ void serve_from_store(ParameterServer& server, StatelessStore& store,
   while (!context.stopping()) {
     send_to_store(store, new StoreRequest{TakePending{inbox}}, CONTROL_BYTES);
     auto batch = inbox->get_unique<PendingBatch>();
-    const auto count = static_cast<std::int64_t>(batch->gradients.size());
+    const std::int64_t count = batch->count;
     store.received(count);
-    const models::ApplyOutcome outcome = server.apply_batch(std::move(batch->gradients), rule);
+    const models::ApplyOutcome outcome = server.apply_batch(*batch, store.rule());
+    store.recycle(*batch);
     if (context.stopping()) return;  // every other process is gone: nothing to publish to
     if (recovered && first) {
       context.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),

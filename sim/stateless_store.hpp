@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/sgd.hpp"
+#include "sim/buffer_pool.hpp"
 #include "sim/endpoint.hpp"
 #include "sim/messages.hpp"
 #include "sim/parameter_server.hpp"
@@ -31,10 +32,6 @@ struct ReadParams {
   simgrid::s4u::Mailbox* reply_to = nullptr;
 };
 using StoreRequest = std::variant<TakePending, ReadParams, StateCopy>;
-/// The store's answer to TakePending: every gradient pending, oldest first.
-struct PendingBatch {
-  std::vector<GradientPush> gradients;
-};
 
 /// How a server applies pending gradients: recovery.stateless as the models' stale rule.
 models::StaleRuleConfig rule_config(const StatelessConfig& c);
@@ -51,9 +48,7 @@ class StatelessStore final : public Endpoint {
   /// The parameters workers pull now: the last ones a server published.
   SnapshotPtr latest() const { return latest_; }
   /// Gradients that reached the store and no server has taken.
-  std::int64_t pending() const {
-    return delivered_ - consumed_ + static_cast<std::int64_t>(pending_.size());
-  }
+  std::int64_t pending() const { return delivered_ - consumed_ + pending_.count; }
   std::int64_t peak_pending() const { return peak_pending_; }
   /// A server got `count` gradients it had taken (PendingBatch arrived).
   void received(std::int64_t count) { received_ += count; }
@@ -65,14 +60,21 @@ class StatelessStore final : public Endpoint {
   /// The next parameters published are the first after a recovery: evaluate them on arrival.
   void evaluate_next_publish() { evaluate_next_publish_ = true; }
 
+  /// A server has applied `batch`: its sums' buffers serve again.
+  void recycle(PendingBatch& batch);
+
   void launch();
   RunContext& context() const { return context_; }
+  /// How a server applies what the store held: recovery.stateless.
+  const models::StaleRuleConfig& rule() const { return rule_; }
 
  private:
   void serve();
   void on_worker(std::unique_ptr<ServerMessage> message);
   void on_server(std::unique_ptr<StoreRequest> request);
   void send_pending();
+  /// Adds the shard's slice of `push` to its group (a new one if none matches).
+  void hold(const GradientPush& push);
 
   RunContext& context_;
   const Shard& shard_;
@@ -80,7 +82,9 @@ class StatelessStore final : public Endpoint {
   simgrid::s4u::Mailbox* server_inbox_;
   SnapshotPtr latest_;
   std::shared_ptr<const models::FloatBuffer> velocity_;
-  std::vector<GradientPush> pending_;
+  models::StaleRuleConfig rule_;
+  PendingBatch pending_;
+  BufferPool sums_;  // the groups' buffers, the shard's size
   std::int64_t delivered_ = 0, consumed_ = 0, peak_pending_ = 0, sent_ = 0, received_ = 0;
   simgrid::s4u::Mailbox* waiting_server_ = nullptr;  // a server waiting for gradients
   bool evaluate_next_publish_ = false;
@@ -93,10 +97,10 @@ void send_to_store(StatelessStore& store, StoreRequest* request, double bytes);
 
 /// The body of a server of the stateless strategies. It first reads the stored parameters when
 /// `read_stored` (a restarted server), then until the run stops: takes everything pending from
-/// the store and applies it as one update by `rule`, then calls `after_batch` (true for the
-/// first batch of a `recovered` server, which is also recorded as "pending_applied").
-void serve_from_store(ParameterServer& server, StatelessStore& store,
-                      const models::StaleRuleConfig& rule, bool read_stored, bool recovered,
+/// the store and applies it as one update by the store's rule, then calls `after_batch` (true for
+/// the first batch of a `recovered` server, which is also recorded as "pending_applied").
+void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_stored,
+                      bool recovered,
                       const std::function<void(bool first_after_recovery)>& after_batch);
 
 /// Bytes of a state of `shard` sent over the network: its parameters, plus the optimiser state

@@ -27,9 +27,7 @@ namespace sg4 = simgrid::s4u;
 class Stateless final : public Strategy {
  public:
   Stateless(RunContext& context, const Shard& shard)
-      : Strategy(context, shard),
-        store_(context, shard),
-        rule_(rule_config(context.scenario.recovery.stateless)) {}
+      : Strategy(context, shard), store_(context, shard) {}
 
   void start() override {
     store_.launch();
@@ -41,7 +39,7 @@ class Stateless final : public Strategy {
   void run_server(ParameterServer& server) override {
     // A restarted server reads the stored parameters, and its first update is the recovery.
     const bool restarted = &server != servers_.front().get();
-    serve_from_store(server, store_, rule_, restarted, restarted, [&](bool first_after_recovery) {
+    serve_from_store(server, store_, restarted, restarted, [&](bool first_after_recovery) {
       const ServerState state = server.state();
       if (first_after_recovery) store_.evaluate_next_publish();
       send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
@@ -79,7 +77,6 @@ class Stateless final : public Strategy {
 
  private:
   StatelessStore store_;
-  models::StaleRuleConfig rule_;
   ParameterServer* current_ = nullptr;
 };
 }  // namespace

@@ -39,8 +39,7 @@ class StatelessChain final : public ChainedStrategy {
       : ChainedStrategy(
             context, shard, [](Replica& /*joined*/) {},
             [this](sg4::Host* host) { return restart_from_store(host); }),
-        store_(context, shard),
-        rule_(rule_config(context.scenario.recovery.stateless)) {}
+        store_(context, shard) {}
 
   void start() override {
     store_.launch();
@@ -59,7 +58,7 @@ class StatelessChain final : public ChainedStrategy {
     const bool reads_store =
         std::find(read_store_.begin(), read_store_.end(), incarnation) != read_store_.end();
     const bool recovered = &server != servers_.front().get();
-    serve_from_store(server, store_, rule_, reads_store, recovered, [this](bool first) {
+    serve_from_store(server, store_, reads_store, recovered, [this](bool first) {
       if (first) Observer::evaluate_now(context_);  // the pending gradients' effect
     });
   }
@@ -150,7 +149,6 @@ class StatelessChain final : public ChainedStrategy {
   }
 
   StatelessStore store_;
-  models::StaleRuleConfig rule_;
   bool headless_ = false;                // the head's failure was detected with no live replica
   bool restarting_ = false;              // a head reading the store is being started
   std::vector<std::size_t> read_store_;  // incarnations (servers_ indices) that read the store

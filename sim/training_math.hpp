@@ -109,15 +109,19 @@ class TrainingMath {
   /// latest (snapshot, limit) is cached: the observer asks again while no update happened.
   models::EvalResult evaluate(const SnapshotPtr& snapshot, int limit);
 
-  /// Runs `update` (an SGD step on a server, in the simulation thread) and counts its wall time
-  /// as math.
+  /// Runs `update` (math in the simulation thread: a server's step, the stateless store's sums)
+  /// and counts its wall time as math.
   template <class F>
   auto timed(F&& update) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = update();
-    slots_[0]->seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+    struct Count {  // counts when the update returns, whatever it returns
+      double& seconds;
+      std::chrono::steady_clock::time_point start;
+      ~Count() {
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    } count{slots_[0]->seconds, start};
+    return update();
   }
 
   /// Thread-seconds spent computing gradients, updates and evaluations so far, summed over the
