@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -184,7 +185,9 @@ TEST_CASE(
 
   // 2. Start again and kill the sweep alone: its children die with it (no orphan keeps writing).
   pid = spawn(args, dir.file("err2.txt"));
-  REQUIRE(wait_until([&] { return complete_runs(resumed).size() >= first.size() + 2; }, 60));
+  // A loaded machine may have let the first sweep finish 17 runs before the kill landed.
+  const std::size_t second = std::min<std::size_t>(first.size() + 2, 18);
+  REQUIRE(wait_until([&] { return complete_runs(resumed).size() >= second; }, 60));
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
   CHECK(wait_until([&] { return live_processes_in_group(pid) == 0; }, 10));  // no orphan left
