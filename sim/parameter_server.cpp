@@ -209,6 +209,15 @@ models::ApplyOutcome ParameterServer::apply_batch(const PendingBatch& batch,
   return publish(next, outcome);
 }
 
+void ParameterServer::evaluate_in_loop() {
+  const auto& evaluation = context_.scenario.timing.server_evaluation;
+  if (!evaluation || version() % evaluation->every_updates != 0) return;
+  // Simulated time only: failsim measures accuracy outside simulated time (the observer).
+  const double start = sg4::Engine::get_clock();
+  sg4::this_actor::execute(evaluation->flops);
+  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
+}
+
 void ParameterServer::charge(std::int64_t gradients) {
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(shard_.update_flops * static_cast<double>(gradients));
@@ -241,6 +250,7 @@ models::ApplyOutcome ParameterServer::publish(const std::shared_ptr<Snapshot>& n
   // failure scheduled "after update n" strikes once it is done.
   strategy_.after_update(*this);
   context_.injector->after_update(shard_.index, context_.recorder.updates(shard_.index));
+  evaluate_in_loop();
   // With shards, shard 0's versions set the evaluation schedule.
   const int every = context_.scenario.evaluation.every_updates;
   if (every > 0 && shard_.index == 0 && version() % every == 0 && Observer::evaluate_now(context_))

@@ -93,6 +93,8 @@ class ParameterServer : public Endpoint {
   void record(std::int64_t staleness, float loss, const models::StaleRuleConfig& rule);
   models::ApplyOutcome publish(const std::shared_ptr<Snapshot>& next,
                                const models::ApplyOutcome& outcome);
+  /// timing.server_evaluation: the CPU time of an evaluation in the server's loop, when due.
+  void evaluate_in_loop();
   bool can_serve(const PullRequest& request) const;
   std::int64_t slowest_clock() const;
   std::int64_t clock(int worker) const;

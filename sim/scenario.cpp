@@ -349,11 +349,19 @@ ConsistencyConfig read_consistency(const ObjectReader& top) {
 }
 
 TimingConfig read_timing(const ObjectReader& top) {
-  const ObjectReader r = top.object_or_empty("timing", {"flops_per_sample", "param_bytes"});
+  const ObjectReader r =
+      top.object_or_empty("timing", {"flops_per_sample", "param_bytes", "server_evaluation"});
   TimingConfig t;
   t.flops_per_sample =
       r.optional_quantity("flops_per_sample", Quantity::FLOP_AMOUNT, Sign::POSITIVE);
   t.param_bytes = r.optional_quantity("param_bytes", Quantity::DATA_SIZE, Sign::POSITIVE);
+  if (r.has("server_evaluation") && !r.find("server_evaluation")->is_null()) {
+    const ObjectReader e = r.object("server_evaluation", {"every_updates", "flops"});
+    ServerEvaluationConfig c;
+    c.every_updates = to_int(e.integer("every_updates", 1, INT_LIMIT));
+    c.flops = e.quantity("flops", Quantity::FLOP_AMOUNT, Sign::POSITIVE);
+    t.server_evaluation = c;
+  }
   return t;
 }
 
@@ -776,6 +784,18 @@ void check_consistency_between_sections(const Scenario& s, const JsonLocation& r
         "nothing");
   }
 
+  if (s.timing.server_evaluation) {
+    // A server evaluates the whole model; a shard's server holds a slice of it.
+    const auto where = root.child("timing").child("server_evaluation");
+    if (s.cluster.shards != 1) {
+      where.fail("one server shard", fmt::format("cluster.servers.shards = {}", s.cluster.shards));
+    }
+    if (s.recovery.checkpoint.elastic_patience) {
+      where.fail("one server shard, so no elastic resume (it re-shards)",
+                 "recovery.checkpoint.elastic");
+    }
+  }
+
   if (s.stop.target_accuracy && s.evaluation.interval == 0.0 && s.evaluation.every_updates == 0) {
     root.child("stop")
         .child("target_accuracy")
@@ -1023,7 +1043,12 @@ nlohmann::json to_json(const Scenario& s) {
       {"consistency", consistency},
       {"timing",
        {{"flops_per_sample", optional_to_json(s.timing.flops_per_sample)},
-        {"param_bytes", optional_to_json(s.timing.param_bytes)}}},
+        {"param_bytes", optional_to_json(s.timing.param_bytes)},
+        {"server_evaluation",
+         s.timing.server_evaluation
+             ? json{{"every_updates", s.timing.server_evaluation->every_updates},
+                    {"flops", s.timing.server_evaluation->flops}}
+             : json(nullptr)}}},
       {"evaluation",
        {{"interval", s.evaluation.interval},
         {"every_updates", s.evaluation.every_updates},

@@ -153,14 +153,25 @@ struct ConsistencyConfig {
 
 /// Overrides of the time model; nullopt means "derive from the real model" (its
 /// train_flops_per_sample() and param_bytes()).
+/// A server that evaluates inside its loop, as the study's did: after every `every_updates`-th
+/// update it computes `flops` on its CPU before it serves anything else.
+struct ServerEvaluationConfig {
+  int every_updates = 0;  ///< >= 1
+  double flops = 0.0;     ///< > 0
+
+  bool operator==(const ServerEvaluationConfig&) const = default;
+};
+
 struct TimingConfig {
   std::optional<double> flops_per_sample;  ///< flops of one training sample (fwd + bwd)
   std::optional<double> param_bytes;       ///< bytes of a parameter or gradient message
+  std::optional<ServerEvaluationConfig> server_evaluation;  ///< none: evaluation costs nothing
 
   bool operator==(const TimingConfig&) const = default;
 };
 
-/// When test accuracy is measured (an observer: costs no simulated time).
+/// When test accuracy is measured (an observer: costs no simulated time; a server's own
+/// evaluations, which do, are timing.server_evaluation).
 struct EvaluationConfig {
   double interval = 1.0;        ///< simulated seconds between evaluations; 0 = no time schedule
   int every_updates = 0;        ///< also every N parameter updates; 0 = off

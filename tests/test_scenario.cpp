@@ -319,7 +319,8 @@ TEST_CASE("to_json writes every field, resolved, and parses back to an equal sce
       "network": {"bandwidth": 1.25e9, "latency": 5e-5}})"));
   CHECK(minimal["data"] == json::parse(R"({"kind": "synthetic", "num_classes": 10, "dim": 32,
       "train_size": 1000, "test_size": 200, "separation": 3.0, "noise_sigma": 1.0})"));
-  CHECK(minimal["timing"] == json::parse(R"({"flops_per_sample": null, "param_bytes": null})"));
+  CHECK(minimal["timing"] == json::parse(R"({"flops_per_sample": null, "param_bytes": null,
+      "server_evaluation": null})"));
   CHECK(minimal["evaluation"] == json::parse(R"({"interval": 1.0, "every_updates": 0,
       "test_subset": 0, "final_full_test": true})"));
   CHECK(
@@ -915,6 +916,23 @@ const std::vector<BadScenario>& catalogue() {
        R"({"timing": {"flops_per_sample": 0}})",
        "/timing/flops_per_sample",
        {"expected an amount of computation > 0", "found 0"}},
+      {"server evaluation without flops",
+       R"({"timing": {"server_evaluation": {"every_updates": 10}}})",
+       "/timing/server_evaluation/flops",
+       {"expected an amount of computation > 0", "(required), found nothing"}},
+      {"server evaluation every 0 updates",
+       R"({"timing": {"server_evaluation": {"every_updates": 0, "flops": "1Gf"}}})",
+       "/timing/server_evaluation/every_updates",
+       {"expected an integer >= 1, found 0"}},
+      {"server evaluation with an unknown key",
+       R"({"timing": {"server_evaluation": {"every_updates": 1, "flops": "1Gf", "samples": 5}}})",
+       "/timing/server_evaluation/samples",
+       {"samples"}},
+      {"server evaluation with shards",
+       R"({"cluster": {"servers": {"shards": 2}},
+           "timing": {"server_evaluation": {"every_updates": 1, "flops": "1Gf"}}})",
+       "/timing/server_evaluation",
+       {"expected one server shard, found cluster.servers.shards = 2"}},
       // Evaluation.
       {"negative evaluation interval",
        R"({"evaluation": {"interval": -1}})",
