@@ -333,11 +333,14 @@ def seeds_label(name, runs):
 
 
 def legend_below(ax, handles=None, labels=None):
-    """The legend under the axes, so it never covers a curve: up to 3 entries a row."""
+    """The legend under the axes, so it never covers a curve: up to 3 entries a row, fewer when
+    the labels are long (a row of small text holds about 130 characters across the figure)."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
+    longest = max((len(label) for label in labels), default=1)
+    ncol = max(1, min(3, len(labels), 130 // longest))
     ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
-              ncol=min(3, len(labels)), frameon=False, fontsize="small")
+              ncol=ncol, frameon=False, fontsize="small")
 
 
 def end_time(configs):
