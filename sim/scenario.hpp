@@ -151,8 +151,6 @@ struct ConsistencyConfig {
   bool operator==(const ConsistencyConfig&) const = default;
 };
 
-/// Overrides of the time model; nullopt means "derive from the real model" (its
-/// train_flops_per_sample() and param_bytes()).
 /// A server that evaluates inside its loop, as the study's did: after every `every_updates`-th
 /// update it computes `flops` on its CPU before it serves anything else.
 struct ServerEvaluationConfig {
@@ -162,6 +160,8 @@ struct ServerEvaluationConfig {
   bool operator==(const ServerEvaluationConfig&) const = default;
 };
 
+/// Overrides of the time model; nullopt means "derive from the real model" (its
+/// train_flops_per_sample() and param_bytes()), and the server's own evaluations cost nothing.
 struct TimingConfig {
   std::optional<double> flops_per_sample;  ///< flops of one training sample (fwd + bwd)
   std::optional<double> param_bytes;       ///< bytes of a parameter or gradient message
