@@ -65,16 +65,18 @@ std::string to_string(StaleRule rule) {
   return "?";
 }
 
+float stale_weight(const StaleRuleConfig& rule, std::int64_t staleness) {
+  if (rule.rule == StaleRule::DROP_STALE && staleness > rule.drop_bound) return 0.0f;
+  if (rule.rule == StaleRule::INVERSE_STALENESS) {
+    return 1.0f / static_cast<float>(std::max<std::int64_t>(1, staleness));
+  }
+  return 1.0f;
+}
+
 ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<float> to,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined) {
-  auto weight = [&](const PendingGradient& pg) {
-    if (rule.rule == StaleRule::DROP_STALE && pg.staleness > rule.drop_bound) return 0.0f;
-    if (rule.rule == StaleRule::INVERSE_STALENESS) {
-      return 1.0f / static_cast<float>(std::max<std::int64_t>(1, pg.staleness));
-    }
-    return 1.0f;
-  };
+  auto weight = [&](const PendingGradient& pg) { return stale_weight(rule, pg.staleness); };
   ApplyOutcome outcome;
   const PendingGradient* only = nullptr;
   int weighted = 0;  // entries that enter the step

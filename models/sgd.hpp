@@ -57,6 +57,10 @@ struct StaleRuleConfig {
 
 std::string to_string(StaleRule rule);
 
+/// w_i of a gradient of staleness `staleness` under `rule`, before MEAN's 1/k: 0 when the rule
+/// drops it.
+float stale_weight(const StaleRuleConfig& rule, std::int64_t staleness);
+
 /// Gradients waiting to be applied: `grad` is the sum of `count` gradients, all of the same
 /// staleness under a rule that weighs by staleness (a store sums what it holds as it arrives,
 /// so an outage's pile is one vector, not thousands). Summed in arrival order, so a rule of

@@ -14,4 +14,9 @@ enum class StaleRule {
   DROP_STALE,         ///< gradients with s_i > bound dropped; the rest summed (w_i = 1)
 };
 
+/// Whether w_i depends on the staleness s_i (else gradients may be summed before it is known).
+constexpr bool weighs_by_staleness(StaleRule rule) {
+  return rule == StaleRule::INVERSE_STALENESS || rule == StaleRule::DROP_STALE;
+}
+
 }  // namespace failsim::models

@@ -232,7 +232,7 @@ models::ApplyOutcome ParameterServer::step(Snapshot& next, const models::StaleRu
 
 void ParameterServer::record(std::int64_t staleness, float loss,
                              const models::StaleRuleConfig& rule) {
-  if (rule.rule == models::StaleRule::DROP_STALE && staleness > rule.drop_bound) {
+  if (models::stale_weight(rule, staleness) == 0.0f) {
     context_.recorder.gradients_dropped(1);
   } else {
     context_.recorder.gradient_applied(staleness, loss);

@@ -355,7 +355,7 @@ TimingConfig read_timing(const ObjectReader& top) {
   t.flops_per_sample =
       r.optional_quantity("flops_per_sample", Quantity::FLOP_AMOUNT, Sign::POSITIVE);
   t.param_bytes = r.optional_quantity("param_bytes", Quantity::DATA_SIZE, Sign::POSITIVE);
-  if (r.has("server_evaluation") && !r.find("server_evaluation")->is_null()) {
+  if (const nlohmann::json* v = r.find("server_evaluation"); v != nullptr && !v->is_null()) {
     const ObjectReader e = r.object("server_evaluation", {"every_updates", "flops"});
     ServerEvaluationConfig c;
     c.every_updates = to_int(e.integer("every_updates", 1, INT_LIMIT));

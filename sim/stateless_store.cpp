@@ -93,8 +93,7 @@ void StatelessStore::on_worker(std::unique_ptr<ServerMessage> message) {
 }
 
 void StatelessStore::hold(const GradientPush& push) {
-  const bool by_staleness = rule_.rule == models::StaleRule::INVERSE_STALENESS ||
-                            rule_.rule == models::StaleRule::DROP_STALE;
+  const bool by_staleness = models::weighs_by_staleness(rule_.rule);
   auto group = std::find_if(pending_.groups.begin(), pending_.groups.end(), [&](const auto& g) {
     return !by_staleness || g.members.front().base_version == push.base_version;
   });
