@@ -1,9 +1,9 @@
 // The cost model: reading a price file (docs/cost-model.md) and billing host timelines.
 //
 // The price file is read like a scenario (style rule 4): every key known, every value checked
-// where it is read, every error a sim::ScenarioError with file, JSON Pointer, expectation and
+// where it is read, every error a input::InputError with file, JSON Pointer, expectation and
 // found value. The file read, the raw parse (positions, duplicate keys) and the typed getters
-// come from sim/json_input.hpp and sim/scenario_reader.hpp.
+// come from input/json_input.hpp and input/object_reader.hpp.
 #include "analysis/cost_model.hpp"
 
 #include <algorithm>
@@ -16,23 +16,23 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/json_input.hpp"
-#include "sim/scenario_error.hpp"
-#include "sim/scenario_reader.hpp"
+#include "input/input_error.hpp"
+#include "input/json_input.hpp"
+#include "input/object_reader.hpp"
 
 namespace failsim::analysis {
 namespace {
 
+using input::JsonLocation;
+using input::ObjectReader;
 using nlohmann::json;
-using sim::JsonLocation;
-using sim::ObjectReader;
 
 constexpr std::string_view FORMAT = "failsim-prices";
 constexpr std::int64_t FORMAT_VERSION = 1;
 constexpr double SECONDS_PER_HOUR = 3600.0;
 
-const sim::Choices<BillingRule>& rule_choices() {
-  static const sim::Choices<BillingRule> choices = {
+const input::Choices<BillingRule>& rule_choices() {
+  static const input::Choices<BillingRule> choices = {
       {"per_second", BillingRule::PER_SECOND},
       {"per_hour", BillingRule::PER_HOUR},
       {"commitment", BillingRule::COMMITMENT},
@@ -46,16 +46,16 @@ const sim::Choices<BillingRule>& rule_choices() {
 bool is_leap_year(int year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
 
 /// A calendar date written YYYY-MM-DD.
-std::string read_date(const ObjectReader& r, std::string_view key) {
+std::string read_date(const input::ObjectReader& r, std::string_view key) {
   const char* expected = "a date written YYYY-MM-DD";
   const json& v = r.require(key, expected);
-  const JsonLocation where = r.at(key);
-  if (!v.is_string()) where.fail(expected, sim::describe_found(v));
+  const input::JsonLocation where = r.at(key);
+  if (!v.is_string()) where.fail(expected, input::describe_found(v));
   const std::string& s = v.get_ref<const std::string&>();
   const bool shape =
       s.size() == 10 && s[4] == '-' && s[7] == '-' &&
       std::all_of(s.begin(), s.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
-  if (!shape) where.fail(expected, sim::describe_found(v));
+  if (!shape) where.fail(expected, input::describe_found(v));
   const int year = std::stoi(s.substr(0, 4));
   const int month = std::stoi(s.substr(5, 2));
   const int day = std::stoi(s.substr(8, 2));
@@ -63,16 +63,16 @@ std::string read_date(const ObjectReader& r, std::string_view key) {
   const int days_in_month =
       month >= 1 && month <= 12 ? DAYS[month - 1] + (month == 2 && is_leap_year(year) ? 1 : 0) : 0;
   if (day < 1 || day > days_in_month) {
-    where.fail("a date written YYYY-MM-DD that exists in the calendar", sim::describe_found(v));
+    where.fail("a date written YYYY-MM-DD that exists in the calendar", input::describe_found(v));
   }
   return s;
 }
 
 /// A non-empty list of non-empty strings, joined with "; ".
-std::string read_sources(const ObjectReader& r) {
-  const std::vector<std::string> sources =
-      r.list("sources", 1, "non-empty strings (URLs or document names)",
-             [](const json& v, const JsonLocation& where) { return sim::read_string(v, where); });
+std::string read_sources(const input::ObjectReader& r) {
+  const std::vector<std::string> sources = r.list(
+      "sources", 1, "non-empty strings (URLs or document names)",
+      [](const json& v, const input::JsonLocation& where) { return input::read_string(v, where); });
   std::string joined;
   for (const std::string& s : sources) {
     if (!joined.empty()) joined += "; ";
@@ -83,27 +83,29 @@ std::string read_sources(const ObjectReader& r) {
 
 /// The members of a JSON object whose keys are names the user chooses (instance types, plans):
 /// at least one, none empty.
-const json& read_named_objects(const ObjectReader& top, std::string_view key,
+const json& read_named_objects(const input::ObjectReader& top, std::string_view key,
                                const std::string& expected) {
   const json& v = top.require(key, expected);
-  const JsonLocation where = top.at(key);
-  if (!v.is_object() || v.empty()) where.fail(expected, sim::describe_found(v));
+  const input::JsonLocation where = top.at(key);
+  if (!v.is_object() || v.empty()) where.fail(expected, input::describe_found(v));
   for (const auto& item : v.items()) {
     if (item.key().empty()) where.child("").fail("a non-empty name", "\"\"");
   }
   return v;
 }
 
-InstanceType read_instance(const std::string& name, const json& v, const JsonLocation& where) {
-  const ObjectReader r(v, where,
-                       {"provider", "region", "on_demand_per_hour", "commitment_per_hour",
-                        "spot_per_hour", "spot_interruptions_per_hour", "sources", "date", "note"});
-  const sim::Interval non_negative = sim::Interval::non_negative();
+InstanceType read_instance(const std::string& name, const json& v,
+                           const input::JsonLocation& where) {
+  const input::ObjectReader r(
+      v, where,
+      {"provider", "region", "on_demand_per_hour", "commitment_per_hour", "spot_per_hour",
+       "spot_interruptions_per_hour", "sources", "date", "note"});
+  const input::Interval non_negative = input::Interval::non_negative();
   InstanceType t;
   t.name = name;
   t.provider = r.string("provider");
   t.region = r.string("region");
-  t.on_demand_per_hour = r.number("on_demand_per_hour", sim::Interval::positive());
+  t.on_demand_per_hour = r.number("on_demand_per_hour", input::Interval::positive());
   t.commitment_per_hour = r.number_or("commitment_per_hour", 0.0, non_negative);
   t.spot_per_hour = r.number_or("spot_per_hour", 0.0, non_negative);
   t.spot_interruptions_per_hour = r.number_or("spot_interruptions_per_hour", 0.0, non_negative);
@@ -159,19 +161,19 @@ std::string quoted_list(const std::vector<std::string_view>& names) {
 }
 
 /// An instance type named by a plan's role: it must exist, and have a price for the rule.
-std::string read_role_instance(const json& v, const JsonLocation& where,
+std::string read_role_instance(const json& v, const input::JsonLocation& where,
                                const std::map<std::string, InstanceType>& instances,
                                BillingRule rule) {
   std::vector<std::string_view> names;
   for (const auto& [name, t] : instances) names.push_back(name);
   const std::string expected =
       fmt::format("one of the instance types in /instances ({})", quoted_list(names));
-  if (!v.is_string()) where.fail(expected, sim::describe_found(v));
+  if (!v.is_string()) where.fail(expected, input::describe_found(v));
   const std::string& name = v.get_ref<const std::string&>();
   const auto it = instances.find(name);
   if (it == instances.end()) {
-    std::string found = sim::describe_found(v);
-    const std::string hint = sim::closest_match(name, names);
+    std::string found = input::describe_found(v);
+    const std::string hint = input::closest_match(name, names);
     if (!hint.empty()) found += fmt::format(" (did you mean \"{}\"?)", hint);
     where.fail(expected, found);
   }
@@ -182,19 +184,20 @@ std::string read_role_instance(const json& v, const JsonLocation& where,
   return name;
 }
 
-Plan read_plan(const std::string& name, const json& v, const JsonLocation& where,
+Plan read_plan(const std::string& name, const json& v, const input::JsonLocation& where,
                const std::map<std::string, InstanceType>& instances) {
-  const ObjectReader r(v, where, {"description", "rule", "minimum", "roles"});
+  const input::ObjectReader r(v, where, {"description", "rule", "minimum", "roles"});
   Plan p;
   p.name = name;
   p.description = r.string_or("description", "");
   p.rule = r.choice("rule", rule_choices());
   if (p.rule == BillingRule::PER_SECOND || p.rule == BillingRule::SPOT) {
-    p.minimum_seconds = r.quantity_or("minimum", 0.0, sim::Quantity::TIME, sim::Sign::NON_NEGATIVE);
+    p.minimum_seconds =
+        r.quantity_or("minimum", 0.0, input::Quantity::TIME, input::Sign::NON_NEGATIVE);
   } else {
     r.forbid("minimum", "only rules \"per_second\" and \"spot\" have a minimum");
   }
-  const ObjectReader roles =
+  const input::ObjectReader roles =
       r.object("roles", {"server", "replica", "worker", "storage", "coordinator"});
   for (std::string_view role : {"server", "replica", "worker", "storage", "coordinator"}) {
     const json* instance = roles.find(role);
@@ -209,13 +212,13 @@ Plan read_plan(const std::string& name, const json& v, const JsonLocation& where
 }
 
 PriceBook parse_price_book(const json& doc, const std::string& file_label) {
-  const ObjectReader top(
-      doc, JsonLocation{file_label, ""},
+  const input::ObjectReader top(
+      doc, input::JsonLocation{file_label, ""},
       {"format", "format_version", "description", "default_plan", "instances", "plans"});
   const std::string format_expected = fmt::format("\"{}\"", FORMAT);
   const json& format = top.require("format", format_expected);
   if (!format.is_string() || format.get_ref<const std::string&>() != FORMAT) {
-    top.at("format").fail(format_expected, sim::describe_found(format));
+    top.at("format").fail(format_expected, input::describe_found(format));
   }
   top.integer("format_version", FORMAT_VERSION, FORMAT_VERSION);
   top.string_or("description", "");
@@ -240,10 +243,10 @@ PriceBook parse_price_book(const json& doc, const std::string& file_label) {
   const json& default_plan = top.require("default_plan", default_expected);
   if (!default_plan.is_string() ||
       book.plans.count(default_plan.get_ref<const std::string&>()) == 0) {
-    std::string found = sim::describe_found(default_plan);
+    std::string found = input::describe_found(default_plan);
     if (default_plan.is_string()) {
       const std::string hint =
-          sim::closest_match(default_plan.get_ref<const std::string&>(), plan_names);
+          input::closest_match(default_plan.get_ref<const std::string&>(), plan_names);
       if (!hint.empty()) found += fmt::format(" (did you mean \"{}\"?)", hint);
     }
     top.at("default_plan").fail(default_expected, found);
@@ -285,14 +288,15 @@ double rounded_up_hours(double seconds) {
 
 }  // namespace
 
-std::string to_string(BillingRule rule) { return sim::spelling_of(rule, rule_choices()); }
+std::string to_string(BillingRule rule) { return input::spelling_of(rule, rule_choices()); }
 
 PriceBook parse_price_book_text(const std::string& text, const std::string& file_label) {
-  return parse_price_book(sim::parse_json_text(text, file_label), file_label);
+  return parse_price_book(input::parse_json_text(text, file_label), file_label);
 }
 
 PriceBook load_price_book(const std::filesystem::path& file) {
-  return parse_price_book_text(sim::read_input_file(file, "a readable price file"), file.string());
+  return parse_price_book_text(input::read_input_file(file, "a readable price file"),
+                               file.string());
 }
 
 Cost cost_of_run(const PriceBook& book, std::string_view plan_name,

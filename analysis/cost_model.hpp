@@ -67,7 +67,7 @@ struct PriceBook {
   std::string default_plan;
 };
 
-/// Reads and validates a price file. Bad input throws sim::ScenarioError (file, JSON path,
+/// Reads and validates a price file. Bad input throws input::InputError (file, JSON path,
 /// expectation, found value), like a scenario file.
 PriceBook load_price_book(const std::filesystem::path& file);
 

@@ -486,7 +486,7 @@ SWEEP_METRICS = {
     "gradients_rolled_back": "gradients rolled back (count)",
 }
 
-# Units of quantities as scenario files write them (sim/units.cpp): symbol -> (factor to the SI
+# Units of quantities as scenario files write them (input/units.cpp): symbol -> (factor to the SI
 # base unit, that unit). "f" is a speed (flop/s) or an amount (flop): decided by the field.
 _PREFIXES = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,

@@ -12,23 +12,23 @@
 
 #include <fmt/format.h>
 
-#include "sim/json_input.hpp"
-#include "sim/scenario_error.hpp"
-#include "sim/scenario_reader.hpp"
+#include "input/input_error.hpp"
+#include "input/json_input.hpp"
+#include "input/object_reader.hpp"
 
 namespace failsim::analysis {
 namespace fs = std::filesystem;
+using input::describe_found;
+using input::InputError;
+using input::JsonLocation;
 using nlohmann::json;
-using sim::describe_found;
-using sim::JsonLocation;
-using sim::ScenarioError;
 
 namespace {
 
 constexpr std::int64_t COUNT_MAX = std::numeric_limits<std::int64_t>::max();
 
 /// The member `key` of the object `object` (which is at `at`), required.
-const json& member(const json& object, const JsonLocation& at, const std::string& key,
+const json& member(const json& object, const input::JsonLocation& at, const std::string& key,
                    const std::string& expected) {
   const auto it = object.find(key);
   if (it == object.end()) at.child(key).fail(expected + " (required)", "nothing");
@@ -36,49 +36,53 @@ const json& member(const json& object, const JsonLocation& at, const std::string
 }
 
 /// The member `key`, required to be an object.
-const json& object_member(const json& object, const JsonLocation& at, const std::string& key) {
+const json& object_member(const json& object, const input::JsonLocation& at,
+                          const std::string& key) {
   const json& v = member(object, at, key, "an object");
-  if (!v.is_object()) at.child(key).fail("an object", describe_found(v));
+  if (!v.is_object()) at.child(key).fail("an object", input::describe_found(v));
   return v;
 }
 
-double number_member(const json& object, const JsonLocation& at, const std::string& key,
-                     const sim::Interval& range) {
-  return sim::read_number(member(object, at, key, "a number " + range.describe()), at.child(key),
-                          range);
+double number_member(const json& object, const input::JsonLocation& at, const std::string& key,
+                     const input::Interval& range) {
+  return input::read_number(member(object, at, key, "a number " + range.describe()), at.child(key),
+                            range);
 }
 
-std::int64_t count_member(const json& object, const JsonLocation& at, const std::string& key) {
-  return sim::read_integer(member(object, at, key, "an integer >= 0"), at.child(key), 0, COUNT_MAX);
+std::int64_t count_member(const json& object, const input::JsonLocation& at,
+                          const std::string& key) {
+  return input::read_integer(member(object, at, key, "an integer >= 0"), at.child(key), 0,
+                             COUNT_MAX);
 }
 
 /// A string member; empty strings allowed (an event's subject is "" for the run).
-std::string string_member(const json& object, const JsonLocation& at, const std::string& key) {
+std::string string_member(const json& object, const input::JsonLocation& at,
+                          const std::string& key) {
   const json& v = member(object, at, key, "a string");
-  if (!v.is_string()) at.child(key).fail("a string", describe_found(v));
+  if (!v.is_string()) at.child(key).fail("a string", input::describe_found(v));
   return v.get<std::string>();
 }
 
-HostSummary read_host(const json& v, const JsonLocation& at) {
-  if (!v.is_object()) at.fail("an object", describe_found(v));
+HostSummary read_host(const json& v, const input::JsonLocation& at) {
+  if (!v.is_object()) at.fail("an object", input::describe_found(v));
   HostSummary h;
-  h.host = sim::read_string(member(v, at, "host", "a non-empty string"), at.child("host"));
-  h.role = sim::read_string(member(v, at, "role", "a non-empty string"), at.child("role"));
+  h.host = input::read_string(member(v, at, "host", "a non-empty string"), at.child("host"));
+  h.role = input::read_string(member(v, at, "role", "a non-empty string"), at.child("role"));
   h.recovery_wait_seconds =
-      number_member(v, at, "recovery_wait_seconds", sim::Interval::non_negative());
-  h.down_seconds = number_member(v, at, "down_seconds", sim::Interval::non_negative());
+      number_member(v, at, "recovery_wait_seconds", input::Interval::non_negative());
+  h.down_seconds = number_member(v, at, "down_seconds", input::Interval::non_negative());
   return h;
 }
 
-RunEvent read_event(const json& v, const JsonLocation& at) {
-  if (!v.is_object()) at.fail("an object", describe_found(v));
+RunEvent read_event(const json& v, const input::JsonLocation& at) {
+  if (!v.is_object()) at.fail("an object", input::describe_found(v));
   RunEvent e;
-  e.time = number_member(v, at, "time", sim::Interval::non_negative());
-  e.type = sim::read_string(member(v, at, "type", "a non-empty string"), at.child("type"));
+  e.time = number_member(v, at, "time", input::Interval::non_negative());
+  e.type = input::read_string(member(v, at, "type", "a non-empty string"), at.child("type"));
   e.subject = string_member(v, at, "subject");
   e.details = object_member(v, at, "details");
   if (e.type == "failure" || e.type == "link_failure") {
-    const JsonLocation down_at = at.child("details").child("down_for");
+    const input::JsonLocation down_at = at.child("details").child("down_for");
     const std::string expected = "a number >= 0 (seconds) or \"forever\"";
     const json& down = member(e.details, at.child("details"), "down_for", expected);
     if (down == "forever") {
@@ -86,7 +90,7 @@ RunEvent read_event(const json& v, const JsonLocation& at) {
     } else if (down.is_number() && down.get<double>() >= 0.0 && std::isfinite(down.get<double>())) {
       e.down_for = down.get<double>();
     } else {
-      down_at.fail(expected, describe_found(down));
+      down_at.fail(expected, input::describe_found(down));
     }
   }
   return e;
@@ -107,26 +111,26 @@ std::vector<std::string_view> split(std::string_view line) {
 }  // namespace
 
 void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run) {
-  const json doc = sim::parse_json_text(text, file_label);
-  const JsonLocation root{file_label, ""};
-  if (!doc.is_object()) root.fail("a failsim result (a JSON object)", describe_found(doc));
+  const json doc = input::parse_json_text(text, file_label);
+  const input::JsonLocation root{file_label, ""};
+  if (!doc.is_object()) root.fail("a failsim result (a JSON object)", input::describe_found(doc));
   const json& format = member(doc, root, "format", "\"failsim-result\"");
   if (format != "failsim-result")
-    root.child("format").fail("\"failsim-result\"", describe_found(format));
-  sim::read_integer(member(doc, root, "format_version", "1"), root.child("format_version"), 1, 1);
+    root.child("format").fail("\"failsim-result\"", input::describe_found(format));
+  input::read_integer(member(doc, root, "format_version", "1"), root.child("format_version"), 1, 1);
 
-  const JsonLocation scenario_at = root.child("scenario");
+  const input::JsonLocation scenario_at = root.child("scenario");
   const json& scenario = object_member(doc, root, "scenario");
-  run.name = sim::read_string(member(scenario, scenario_at, "name", "a non-empty string"),
-                              scenario_at.child("name"));
-  run.seed = sim::read_uint64(member(scenario, scenario_at, "seed", "an integer >= 0"),
-                              scenario_at.child("seed"));
+  run.name = input::read_string(member(scenario, scenario_at, "name", "a non-empty string"),
+                                scenario_at.child("name"));
+  run.seed = input::read_uint64(member(scenario, scenario_at, "seed", "an integer >= 0"),
+                                scenario_at.child("seed"));
 
-  const JsonLocation summary_at = root.child("summary");
+  const input::JsonLocation summary_at = root.child("summary");
   const json& summary = object_member(doc, root, "summary");
-  run.status = sim::read_string(member(summary, summary_at, "status", "a non-empty string"),
-                                summary_at.child("status"));
-  run.end_time = number_member(summary, summary_at, "end_time", sim::Interval::non_negative());
+  run.status = input::read_string(member(summary, summary_at, "status", "a non-empty string"),
+                                  summary_at.child("status"));
+  run.end_time = number_member(summary, summary_at, "end_time", input::Interval::non_negative());
   const json& final_eval = member(summary, summary_at, "final", "an evaluation object or null");
   if (final_eval.is_null()) {
     run.final_accuracy.reset();
@@ -134,9 +138,10 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
     run.final_accuracy = number_member(final_eval, summary_at.child("final"), "test_accuracy",
                                        {0.0, 1.0, false, false});
   } else {
-    summary_at.child("final").fail("an evaluation object or null", describe_found(final_eval));
+    summary_at.child("final").fail("an evaluation object or null",
+                                   input::describe_found(final_eval));
   }
-  const JsonLocation gradients_at = summary_at.child("gradients");
+  const input::JsonLocation gradients_at = summary_at.child("gradients");
   const json& gradients = object_member(summary, summary_at, "gradients");
   run.gradients.computed = count_member(gradients, gradients_at, "computed");
   run.gradients.applied = count_member(gradients, gradients_at, "applied");
@@ -159,7 +164,7 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
 
   const json& hosts = member(summary, summary_at, "hosts", "a list of host objects");
   if (!hosts.is_array())
-    summary_at.child("hosts").fail("a list of host objects", describe_found(hosts));
+    summary_at.child("hosts").fail("a list of host objects", input::describe_found(hosts));
   run.hosts.clear();
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     run.hosts.push_back(read_host(hosts[i], summary_at.child("hosts").child(i)));
@@ -167,7 +172,7 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
 
   const json& events = member(doc, root, "events", "a list of event objects");
   if (!events.is_array())
-    root.child("events").fail("a list of event objects", describe_found(events));
+    root.child("events").fail("a list of event objects", input::describe_found(events));
   run.events.clear();
   for (std::size_t i = 0; i < events.size(); ++i) {
     run.events.push_back(read_event(events[i], root.child("events").child(i)));
@@ -193,7 +198,7 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
       return static_cast<int>(fields[i].data() - line.data()) + 1;
     };
     const auto fail = [&](int column, const std::string& expected, const std::string& found) {
-      throw ScenarioError(file_label, "", expected, found, line_number, column);
+      throw input::InputError(file_label, "", expected, found, line_number, column);
     };
     if (line_number == 1) {
       for (const auto& f : fields) header.emplace_back(f);
@@ -201,7 +206,7 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end()) {
           fail(1, fmt::format("a header line with a '{}' column", name),
-               describe_found(json(std::string(line))));
+               input::describe_found(json(std::string(line))));
         }
         return static_cast<std::size_t>(it - header.begin());
       };
@@ -218,7 +223,8 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
         const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), out);
         if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
           fail(column_of(col), fmt::format("{} in column '{}'", expected, header[col]),
-               f.empty() ? std::string("an empty field") : describe_found(json(std::string(f))));
+               f.empty() ? std::string("an empty field")
+                         : input::describe_found(json(std::string(f))));
         }
       };
       EvaluationPoint p;
@@ -244,8 +250,8 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
     line_start = line_end + 1;
   }
   if (line_number == 0) {
-    throw ScenarioError(file_label, "", "a header line (time,version,test_accuracy,...)",
-                        "an empty file");
+    throw input::InputError(file_label, "", "a header line (time,version,test_accuracy,...)",
+                            "an empty file");
   }
   return points;
 }
@@ -254,18 +260,18 @@ RunSummary load_run(const fs::path& directory) {
   RunSummary run;
   run.directory = directory;
   const fs::path result = directory / "result.json";
-  parse_result_json(sim::read_input_file(result, "a readable result.json"), result.string(), run);
+  parse_result_json(input::read_input_file(result, "a readable result.json"), result.string(), run);
   const fs::path timeseries = directory / "timeseries.csv";
   std::error_code ec;
   if (!fs::exists(timeseries, ec)) {
-    throw ScenarioError(
+    throw input::InputError(
         timeseries.string(), "",
         "a timeseries.csv beside result.json (the scenario's output.timeseries must "
         "be true)",
         "no such file");
   }
-  run.evaluations = parse_timeseries(sim::read_input_file(timeseries, "a readable timeseries.csv"),
-                                     timeseries.string());
+  run.evaluations = parse_timeseries(
+      input::read_input_file(timeseries, "a readable timeseries.csv"), timeseries.string());
   return run;
 }
 
@@ -282,7 +288,7 @@ std::vector<FoundDirectory> find_result_directories(const std::vector<fs::path>&
     const fs::path& root = roots[r];
     std::error_code ec;
     if (!fs::is_directory(root, ec)) {
-      throw ScenarioError(
+      throw input::InputError(
           root.string(), "", "a result directory or a directory holding some",
           fs::exists(root, ec) ? "a file that is not a directory" : "no such directory");
     }
@@ -293,10 +299,10 @@ std::vector<FoundDirectory> find_result_directories(const std::vector<fs::path>&
     std::vector<fs::path> under;
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
-      throw ScenarioError(root.string(), "", "a readable directory", ec.message());
+      throw input::InputError(root.string(), "", "a readable directory", ec.message());
     }
     for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) throw ScenarioError(root.string(), "", "a readable directory tree", ec.message());
+      if (ec) throw input::InputError(root.string(), "", "a readable directory tree", ec.message());
       if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
       if (fs::exists(it->path() / "result.json", ec)) {
         under.push_back(it->path());
@@ -304,7 +310,7 @@ std::vector<FoundDirectory> find_result_directories(const std::vector<fs::path>&
       }
     }
     if (under.empty()) {
-      throw ScenarioError(
+      throw input::InputError(
           root.string(), "",
           "a result directory (holding result.json) or a directory with some below it", "none");
     }

@@ -4,7 +4,7 @@
 //
 // Unlike a scenario, a result file is our own output, read back: unknown keys and columns are
 // ignored (newer writers add fields, e.g. timeseries.csv's gradient columns), but every field
-// the tables use is checked for presence and type, and a bad one is a sim::ScenarioError
+// the tables use is checked for presence and type, and a bad one is a input::InputError
 // naming the file, the JSON Pointer (or line and column), the expectation and the found value.
 #pragma once
 
@@ -70,16 +70,16 @@ struct RunSummary {
   std::vector<EvaluationPoint> evaluations;  ///< timeseries.csv, in time order
 };
 
-/// Reads `directory`/result.json and `directory`/timeseries.csv. Throws sim::ScenarioError.
+/// Reads `directory`/result.json and `directory`/timeseries.csv. Throws input::InputError.
 RunSummary load_run(const std::filesystem::path& directory);
 
 /// Parses result.json text into `run` (all but `directory` and `evaluations`); `file_label`
-/// names the file in errors. Throws sim::ScenarioError.
+/// names the file in errors. Throws input::InputError.
 void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run);
 
 /// Parses timeseries.csv text: columns found by header name (time, version, test_accuracy are
 /// required, others ignored), every row with as many fields as the header, times
-/// non-decreasing. Throws sim::ScenarioError with the line and column.
+/// non-decreasing. Throws input::InputError with the line and column.
 std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
                                               const std::string& file_label);
 
@@ -87,7 +87,7 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
 /// any other directory is searched recursively (without following symbolic links, without
 /// descending into a result directory), its finds sorted by path. A directory reached twice
 /// (the same canonical path) is listed once, at its first place. Each is returned with the
-/// index of the first root it was found under. Throws sim::ScenarioError for a root that is not
+/// index of the first root it was found under. Throws input::InputError for a root that is not
 /// a directory or holds no result directory.
 struct FoundDirectory {
   std::filesystem::path path;

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "analysis/stats.hpp"
-#include "sim/scenario_error.hpp"
+#include "input/input_error.hpp"
 
 namespace failsim::analysis {
 namespace {
@@ -438,7 +438,7 @@ std::vector<Configuration> group_runs(std::vector<RunMetrics> runs) {
                      [](const RunMetrics& a, const RunMetrics& b) { return a.seed < b.seed; });
     for (std::size_t k = 1; k < c.runs.size(); ++k) {
       if (c.runs[k].seed != c.runs[k - 1].seed) continue;
-      throw sim::ScenarioError(
+      throw input::InputError(
           (c.runs[k].directory / "result.json").string(), "/scenario/seed",
           fmt::format("a seed no other run of configuration '{}' has (one seed, one run)", c.name),
           fmt::format("{}, the seed of {} too", c.runs[k].seed, c.runs[k - 1].directory.string()));

@@ -110,7 +110,7 @@ struct Configuration {
 
 /// Groups runs by configuration. Configurations are ordered by the first DIR argument they
 /// appear under, then by name. Two runs of one configuration with the same seed throw
-/// sim::ScenarioError naming both directories.
+/// input::InputError naming both directories.
 std::vector<Configuration> group_runs(std::vector<RunMetrics> runs);
 
 enum class TableFormat { MARKDOWN, CSV, LATEX };
@@ -178,7 +178,7 @@ struct TableRequest {
 };
 
 /// Checks the options, reads the price file and every result directory, and renders the table.
-/// Throws TableOptionError for a bad option and sim::ScenarioError for a bad file (a price file,
+/// Throws TableOptionError for a bad option and input::InputError for a bad file (a price file,
 /// a result directory, a duplicate seed). Writes nothing.
 std::string make_table(const TableRequest& request);
 

@@ -10,14 +10,14 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "input/json_input.hpp"
+#include "input/json_pointer.hpp"
 #include "models/idx.hpp"
 #include "sim/branching.hpp"
-#include "sim/json_input.hpp"
 #include "sim/math_pool.hpp"
-#include "sim/result_writer.hpp"
+#include "sim/output/result_writer.hpp"
 #include "sim/run.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sweep.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::cli {
 
@@ -86,9 +86,9 @@ int run_scenario(const RunOptions& o) {
                MAX_THREADS, o.threads);
     return BAD_INPUT;
   }
-  std::vector<sim::PointerSetting> settings;
+  std::vector<input::PointerSetting> settings;
   for (const std::string& text : o.settings) {
-    const auto setting = sim::parse_pointer_setting(text);
+    const auto setting = input::parse_pointer_setting(text);
     if (!setting) {
       fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n", text);
       return BAD_INPUT;
@@ -101,10 +101,10 @@ int run_scenario(const RunOptions& o) {
     if (settings.empty()) {
       s = sim::load_scenario(file);
     } else {
-      // The substitution of sweep files (sim/sweep.hpp), on the scenario's JSON as written.
+      // The substitution of sweep files (sweep/plan.hpp), on the scenario's JSON as written.
       nlohmann::json doc =
-          sim::parse_json_text(sim::read_input_file(file, "a readable scenario file"), file);
-      for (const auto& setting : settings) sim::apply_setting(doc, setting, file);
+          input::parse_json_text(input::read_input_file(file, "a readable scenario file"), file);
+      for (const auto& setting : settings) input::apply_setting(doc, setting, file);
       s = sim::parse_scenario(doc, file);
     }
     if (seed) s.seed = *seed;
@@ -129,7 +129,7 @@ int run_scenario(const RunOptions& o) {
       directories.push_back(equals == std::string::npos ? branches.back().output.directory
                                                         : text.substr(equals + 1));
     }
-  } catch (const sim::ScenarioError& e) {
+  } catch (const input::InputError& e) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return BAD_INPUT;
   }
@@ -166,7 +166,7 @@ int run_scenario(const RunOptions& o) {
   sim::RunResult result;
   try {
     result = sim::run(scenario, options);
-  } catch (const sim::ScenarioError& e) {
+  } catch (const input::InputError& e) {
     fmt::print(stderr, "failsim run: {}\n", e.what());
     return BAD_INPUT;
   } catch (const models::DataError& e) {

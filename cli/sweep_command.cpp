@@ -1,9 +1,9 @@
 // `failsim sweep SWEEP.json [-j N] [-o DIR] [-q] [--dry-run | --only INDEX | --collect |
 // --emit slurm]`: expand a sweep file into runs, run them as parallel child processes, resume an
 // interrupted sweep, and write runs.csv and table.md (docs/sweeps.md), or write the scripts that
-// run it on a Slurm cluster. The format and its expansion are in sim/sweep.hpp, the processes and
-// the directory in cli/sweep_runner.hpp, the Slurm scripts in cli/sweep_slurm.hpp, the aggregate
-// in analysis/sweep_aggregate.hpp; this file reads the options and puts them in order.
+// run it on a Slurm cluster. The format and its expansion are in sweep/plan.hpp, the processes and
+// the directory in sweep/runner.hpp, the Slurm scripts in sweep/slurm.hpp, the aggregate
+// in sweep/aggregate.hpp; this file reads the options and puts them in order.
 #include <fmt/core.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,19 +17,21 @@
 #include <optional>
 #include <stdexcept>
 
-#include "analysis/sweep_aggregate.hpp"
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
-#include "cli/sweep_runner.hpp"
-#include "cli/sweep_slurm.hpp"
 #include "sim/math_pool.hpp"
-#include "sim/sweep.hpp"
+#include "sweep/aggregate.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/runner.hpp"
+#include "sweep/slurm.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
 #error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
 #endif
 
 namespace failsim::cli {
+// The sweep library does the work; this file is its command line.
+using namespace failsim::sweep;
 
 namespace {
 namespace fs = std::filesystem;
@@ -50,11 +52,11 @@ std::size_t cores() { return static_cast<std::size_t>(sim::MathPool::hardware_th
 
 /// Writes runs.csv and table.md; exit status 0 when every run has a result and none
 /// deadlocked, 1 otherwise, 2/3 when a result or the output cannot be read/written.
-int collect(const sim::SweepPlan& plan, const SweepDirectory& dir, bool quiet) {
-  analysis::SweepTally tally;
+int collect(const sweep::SweepPlan& plan, const SweepDirectory& dir, bool quiet) {
+  sweep::SweepTally tally;
   try {
-    tally = analysis::collect_sweep(plan, dir.root, FAILSIM_DEFAULT_PRICES);
-  } catch (const sim::ScenarioError& e) {
+    tally = sweep::collect_sweep(plan, dir.root, FAILSIM_DEFAULT_PRICES);
+  } catch (const input::InputError& e) {
     fmt::print(stderr, "failsim sweep: {}\n", e.what());
     return BAD_INPUT;
   } catch (const analysis::TableOptionError& e) {
@@ -76,14 +78,14 @@ int collect(const sim::SweepPlan& plan, const SweepDirectory& dir, bool quiet) {
 
 /// After --collect: the runs without a result, "3, 7-9", on stderr (a failed or unfinished array
 /// task's runs, say), with how to run them again.
-void report_missing(const sim::SweepPlan& plan, const SweepDirectory& dir) {
+void report_missing(const sweep::SweepPlan& plan, const SweepDirectory& dir) {
   std::string list;
   std::size_t count = 0;
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-    if (analysis::sweep_run_complete(dir.root, plan.runs[i])) continue;
+    if (sweep::sweep_run_complete(dir.root, plan.runs[i])) continue;
     std::size_t last = i;
     while (last + 1 < plan.runs.size() &&
-           !analysis::sweep_run_complete(dir.root, plan.runs[last + 1])) {
+           !sweep::sweep_run_complete(dir.root, plan.runs[last + 1])) {
       ++last;
     }
     if (!list.empty()) list += ", ";
@@ -98,14 +100,14 @@ void report_missing(const sim::SweepPlan& plan, const SweepDirectory& dir) {
              count == 1 ? "" : "s", list, count == 1 ? "it" : "them");
 }
 
-void print_plan(const sim::SweepPlan& plan, const SweepDirectory& dir) {
+void print_plan(const sweep::SweepPlan& plan, const SweepDirectory& dir) {
   fmt::print("{}: {} points, {} runs, into {}\n", plan.name, plan.points.size(), plan.runs.size(),
              dir.root.string());
-  for (const sim::SweepRun& run : plan.runs) {
-    const sim::SweepPoint& point = plan.points[run.point];
+  for (const sweep::SweepRun& run : plan.runs) {
+    const sweep::SweepPoint& point = plan.points[run.point];
     std::string values;
     for (std::size_t i = 0; i < plan.paths.size(); ++i) {
-      values += fmt::format("  {}={}", plan.paths[i], sim::value_text(point.values[i]));
+      values += fmt::format("  {}={}", plan.paths[i], sweep::value_text(point.values[i]));
     }
     fmt::print("{:>5}  {}  seed {}  {}{}\n", run.index, point.id, run.seed, plan.bases[point.base],
                values);
@@ -113,8 +115,9 @@ void print_plan(const sim::SweepPlan& plan, const SweepDirectory& dir) {
 }
 
 /// `--only INDEX`: one run, as an array task of a cluster would run it.
-int run_one(const sim::SweepPlan& plan, const SweepDirectory& dir, std::size_t index, bool quiet) {
-  const sim::SweepRun& run = plan.runs[index];
+int run_one(const sweep::SweepPlan& plan, const SweepDirectory& dir, std::size_t index,
+            bool quiet) {
+  const sweep::SweepRun& run = plan.runs[index];
   if (recover_run(dir, run)) {
     if (!quiet)
       fmt::print(stderr, "failsim sweep: run {} is already done: {}\n", index,
@@ -142,7 +145,7 @@ int run_one(const sim::SweepPlan& plan, const SweepDirectory& dir, std::size_t i
 
 /// `--emit slurm`: the plan into its output directory (as a local sweep writes it, so either may
 /// resume the other) and the Slurm scripts beside it; runs nothing.
-int emit_slurm(const sim::SweepPlan& plan, const SweepOptions& o, const std::string& output) {
+int emit_slurm(const sweep::SweepPlan& plan, const SweepOptions& o, const std::string& output) {
   SlurmJob job;
   job.plan = &plan;
   job.failsim = self_executable();
@@ -178,7 +181,7 @@ int emit_slurm(const sim::SweepPlan& plan, const SweepOptions& o, const std::str
   }
   if (o.quiet) return OK;
   std::size_t done = 0;
-  for (const sim::SweepRun& run : plan.runs) done += analysis::sweep_run_complete(dir.root, run);
+  for (const sweep::SweepRun& run : plan.runs) done += sweep::sweep_run_complete(dir.root, run);
   const fs::path slurm = job.out_dir / "slurm";
   fmt::print("{}: {} runs as a Slurm job array of {} task{} ({} run{} each), into {}\n", plan.name,
              plan.runs.size(), tasks, tasks == 1 ? "" : "s", chunk, chunk == 1 ? "" : "s",
@@ -228,13 +231,13 @@ int run_sweep(const SweepOptions& o) {
                given);
     return BAD_INPUT;
   }
-  sim::SweepPlan plan;
+  sweep::SweepPlan plan;
   std::string output;
   try {
-    const sim::Sweep sweep = sim::load_sweep(o.sweep);
-    plan = sim::expand_sweep(sweep);
+    const sweep::Sweep sweep = sweep::load_sweep(o.sweep);
+    plan = sweep::expand_sweep(sweep);
     output = o.output.empty() ? sweep.output_directory : o.output;
-  } catch (const sim::ScenarioError& e) {
+  } catch (const input::InputError& e) {
     fmt::print(stderr, "failsim sweep: {}\n", e.what());
     return BAD_INPUT;
   }
@@ -262,7 +265,7 @@ int run_sweep(const SweepOptions& o) {
 
     const DirectoryLock lock(dir.root);
     std::vector<std::size_t> pending;
-    for (const sim::SweepRun& run : plan.runs) {
+    for (const sweep::SweepRun& run : plan.runs) {
       if (!recover_run(dir, run)) pending.push_back(run.index);
     }
     PoolOptions pool;

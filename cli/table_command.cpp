@@ -8,8 +8,8 @@
 
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
-#include "sim/atomic_file.hpp"
-#include "sim/scenario_error.hpp"
+#include "input/atomic_file.hpp"
+#include "input/input_error.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
 #error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
@@ -49,7 +49,7 @@ int make_table(const TableOptions& o) {
   } catch (const analysis::TableOptionError& e) {
     fmt::print(stderr, "failsim table: {}\n", e.what());
     return BAD_INPUT;
-  } catch (const sim::ScenarioError& e) {
+  } catch (const input::InputError& e) {
     fmt::print(stderr, "failsim table: {}\n", e.what());
     return BAD_INPUT;
   }
@@ -58,7 +58,7 @@ int make_table(const TableOptions& o) {
     return OK;
   }
   try {
-    sim::write_atomically(o.output, table);
+    input::write_atomically(o.output, table);
   } catch (const std::exception& e) {
     fmt::print(stderr, "failsim table: {}\n", e.what());
     return OUTPUT_FAILED;

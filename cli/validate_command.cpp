@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/simgrid_probe.hpp"
 
 namespace failsim::cli {
@@ -21,7 +21,7 @@ Command add_validate_command(CLI::App& app) {
                   sim::probe_simgrid_setup({}, scenario.cluster.platform.file, file);
                 }
                 fmt::print("{}: ok\n", file);
-              } catch (const sim::ScenarioError& e) {
+              } catch (const input::InputError& e) {
                 fmt::print(stderr, "{}\n", e.what());
                 status = BAD_INPUT;
               }

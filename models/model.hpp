@@ -16,7 +16,7 @@ namespace failsim::models {
 
 /// One parameter tensor inside the flat vector: floats [offset, offset + size), stored in rows
 /// of `row` floats (a weight [out, in...] has rows of the product of its trailing dimensions; a
-/// bias has rows of 1). What a partition of the vector may cut at (sim/sharding.hpp).
+/// bias has rows of 1). What a partition of the vector may cut at (sim/ps/sharding.hpp).
 struct Tensor {
   std::string name;
   std::size_t offset = 0;

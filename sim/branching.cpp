@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario_error.hpp"
+#include "input/input_error.hpp"
 
 namespace failsim::sim {
 
@@ -60,21 +60,23 @@ Branching::Branching(std::vector<Scenario> members, std::vector<std::string> lab
     if (!patch.empty()) {
       const std::string path = patch[0]["path"].get<std::string>();
       const nlohmann::json::json_pointer pointer(path);
-      throw ScenarioError(labels[i], path, rule,
-                          other.contains(pointer) ? describe_found(other.at(pointer)) : "nothing");
+      throw input::InputError(
+          labels[i], path, rule,
+          other.contains(pointer) ? input::describe_found(other.at(pointer)) : "nothing");
     }
     if (is_sync(members_[i]) &&
         members_[i].consistency.combine != members_[sync_member()].consistency.combine) {
-      throw ScenarioError(labels[i], "/consistency/combine",
-                          fmt::format("the same value as in {}", labels[sync_member()]),
-                          fmt::format("\"{}\"", to_string(members_[i].consistency.combine)));
+      throw input::InputError(labels[i], "/consistency/combine",
+                              fmt::format("the same value as in {}", labels[sync_member()]),
+                              fmt::format("\"{}\"", to_string(members_[i].consistency.combine)));
     }
     if (after_update_failures(members_[i]) != after_update_failures(members_[0])) {
-      throw ScenarioError(labels[i], "/failures/events",
-                          fmt::format("the same failures after an update (`at_update`) as in {}, "
-                                      "in the same order",
-                                      labels[0]),
-                          "others");
+      throw input::InputError(
+          labels[i], "/failures/events",
+          fmt::format("the same failures after an update (`at_update`) as in {}, "
+                      "in the same order",
+                      labels[0]),
+          "others");
     }
   }
   // Merge the timed failures: member by member, each failure joins the first equal one that this

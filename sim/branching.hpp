@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim {
 
@@ -33,7 +33,7 @@ class Branching {
   };
 
   /// members[0] is the run's scenario, labels[i] names member i's file in errors. Throws
-  /// ScenarioError, at the first difference, unless every member equals members[0] in all but
+  /// InputError, at the first difference, unless every member equals members[0] in all but
   /// `name`, `description`, `output.directory`, its failures at a time and `consistency.mode`
   /// if both are "sync" or "async": same seed, same failures after an update (`at_update`, in
   /// the same order), same everything else. A family of one is a plain run.

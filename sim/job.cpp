@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/failure_injector.hpp"
-#include "sim/scenario_error.hpp"
-#include "sim/strategy.hpp"
-#include "sim/worker.hpp"
+#include "input/input_error.hpp"
+#include "sim/failures/failure_injector.hpp"
+#include "sim/ps/worker.hpp"
+#include "sim/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(job, failsim, "shards, strategies and elastic resume");
 
@@ -41,9 +41,9 @@ std::vector<Shard> first_generation(const RunContext& context, const std::string
   const int count = context.scenario.cluster.shards;
   const models::Model& model = context.math.model();
   if (static_cast<std::size_t>(count) > model.num_params()) {
-    throw ScenarioError(file, "/cluster/servers/shards",
-                        fmt::format("at most the model's {} parameters", model.num_params()),
-                        std::to_string(count));
+    throw input::InputError(file, "/cluster/servers/shards",
+                            fmt::format("at most the model's {} parameters", model.num_params()),
+                            std::to_string(count));
   }
   const std::vector<ShardRange> ranges = partition(model.tensors(), count);
   const auto per_shard = context.roles.servers.size() / static_cast<std::size_t>(count);

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/ps/sharding.hpp"
 #include "sim/run_context.hpp"
-#include "sim/sharding.hpp"
 
 namespace simgrid::s4u {
 class Host;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/strategy.hpp"
+#include "sim/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(observer, failsim, "evaluation schedule and stop conditions");
 

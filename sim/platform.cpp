@@ -60,9 +60,9 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
   auto lookup = [&](const std::string& name, const std::string& pointer) {
     sg4::Host* host = engine.host_by_name_or_null(name);
     if (host == nullptr) {
-      throw ScenarioError(file_label, pointer,
-                          fmt::format("the name of a host of {}", cluster.platform.file),
-                          fmt::format("\"{}\"", name));
+      throw input::InputError(file_label, pointer,
+                              fmt::format("the name of a host of {}", cluster.platform.file),
+                              fmt::format("\"{}\"", name));
     }
     return host;
   };

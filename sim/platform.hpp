@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace simgrid::s4u {
 class Engine;
@@ -28,7 +28,7 @@ struct Roles {
 /// Creates the platform in `engine` and maps roles to hosts. Star: hosts "server-<i>",
 /// "worker-<i>", "storage" and "coordinator", each with its own split-duplex link ("<host>-link":
 /// one direction each way, so sending and receiving do not share bandwidth) to a central switch.
-/// Platform file: loads it and looks the role hosts up; an unknown host name is a ScenarioError
+/// Platform file: loads it and looks the role hosts up; an unknown host name is a InputError
 /// naming `file_label` and the JSON path of the name. `local_disk` (star only): the multi-level
 /// checkpoint's local-disk level, if any; every server host then has a disk "local-disk" with
 /// its bandwidths.

@@ -10,15 +10,15 @@
 #include <stdexcept>
 
 #include "sim/branching.hpp"
-#include "sim/failure_injector.hpp"
+#include "sim/failures/failure_injector.hpp"
 #include "sim/job.hpp"
 #include "sim/observer.hpp"
 #include "sim/platform.hpp"
+#include "sim/ps/sharding.hpp"
+#include "sim/ps/worker.hpp"
+#include "sim/recovery/strategy.hpp"
 #include "sim/run_context.hpp"
-#include "sim/sharding.hpp"
 #include "sim/simgrid_probe.hpp"
-#include "sim/strategy.hpp"
-#include "sim/worker.hpp"
 
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(run, failsim, "setting up and running one simulation");
@@ -96,11 +96,12 @@ void check_request_timeout(const Scenario& s, double bytes, const std::string& f
   const double transfer =
       13.01 * 2 * s.cluster.star.latency + bytes / (0.97 * s.cluster.star.bandwidth);
   if (s.failures.request_timeout <= 2 * transfer) {
-    throw ScenarioError(file, "/failures/request_timeout",
-                        fmt::format("more than twice the time one parameter message takes on the "
-                                    "network ({} s for {} bytes)",
-                                    transfer, bytes),
-                        fmt::format("{}", s.failures.request_timeout));
+    throw input::InputError(
+        file, "/failures/request_timeout",
+        fmt::format("more than twice the time one parameter message takes on the "
+                    "network ({} s for {} bytes)",
+                    transfer, bytes),
+        fmt::format("{}", s.failures.request_timeout));
   }
 }
 

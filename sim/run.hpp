@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/recorder.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sharding.hpp"
-#include "sim/snapshot.hpp"
+#include "sim/output/recorder.hpp"
+#include "sim/ps/sharding.hpp"
+#include "sim/ps/snapshot.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim {
 
@@ -59,7 +59,7 @@ struct RunResult {
 };
 
 /// Simulates the scenario (and RunOptions::branches: then each process that returns holds the
-/// results of one of them, and the caller must wait for RunResult::children). Throws ScenarioError
+/// results of one of them, and the caller must wait for RunResult::children). Throws InputError
 /// for input found bad only now (e.g. a host name not in the platform file) and models::DataError
 /// for unreadable data.
 RunResult run(const Scenario& scenario, const RunOptions& options = {});

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/buffer_pool.hpp"
 #include "sim/coordinator.hpp"
+#include "sim/output/recorder.hpp"
 #include "sim/platform.hpp"
-#include "sim/recorder.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sharding.hpp"
-#include "sim/snapshot.hpp"
+#include "sim/ps/buffer_pool.hpp"
+#include "sim/ps/sharding.hpp"
+#include "sim/ps/snapshot.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/time_model.hpp"
 #include "sim/training_math.hpp"
 

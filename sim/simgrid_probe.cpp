@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/scenario_error.hpp"
+#include "input/input_error.hpp"
 
 namespace failsim::sim {
 
@@ -102,13 +102,13 @@ void probe_simgrid_setup(const std::vector<std::string>& simgrid_args,
                                   : fmt::format("SimGrid exited with {}", WEXITSTATUS(status));
   }
   if (platform) {
-    throw ScenarioError(file_label, "/cluster/platform", "a platform file SimGrid 3.32 loads",
-                        fmt::format("{} ({})", platform_file, message));
+    throw input::InputError(file_label, "/cluster/platform", "a platform file SimGrid 3.32 loads",
+                            fmt::format("{} ({})", platform_file, message));
   }
   std::string settings;
   for (const auto& a : simgrid_args) settings += (settings.empty() ? "" : " ") + a;
-  throw ScenarioError("--cfg/--log", "", "settings SimGrid 3.32 accepts",
-                      fmt::format("{} ({})", settings, message));
+  throw input::InputError("--cfg/--log", "", "settings SimGrid 3.32 accepts",
+                          fmt::format("{} ({})", settings, message));
 }
 
 }  // namespace failsim::sim

@@ -10,7 +10,7 @@
 namespace failsim::sim {
 
 /// Tries `simgrid_args` (e.g. "--cfg=network/model:CM02") and, unless `platform_file` is empty,
-/// the platform file in a child process. Throws ScenarioError when SimGrid rejects them:
+/// the platform file in a child process. Throws InputError when SimGrid rejects them:
 ///   `--cfg/--log: expected settings SimGrid 3.32 accepts, found --cfg=network/model:Nope
 ///    (Model 'Nope' is invalid! Valid models are: ...)`
 ///   `<file_label>: /cluster/platform: expected a platform file SimGrid 3.32 loads, found

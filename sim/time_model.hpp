@@ -4,7 +4,7 @@
 #pragma once
 
 #include "models/model.hpp"
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim {
 

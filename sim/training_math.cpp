@@ -120,7 +120,7 @@ TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_lab
   const int workers = scenario.cluster.num_workers();
   const int smallest_shard = train_.size() / workers;
   if (scenario.optimizer.batch_size > smallest_shard) {
-    throw ScenarioError(
+    throw input::InputError(
         file_label, "/optimizer/batch_size",
         fmt::format("at most the smallest worker shard ({} training samples / {} workers = {})",
                     train_.size(), workers, smallest_shard),

@@ -16,8 +16,8 @@
 #include "models/evaluate.hpp"
 #include "models/model.hpp"
 #include "sim/math_pool.hpp"
-#include "sim/scenario.hpp"
-#include "sim/snapshot.hpp"
+#include "sim/ps/snapshot.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim {
 
@@ -75,7 +75,7 @@ class GradientJob : public MathJob {
 class TrainingMath {
  public:
   /// Loads or generates the data set and builds the model; `threads` computing threads (see
-  /// MathPool). Throws ScenarioError (naming `file_label`) for data that cannot be used, e.g. a
+  /// MathPool). Throws InputError (naming `file_label`) for data that cannot be used, e.g. a
   /// batch larger than a worker's shard, and models::DataError for unreadable data files.
   TrainingMath(const Scenario& scenario, const std::string& file_label, int threads = 1);
   ~TrainingMath();

@@ -14,9 +14,9 @@
 
 #include "models/evaluate.hpp"
 #include "models/sgd.hpp"
-#include "sim/result_writer.hpp"
+#include "sim/output/result_writer.hpp"
 #include "sim/run.hpp"
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/training_math.hpp"
 
 namespace failsim::testing {

@@ -3,7 +3,7 @@
 // each with its exact error (file, JSON Pointer, expectation, found value).
 #include <catch2/catch.hpp>
 
-#include "scenario_error_of.hpp"
+#include "input_error_of.hpp"
 #include "temp_dir.hpp"
 
 #include <cmath>
@@ -23,7 +23,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace failsim::analysis;
-using failsim::sim::ScenarioError;
+using failsim::input::InputError;
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
 
@@ -346,7 +346,7 @@ TEST_CASE("price files that cannot be read or are not JSON are errors with a pos
 
   const fs::path broken = tmp.file("broken.json");
   write_text(broken, "{\n  \"format\": \"failsim-prices\",\n  \"format_version\": 1,\n}\n");
-  const ScenarioError e = error_of([&] { load_price_book(broken); });
+  const failsim::input::InputError e = error_of([&] { load_price_book(broken); });
   CHECK(e.file() == broken.string());
   CHECK(e.line() == 4);
   CHECK(e.column() == 1);
@@ -358,7 +358,7 @@ TEST_CASE("price files that cannot be read or are not JSON are errors with a pos
 
   const fs::path twice = tmp.file("twice.json");
   write_text(twice, R"({"instances": {"a": {}, "a": {}}})");
-  const ScenarioError d = error_of([&] { load_price_book(twice); });
+  const failsim::input::InputError d = error_of([&] { load_price_book(twice); });
   CHECK(d.json_path() == "/instances/a");
   CHECK(d.expected() == "each key at most once in an object");
   CHECK(d.found() == "'a' a second time");
@@ -536,7 +536,7 @@ TEST_CASE("the catalogue of bad price files: each gets its exact error", "[cost]
     c.change(doc);
     CHECK(inputs.insert(doc.dump()).second);  // every case is a different file
     write_text(file, doc.dump(2));
-    const ScenarioError e = error_of([&] { load_price_book(file); });
+    const failsim::input::InputError e = error_of([&] { load_price_book(file); });
     CHECK(e.file() == file.string());
     CHECK(e.json_path() == c.json_path);
     CHECK(e.expected() == c.expected);

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "sim/sweep.hpp"
 #include "sim_harness.hpp"
+#include "sweep/plan.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::run_isolated;
@@ -114,7 +114,7 @@ TEST_CASE("the validation sweeps are what docs/validation.md models", "[validati
   } settings[] = {{"daly-a", 288, 2.0, 2880}, {"daly-b", 72, 1.0, 1440}, {"daly-c", 3, 0.15, 400}};
   for (const auto& setting : settings) {
     INFO(setting.name);
-    const auto plan = failsim::sim::expand_sweep(failsim::sim::load_sweep(
+    const auto plan = failsim::sweep::expand_sweep(failsim::sweep::load_sweep(
         std::string(FAILSIM_SOURCE_DIR "/scenarios/validation/") + setting.name + ".sweep.json"));
     CHECK(plan.paths == std::vector<std::string>{"/recovery/checkpoint/every_updates"});
     REQUIRE(plan.points.size() == 11);

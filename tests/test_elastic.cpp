@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::accuracy_at;

@@ -4,7 +4,7 @@
 // none of them can drift silently.
 #include <catch2/catch.hpp>
 
-#include "scenario_error_of.hpp"
+#include "input_error_of.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>
@@ -18,11 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace failsim::sim;
+using namespace failsim::input;
 using failsim::models::StaleRule;
 
 namespace {
@@ -513,7 +514,7 @@ TEST_CASE("files that cannot be read or are not JSON are errors with a position"
 
   const fs::path broken = tmp.file("broken.json");
   write_text(broken, "{\n  \"name\": \"x\",\n  \"seed\": 1,\n}\n");
-  const ScenarioError e = error_of([&] { load_scenario(broken.string()); });
+  const failsim::input::InputError e = error_of([&] { load_scenario(broken.string()); });
   CHECK(e.file() == broken.string());
   CHECK(e.line() == 4);
   CHECK(e.column() == 1);
@@ -1340,7 +1341,7 @@ TEST_CASE("the catalogue of bad scenarios: each gets one clear message", "[scena
     INFO(c.what);
     const std::string input = replace_all(c.input, "@EXAMPLES@", EXAMPLES_DIR.string());
     CHECK(inputs.insert(input).second);  // every case is a different scenario
-    const ScenarioError e = error_of([&] {
+    const failsim::input::InputError e = error_of([&] {
       if (c.whole_text) {
         parse_scenario_text(input, "bad.json");
       } else {
@@ -1464,7 +1465,7 @@ TEST_CASE("the parser knows exactly the schema's keys at every object", "[scenar
       INFO(f.string() + " at '" + n.pointer + "'");
       json doc = example;
       doc[json::json_pointer(n.pointer)]["zz_not_a_key"] = 1;
-      const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+      const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
       CHECK(e.json_path() == n.pointer + "/zz_not_a_key");
       CHECK(known_keys(e.expected()) == property_names(*n.schema));
     }
@@ -1485,7 +1486,7 @@ TEST_CASE("the schema's required keys are required by the parser", "[scenario][s
         INFO(f.string() + " without '" + n.pointer + "/" + k + "'");
         json doc = example;
         REQUIRE(doc[json::json_pointer(n.pointer)].erase(k) == 1);
-        const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+        const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
         CHECK(e.json_path() == n.pointer + "/" + k);
         CHECK_THAT(e.what(), Catch::EndsWith("(required), found nothing"));
         ++checked;
@@ -1516,13 +1517,13 @@ TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][
           // A schema spelling may still fail a check between sections, never as a spelling.
           try {
             parse_scenario(doc, f.string());
-          } catch (const ScenarioError& e) {
+          } catch (const failsim::input::InputError& e) {
             CHECK_FALSE((e.json_path() == pointer && e.expected().rfind("one of", 0) == 0));
           }
         }
         json doc = example;
         doc[json::json_pointer(pointer)] = "zz-not-a-choice";
-        const ScenarioError e = error_of([&] { parse_scenario(doc, f.string()); });
+        const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
         CHECK(e.json_path() == pointer);
         CHECK(choices(e.expected()) == spellings);
         checked.insert(pointer);

@@ -10,8 +10,8 @@
 #include "models/cnn.hpp"
 #include "models/mlp.hpp"
 #include "models/softmax_regression.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sharding.hpp"
+#include "sim/ps/sharding.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 
 using failsim::sim::partition;
@@ -227,7 +227,7 @@ TEST_CASE("a shard index the run does not have is refused", "[sharding]") {
   try {
     failsim::sim::parse_scenario_text(s.dump(), "bad.json");
     FAIL("no error");
-  } catch (const failsim::sim::ScenarioError& e) {
+  } catch (const failsim::input::InputError& e) {
     CHECK(std::string(e.what()) ==
           "bad.json: /failures/events/0/shard: expected a shard index in [0, 1] "
           "(cluster.servers.shards is 2), found 2");

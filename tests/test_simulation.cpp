@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/sgd.hpp"
-#include "sim/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 

@@ -4,7 +4,7 @@
 // against the example files.
 #include <catch2/catch.hpp>
 
-#include "scenario_error_of.hpp"
+#include "input_error_of.hpp"
 #include "temp_dir.hpp"
 
 #include <filesystem>
@@ -15,14 +15,18 @@
 #include <string>
 #include <vector>
 
-#include "analysis/sweep_aggregate.hpp"
-#include "sim/sweep.hpp"
+#include "input/json_pointer.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sweep/aggregate.hpp"
+#include "sweep/plan.hpp"
 
 namespace fs = std::filesystem;
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
 using nlohmann::json;
 using namespace failsim::sim;
+using namespace failsim::sweep;
+using namespace failsim::input;
 
 namespace {
 
@@ -551,7 +555,7 @@ TEST_CASE("the catalogue of bad sweep files: each gets one clear message", "[swe
     CHECK(patches.insert(c.patch).second);  // every case is a different sweep
     json doc = json::parse(GOOD_SWEEP);
     doc.merge_patch(json::parse(c.patch));
-    const ScenarioError e = error_of([&] {
+    const failsim::input::InputError e = error_of([&] {
       const Sweep sweep = f.parse(doc);
       if (expand) expand_sweep(sweep);
     });
@@ -586,7 +590,7 @@ TEST_CASE(
   r.updates = 500;
   r.updates_rolled_back = 20;
   r.gradients = {510, 500, 1, 8, 1, 25};
-  const std::string csv = failsim::analysis::runs_csv(plan, {r, std::nullopt});
+  const std::string csv = failsim::sweep::runs_csv(plan, {r, std::nullopt});
   CHECK(csv ==
         "index,point,base,/description,seed,status,final_accuracy,end_time_s,failures,updates,"
         "updates_rolled_back,gradients_computed,gradients_applied,gradients_dropped,"

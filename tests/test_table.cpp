@@ -4,7 +4,7 @@
 // Each test writes its result directories into its own temporary directory.
 #include <catch2/catch.hpp>
 
-#include "scenario_error_of.hpp"
+#include "input_error_of.hpp"
 #include "temp_dir.hpp"
 
 #include <cmath>
@@ -26,7 +26,7 @@ using namespace failsim::analysis;
 using Catch::Matchers::Contains;
 using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
-using failsim::sim::ScenarioError;
+using failsim::input::InputError;
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
 

@@ -9,17 +9,17 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "scenario_error_of.hpp"
+#include "input_error_of.hpp"
 
-#include "sim/scenario_error.hpp"
-#include "sim/units.hpp"
+#include "input/input_error.hpp"
+#include "input/units.hpp"
 
-using failsim::sim::JsonLocation;
-using failsim::sim::parse_quantity;
-using failsim::sim::Quantity;
-using failsim::sim::quantity_from_json;
-using failsim::sim::ScenarioError;
-using failsim::sim::Sign;
+using failsim::input::InputError;
+using failsim::input::JsonLocation;
+using failsim::input::parse_quantity;
+using failsim::input::Quantity;
+using failsim::input::quantity_from_json;
+using failsim::input::Sign;
 
 namespace {
 
@@ -150,7 +150,7 @@ TEST_CASE("every malformed quantity string gets its own explanation", "[units]")
   };
   for (const Bad& c : cases) {
     INFO(c.text);
-    const ScenarioError e = error_of([&] { parse_quantity(c.text, c.kind, c.sign, WHERE); });
+    const InputError e = error_of([&] { parse_quantity(c.text, c.kind, c.sign, WHERE); });
     CHECK(e.found() == c.found);
     CHECK(e.file() == "units.json");
     CHECK(e.json_path() == "/cluster/network/latency");
@@ -168,14 +168,14 @@ TEST_CASE("non-string, non-number and negative JSON values are rejected", "[unit
   };
   for (const auto& [value, found] : cases) {
     INFO(value.dump());
-    const ScenarioError e =
+    const InputError e =
         error_of([&] { quantity_from_json(value, Quantity::BANDWIDTH, Sign::POSITIVE, WHERE); });
     CHECK(e.found() == found);
   }
 }
 
 TEST_CASE("a quantity error names file, path, the kind expected and the text found", "[units]") {
-  const ScenarioError e =
+  const InputError e =
       error_of([] { parse_quantity("10Gbps", Quantity::TIME, Sign::NON_NEGATIVE, WHERE); });
   CHECK(e.expected() ==
         "a duration >= 0: a number of seconds, or a string with a unit such as \"50us\", "
@@ -183,9 +183,9 @@ TEST_CASE("a quantity error names file, path, the kind expected and the text fou
   CHECK(std::string(e.what()) ==
         "units.json: /cluster/network/latency: expected " + e.expected() +
             ", found \"10Gbps\" ('Gbps' is a unit of a bandwidth, not of a duration)");
-  CHECK_THAT(failsim::sim::expected_quantity(Quantity::BANDWIDTH, Sign::POSITIVE),
+  CHECK_THAT(failsim::input::expected_quantity(Quantity::BANDWIDTH, Sign::POSITIVE),
              Catch::StartsWith("a bandwidth > 0: a number of bytes per second"));
-  CHECK_THAT(failsim::sim::expected_quantity(Quantity::FLOP_AMOUNT, Sign::POSITIVE),
+  CHECK_THAT(failsim::input::expected_quantity(Quantity::FLOP_AMOUNT, Sign::POSITIVE),
              Catch::StartsWith("an amount of computation > 0: a number of flops"));
 }
 

@@ -1,0 +1,133 @@
+// Reading JSON input files for every format (see json_input.hpp).
+#include "input/json_input.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "input/input_error.hpp"
+
+namespace failsim::input {
+namespace {
+
+/// Keeps nlohmann's description of a syntax error, without its "[json.exception...] parse
+/// error at line L, column C: " prefix (we compute a better line and column ourselves).
+std::string strip_json_exception_prefix(const std::string& what) {
+  std::size_t start = what.find("] ");
+  start = start == std::string::npos ? 0 : start + 2;
+  const std::size_t parse_error = what.find("parse error", start);
+  if (parse_error != std::string::npos) {
+    const std::size_t colon = what.find(": ", parse_error);
+    if (colon != std::string::npos) start = colon + 2;
+  }
+  return what.substr(start);
+}
+
+/// 1-based line and column of the character at `byte` (nlohmann's 1-based count of bytes
+/// read, so byte - 1 is the offending character).
+std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
+  const std::size_t index = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < index; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, static_cast<int>(index - line_start) + 1};
+}
+
+/// A parser callback refusing duplicate keys (nlohmann would silently keep the last one, and a
+/// pasted-in second "learning_rate" must not silently win).
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        frames_.push_back(Frame{event == Event::array_start, {}, {}, 0});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case Event::key: {
+        Frame& top = frames_.back();
+        top.key = parsed.get<std::string>();
+        if (!top.keys.insert(top.key).second) {
+          throw InputError(file_, location().pointer, "each key at most once in an object",
+                           "'" + top.key + "' a second time");
+        }
+        break;
+      }
+      case Event::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool is_array;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+  }
+
+  JsonLocation location() const {
+    JsonLocation where{file_, ""};
+    for (const Frame& f : frames_) where = f.is_array ? where.child(f.index) : where.child(f.key);
+    return where;
+  }
+
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+std::string read_input_file(const std::filesystem::path& path, const std::string& expected) {
+  namespace fs = std::filesystem;
+  const std::string label = path.string();
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw InputError(label, "", expected, "no such file");
+  if (fs::is_directory(status)) throw InputError(label, "", expected, "a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(label, "", expected, std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(label, "", expected, "a read error");
+  return text.str();
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& file_label) {
+  try {
+    return nlohmann::json::parse(text, DuplicateKeyCheck(file_label));
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = line_and_column(text, e.byte);
+    throw InputError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()), line,
+                     column);
+  } catch (const nlohmann::json::exception& e) {
+    // E.g. out_of_range.406 for a number literal too large for a double: no position given.
+    throw InputError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()));
+  }
+}
+
+}  // namespace failsim::input

@@ -1,0 +1,46 @@
+// JSON Pointers (RFC 6901) into a JSON document: what `failsim run --set POINTER=VALUE` and a
+// sweep's varied fields use, so a user's own shell loop varies a scenario exactly as a sweep
+// does. Engine-free.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace failsim::input {
+
+/// The tokens of a syntactically valid pointer, unescaped ("~1" -> '/', "~0" -> '~').
+std::vector<std::string> pointer_tokens(const std::string& pointer);
+
+/// An array index token: decimal digits, no leading zero (RFC 6901).
+std::optional<std::size_t> array_index(const std::string& token);
+
+/// Sets the value at `pointer` (RFC 6901) in `doc`: every token but the last must name an
+/// existing member or array element; the last may name an existing member or element (which is
+/// replaced) or a new member of an object (which is added). Returns "" on success, else why the
+/// pointer does not fit `doc` (e.g. "/failures/events/3 does not exist (an array of 1
+/// element)"); `doc` is then unchanged.
+std::string set_at_pointer(nlohmann::json& doc, const std::string& pointer, nlohmann::json value);
+
+/// A pointer's syntax problem ("" when it is a valid, non-empty RFC 6901 pointer): it must
+/// start with '/', and '~' must be followed by '0' or '1'.
+std::string pointer_syntax_error(const std::string& pointer);
+
+/// `failsim run --set` text "POINTER=VALUE" split at the first '='; VALUE is JSON when it parses
+/// as JSON, else the string as typed (so `/failures/events/0/at=40s` sets the string "40s").
+/// nullopt when there is no '='.
+struct PointerSetting {
+  std::string pointer;
+  nlohmann::json value;
+};
+std::optional<PointerSetting> parse_pointer_setting(const std::string& text);
+
+/// Applies `setting` to the scenario JSON `doc` read from `file_label`; a pointer that does not
+/// fit is a InputError at the pointer, naming the file and why.
+void apply_setting(nlohmann::json& doc, const PointerSetting& setting,
+                   const std::string& file_label);
+
+}  // namespace failsim::input

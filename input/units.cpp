@@ -1,0 +1,249 @@
+#include "input/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace failsim::input {
+namespace {
+
+/// value = number * mul / div. Sub-unit scales divide (by 1e3, 1e6, 8, ...) rather than
+/// multiply by an inexact reciprocal, so "100us" is the double nearest 1e-4, as written.
+struct Scale {
+  double mul = 1.0;
+  double div = 1.0;
+};
+
+using UnitTable = std::map<std::string, Scale, std::less<>>;
+
+struct Prefix {
+  const char* symbol;
+  double factor;
+};
+
+constexpr std::array<Prefix, 6> DECIMAL_PREFIXES{
+    {{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}}};
+constexpr std::array<Prefix, 6> BINARY_PREFIXES{{{"Ki", 0x1p10},
+                                                 {"Mi", 0x1p20},
+                                                 {"Gi", 0x1p30},
+                                                 {"Ti", 0x1p40},
+                                                 {"Pi", 0x1p50},
+                                                 {"Ei", 0x1p60}}};
+
+/// `unit` alone and with every prefix of the chosen families.
+void add_prefixed(UnitTable& table, const std::string& unit, double div, bool binary_too) {
+  table.emplace(unit, Scale{1.0, div});
+  for (const Prefix& p : DECIMAL_PREFIXES) table.emplace(p.symbol + unit, Scale{p.factor, div});
+  if (binary_too) {
+    for (const Prefix& p : BINARY_PREFIXES) table.emplace(p.symbol + unit, Scale{p.factor, div});
+  }
+}
+
+UnitTable make_table(Quantity kind) {
+  UnitTable t;
+  switch (kind) {
+    case Quantity::TIME:
+      t = {{"ps", {1.0, 1e12}},     {"ns", {1.0, 1e9}},   {"us", {1.0, 1e6}},
+           {"\u00b5s", {1.0, 1e6}}, {"ms", {1.0, 1e3}},   {"s", {}},
+           {"min", {60.0, 1.0}},    {"h", {3600.0, 1.0}}, {"d", {86400.0, 1.0}},
+           {"w", {604800.0, 1.0}}};
+      break;
+    case Quantity::DATA_SIZE:
+      add_prefixed(t, "B", 1.0, true);
+      add_prefixed(t, "b", 8.0, true);
+      break;
+    case Quantity::BANDWIDTH:
+      add_prefixed(t, "Bps", 1.0, true);
+      add_prefixed(t, "bps", 8.0, true);
+      break;
+    case Quantity::SPEED:
+      add_prefixed(t, "f", 1.0, false);
+      add_prefixed(t, "flops", 1.0, false);
+      break;
+    case Quantity::FLOP_AMOUNT:
+      add_prefixed(t, "f", 1.0, false);
+      add_prefixed(t, "flop", 1.0, false);
+      add_prefixed(t, "flops", 1.0, false);
+      break;
+  }
+  return t;
+}
+
+constexpr std::array<Quantity, 5> ALL_KINDS{Quantity::TIME, Quantity::DATA_SIZE,
+                                            Quantity::BANDWIDTH, Quantity::SPEED,
+                                            Quantity::FLOP_AMOUNT};
+
+const UnitTable& units_of(Quantity kind) {
+  static const std::array<UnitTable, 5> tables{
+      make_table(Quantity::TIME), make_table(Quantity::DATA_SIZE), make_table(Quantity::BANDWIDTH),
+      make_table(Quantity::SPEED), make_table(Quantity::FLOP_AMOUNT)};
+  return tables[static_cast<std::size_t>(kind)];
+}
+
+const char* kind_noun(Quantity kind) {
+  switch (kind) {
+    case Quantity::TIME:
+      return "duration";
+    case Quantity::DATA_SIZE:
+      return "data size";
+    case Quantity::BANDWIDTH:
+      return "bandwidth";
+    case Quantity::SPEED:
+      return "compute speed";
+    case Quantity::FLOP_AMOUNT:
+      return "amount of computation";
+  }
+  return "quantity";
+}
+
+const char* article(Quantity kind) { return kind == Quantity::FLOP_AMOUNT ? "an" : "a"; }
+
+/// Why a unit is not accepted for `kind`, phrased for the "found" part of a message.
+std::string unit_problem(std::string_view unit, Quantity kind) {
+  if (kind == Quantity::TIME && unit == "m") {
+    return "ambiguous unit 'm': write 'min' for minutes or 'ms' for milliseconds";
+  }
+  for (Quantity other : ALL_KINDS) {
+    if (other != kind && units_of(other).contains(unit)) {
+      return fmt::format("'{}' is a unit of {} {}, not of {} {}", unit, article(other),
+                         kind_noun(other), article(kind), kind_noun(kind));
+    }
+  }
+  // "KB", "Kbps", "Kf": SimGrid's kilo is a lower-case k; binary kibi is Ki.
+  if (unit.size() >= 2 && unit[0] == 'K' && unit[1] != 'i') {
+    std::string rest(unit.substr(1));
+    std::string decimal = "k" + rest;
+    std::string binary = "Ki" + rest;
+    if (units_of(kind).contains(binary)) {
+      return fmt::format("unknown unit '{}': write '{}' (x1000) or '{}' (x1024)", unit, decimal,
+                         binary);
+    }
+    if (units_of(kind).contains(decimal)) {
+      return fmt::format("unknown unit '{}': write '{}'", unit, decimal);
+    }
+  }
+  return fmt::format("unknown unit '{}'", unit);
+}
+
+std::string quoted(std::string_view text) {
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Length of the longest prefix of `s` that is a plain decimal number: digits, an optional
+/// fraction and an optional exponent ("1.5", ".5", "2e-3"). No sign, no "inf"/"nan"/hex.
+std::size_t number_length(std::string_view s) {
+  std::size_t i = 0;
+  std::size_t digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    if (j < s.size() && is_digit(s[j])) {
+      while (j < s.size() && is_digit(s[j])) ++j;
+      i = j;
+    }
+  }
+  return i;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void fail_quantity(std::string_view text, Quantity kind, Sign sign,
+                                const JsonLocation& where, const std::string& why) {
+  where.fail(expected_quantity(kind, sign), quoted(text) + " (" + why + ")");
+}
+
+}  // namespace
+
+std::string expected_quantity(Quantity kind, Sign sign) {
+  const char* bound = sign == Sign::POSITIVE ? "> 0" : ">= 0";
+  switch (kind) {
+    case Quantity::TIME:
+      return fmt::format(
+          "a duration {}: a number of seconds, or a string with a unit such as \"50us\", "
+          "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)",
+          bound);
+    case Quantity::DATA_SIZE:
+      return fmt::format(
+          "a data size {}: a number of bytes, or a string with a unit such as \"2GB\", "
+          "\"512MiB\" (units: B, or b for bits, with prefixes k M G T P E or Ki Mi Gi Ti Pi Ei)",
+          bound);
+    case Quantity::BANDWIDTH:
+      return fmt::format(
+          "a bandwidth {}: a number of bytes per second, or a string with a unit such as "
+          "\"10Gbps\", \"1GBps\" (units: Bps, or bps for bits, with prefixes k M G T P E or "
+          "Ki Mi Gi Ti Pi Ei)",
+          bound);
+    case Quantity::SPEED:
+      return fmt::format(
+          "a compute speed {}: a number of flop/s, or a string with a unit such as \"1Gf\", "
+          "\"12.5Mf\" (units: f or flops, with prefixes k M G T P E)",
+          bound);
+    case Quantity::FLOP_AMOUNT:
+      return fmt::format(
+          "an amount of computation {}: a number of flops, or a string with a unit such as "
+          "\"350Mf\" (units: f, flop or flops, with prefixes k M G T P E)",
+          bound);
+  }
+  return "a quantity";
+}
+
+double parse_quantity(std::string_view text, Quantity kind, Sign sign, const JsonLocation& where) {
+  std::string_view s = trim(text);
+  if (s.empty()) fail_quantity(text, kind, sign, where, "empty");
+  if (s.front() == '-') fail_quantity(text, kind, sign, where, "negative");
+  const std::size_t n = number_length(s);
+  if (n == 0) fail_quantity(text, kind, sign, where, "no number before the unit");
+  std::string_view unit = trim(s.substr(n));
+  if (unit.empty()) {
+    fail_quantity(text, kind, sign, where,
+                  fmt::format("no unit; write a plain JSON number for {} {} in its base unit",
+                              article(kind), kind_noun(kind)));
+  }
+  const UnitTable& table = units_of(kind);
+  auto it = table.find(unit);
+  if (it == table.end()) fail_quantity(text, kind, sign, where, unit_problem(unit, kind));
+
+  double number = 0.0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + n, number);
+  if (ec != std::errc() || end != s.data() + n)
+    fail_quantity(text, kind, sign, where, "number out of range");
+  const double value = number * it->second.mul / it->second.div;
+  if (!std::isfinite(value)) fail_quantity(text, kind, sign, where, "number out of range");
+  if (sign == Sign::POSITIVE && value == 0.0) fail_quantity(text, kind, sign, where, "zero");
+  return value;
+}
+
+double quantity_from_json(const nlohmann::json& value, Quantity kind, Sign sign,
+                          const JsonLocation& where) {
+  if (value.is_string()) {
+    return parse_quantity(value.get_ref<const std::string&>(), kind, sign, where);
+  }
+  if (!value.is_number()) where.fail(expected_quantity(kind, sign), describe_found(value));
+  const double v = value.get<double>();
+  if (!std::isfinite(v)) where.fail(expected_quantity(kind, sign), "a number out of range");
+  if (v < 0.0 || (sign == Sign::POSITIVE && v == 0.0)) {
+    where.fail(expected_quantity(kind, sign), describe_found(value));
+  }
+  return v;
+}
+
+}  // namespace failsim::input

@@ -1,0 +1,280 @@
+#include "sim/failures/failure_injector.hpp"
+
+#include <fmt/core.h>
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "models/rng.hpp"
+#include "sim/branching.hpp"
+#include "sim/job.hpp"
+#include "sim/ps/parameter_server.hpp"
+#include "sim/ps/worker.hpp"
+#include "sim/recovery/strategy.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(failure_injector, failsim, "failure injection and detection");
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+constexpr std::uint64_t SEED_FAILURES = 5;  // next to training_math.hpp's streams
+constexpr double NEVER = std::numeric_limits<double>::infinity();
+
+std::string target_name(FailureTarget t) {
+  switch (t) {
+    case FailureTarget::SERVER:
+      return "server";
+    case FailureTarget::REPLICA:
+      return "replica";
+    case FailureTarget::WORKER:
+      return "worker";
+    case FailureTarget::STORAGE:
+      return "storage";
+    case FailureTarget::SERVER_LINK:
+      return "server_link";
+    case FailureTarget::WORKER_LINK:
+      return "worker_link";
+  }
+  return "?";
+}
+
+/// One draw of a duration.
+double draw(const Distribution& d, models::Rng& rng) {
+  switch (d.kind) {
+    case DistributionKind::FIXED:
+      return d.value;
+    case DistributionKind::EXPONENTIAL:
+      return -d.value * std::log(1.0 - rng.uniform());
+    case DistributionKind::WEIBULL:
+      return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
+  }
+  return d.value;
+}
+}  // namespace
+
+Strategy& FailureInjector::strategy(int shard) const {
+  return *context_.strategies[static_cast<std::size_t>(shard)];
+}
+
+FailureInjector::FailureInjector(RunContext& context)
+    : context_(context), mutex_(sg4::Mutex::create()), host_up_(sg4::ConditionVariable::create()) {}
+
+void FailureInjector::launch() {
+  const FailureConfig& f = context_.scenario.failures;
+  // Timed failures: those of every scenario this simulation stands for (branching.hpp); when
+  // one is due, the family splits between those that have it and those that do not.
+  const auto& timed = context_.branching->timed_failures();
+  for (std::size_t k = 0; k < timed.size(); ++k) {
+    const FailureEvent event = timed[k].event;
+    sg4::Actor::create(fmt::format("failure-{}", k), context_.roles.coordinator, [this, event, k] {
+      sg4::this_actor::sleep_until(*event.at_time);
+      const std::optional<std::size_t> i = context_.branching->arrive(k);
+      if (context_.branching->forked()) context_.on_evaluation = nullptr;  // one progress line
+      if (i) fire(event, *i);
+    });
+  }
+  // Stochastic failures: one actor per failing host, with its own random stream.
+  std::uint64_t stream = 0;
+  for (const StochasticFailures& s : f.stochastic) {
+    std::vector<sg4::Host*> hosts;
+    if (s.target == FailureTarget::WORKER) hosts = context_.roles.workers;
+    if (s.target == FailureTarget::SERVER) hosts = context_.roles.servers;
+    for (sg4::Host* host : hosts) {
+      const std::uint64_t seed =
+          models::derive_seed(models::derive_seed(context_.scenario.seed, SEED_FAILURES), stream++);
+      sg4::Actor::create("stochastic-failures", context_.roles.coordinator, [this, s, host, seed] {
+        models::Rng rng(seed);
+        while (true) {
+          sg4::this_actor::sleep_for(draw(s.lifetime, rng));
+          const double repair = draw(s.repair, rng);
+          fail_host(host, repair, "stochastic");
+          sg4::this_actor::sleep_for(repair);
+        }
+      });
+    }
+  }
+}
+
+void FailureInjector::after_update(int shard, std::int64_t n) {
+  const auto& events = context_.scenario.failures.events;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].at_update && *events[i].at_update == n && events[i].shard == shard) {
+      const FailureEvent event = events[i];
+      sg4::Actor::create(fmt::format("failure-{}", i), context_.roles.coordinator,
+                         [this, event, i] { fire(event, i); });
+    }
+  }
+}
+
+bool FailureInjector::wait_until_up(sg4::Host* host) {
+  const std::unique_lock lock(*mutex_);
+  while (!host->is_on()) {
+    const auto it = down_.find(host);
+    if (it == down_.end() || std::isinf(it->second.until)) {
+      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+                              {{"reason", "host down for good"}});
+      return false;
+    }
+    host_up_->wait(lock);  // the repair notifies (possibly at this very instant)
+  }
+  return true;
+}
+
+void FailureInjector::finish(double end) {
+  for (const auto& [host, outage] : down_)
+    context_.recorder.down(host->get_name(), end - outage.since);
+}
+
+sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
+  switch (event.target) {
+    case FailureTarget::SERVER:
+    case FailureTarget::SERVER_LINK: {
+      if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
+      ParameterServer* primary = strategy(event.shard).primary();
+      return primary != nullptr ? primary->host() : nullptr;
+    }
+    case FailureTarget::REPLICA:
+      if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
+      return strategy(event.shard).replica_host(event.index);
+    case FailureTarget::WORKER:
+    case FailureTarget::WORKER_LINK:
+      return context_.roles.workers[static_cast<std::size_t>(event.index)];
+    case FailureTarget::STORAGE:
+      return context_.roles.storage;
+  }
+  return nullptr;
+}
+
+void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
+  sg4::Host* host = target_host(event);
+  if (host == nullptr) {
+    context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
+                            {{"event", i}, {"reason", "no such process is up"}});
+    return;
+  }
+  const bool link =
+      event.target == FailureTarget::SERVER_LINK || event.target == FailureTarget::WORKER_LINK;
+  if (link) {
+    fail_link(host, event.down_for, fmt::format("event {}", i));
+  } else {
+    fail_host(host, event.down_for, fmt::format("event {}", i));
+  }
+}
+
+void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
+                                const std::string& cause) {
+  // The star gives every host one split-duplex link, "<host>-link": both directions fail.
+  sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
+  const double now = sg4::Engine::get_clock();
+  if (!link->get_link_up()->is_on()) {  // the pair's own state does not follow turn_off
+    context_.recorder.event(now, "failure_skipped", link->get_name(),
+                            {{"cause", cause}, {"reason", "link already down"}});
+    return;
+  }
+  link->turn_off();
+  context_.recorder.event(
+      now, "link_failure", link->get_name(),
+      {{"cause", cause},
+       {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  if (!down_for) return;
+  sg4::Actor::create("link-repair", context_.roles.coordinator, [this, link, down_for] {
+    sg4::this_actor::sleep_for(*down_for);
+    link->turn_on();
+    context_.recorder.event(sg4::Engine::get_clock(), "link_up", link->get_name());
+  });
+}
+
+void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
+                                const std::string& cause) {
+  const double now = sg4::Engine::get_clock();
+  const double host_back = down_for ? now + *down_for : NEVER;
+  if (!host->is_on()) {
+    context_.recorder.event(now, "failure_skipped", host->get_name(),
+                            {{"cause", cause}, {"reason", "host already down"}});
+    return;
+  }
+  // Every shard has its own server hosts: at most one shard runs a server or replica here.
+  ParameterServer* server = nullptr;
+  for (Strategy* s : context_.strategies) {
+    if (server == nullptr) server = s->server_on(host);
+  }
+  bool replica = false;
+  for (Strategy* s : context_.strategies) {
+    if (server == nullptr && !replica) replica = s->replica_failed(host, host_back);
+  }
+  Worker* worker = nullptr;
+  for (auto& w : context_.workers) {
+    if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host)
+      worker = w.get();
+  }
+  context_.recorder.event(
+      now, "failure", host->get_name(),
+      {{"cause", cause},
+       {"process", server    ? server->name()
+                   : worker  ? fmt::format("worker-{}", worker->index())
+                   : replica ? "replica"
+                             : "none"},
+       {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  if (server != nullptr) {
+    server->kill();
+    context_.recorder.training_stalled(now, server->strategy().shard().index);
+  }
+  if (worker != nullptr) worker->kill();
+  if (down_for && *down_for > 0) {
+    host->turn_off();
+    down_[host] = {now, host_back};
+    sg4::Actor::create("repair", context_.roles.coordinator, [this, host, down_for] {
+      sg4::this_actor::sleep_for(*down_for);
+      host->turn_on();
+      down_.erase(host);
+      const std::unique_lock lock(*mutex_);
+      host_up_->notify_all();
+      context_.recorder.down(host->get_name(), *down_for);
+      context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+      context_.job->host_up(host);
+    });
+  } else if (!down_for) {
+    host->turn_off();
+    down_[host] = {now, NEVER};
+    context_.recorder.event(now, "host_lost", host->get_name());
+  }
+  if (server == nullptr && worker == nullptr) return;
+
+  // The system notices only after the detection timeout.
+  sg4::Actor::create("detection", context_.roles.coordinator, [this, server, worker, host_back] {
+    sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
+    const double detected = sg4::Engine::get_clock();
+    if (server != nullptr) {
+      context_.recorder.event(detected, "detected", server->name());
+      Strategy& owner = server->strategy();
+      if (owner.retired()) return;  // a resize retired its shard meanwhile
+      const int shard = owner.shard().index;
+      if (context_.coordinator.primary(shard) == server) context_.coordinator.clear_primary(shard);
+      owner.on_server_failure_detected(*server, host_back);
+      return;
+    }
+    context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
+    context_.coordinator.set_worker_live(worker->index(), false);
+    for (Strategy* s : context_.strategies) s->membership_changed();
+    const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
+    if (std::isinf(ready)) return;
+    sg4::this_actor::sleep_until(ready);
+    if (!wait_until_up(context_.roles.workers[static_cast<std::size_t>(worker->index())])) return;
+    restart_worker(*worker);
+  });
+}
+
+void FailureInjector::restart_worker(Worker& worker) {
+  worker.launch();
+  context_.coordinator.set_worker_live(worker.index(), true);
+  context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                          fmt::format("worker-{}", worker.index()));
+  for (Strategy* s : context_.strategies) s->membership_changed();
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,178 @@
+#include "sim/output/result_writer.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "input/atomic_file.hpp"
+
+namespace failsim::sim {
+
+namespace {
+// Shortest text that reads back as the same double: deterministic and lossless.
+std::string number(double v) { return fmt::format("{}", v); }
+
+nlohmann::json eval_json(const EvalRecord& e) {
+  return {{"time", e.time},
+          {"version", e.version},
+          {"test_accuracy", e.test_accuracy},
+          {"test_loss", e.test_loss},
+          {"test_samples", e.test_samples}};
+}
+
+nlohmann::json summary_json(const RunResult& r) {
+  const Recorder& rec = r.recorder;
+  nlohmann::json s;
+  s["status"] = to_string(r.status);
+  s["stop_reason"] = r.stop_reason;
+  s["end_time"] = r.end_time;
+
+  const auto& evals = rec.evaluations();
+  const EvalRecord* last =
+      r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
+  s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
+  const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
+    return a.test_accuracy < b.test_accuracy;
+  });
+  s["best"] = best == evals.end() ? nlohmann::json(nullptr) : eval_json(*best);
+
+  // First scheduled evaluation at or above each accuracy level (null: never reached).
+  nlohmann::json reached = nlohmann::json::object();
+  std::vector<double> levels{0.5, 0.6, 0.7, 0.8, 0.9};
+  if (r.scenario.stop.target_accuracy) levels.push_back(*r.scenario.stop.target_accuracy);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (double level : levels) {
+    const auto it = std::find_if(evals.begin(), evals.end(),
+                                 [&](const auto& e) { return e.test_accuracy >= level; });
+    reached[fmt::format("{}", level)] =
+        it == evals.end() ? nlohmann::json(nullptr) : nlohmann::json(it->time);
+  }
+  s["time_to_accuracy"] = reached;
+
+  s["updates"] = rec.updates();
+  s["updates_rolled_back"] = rec.updates_rolled_back();
+  // computed = applied + dropped + lost + pending_at_end (run() checks it).
+  s["gradients"] = {
+      {"computed", rec.gradients_computed()},  {"applied", rec.gradients_applied()},
+      {"dropped", rec.gradients_dropped()},    {"lost", rec.gradients_lost()},
+      {"pending_at_end", r.gradients_pending}, {"rolled_back", rec.gradients_rolled_back()}};
+  s["peak_pending_gradients"] = r.peak_pending;
+  s["peak_pending_bytes"] = r.peak_pending_bytes;
+  if (r.shard_ranges.size() > 1) {
+    nlohmann::json shards = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.shard_ranges.size(); ++k) {
+      const auto n = static_cast<int>(k);
+      shards.push_back({{"offset", r.shard_ranges[k].offset},
+                        {"params", r.shard_ranges[k].size},
+                        {"updates", rec.updates(n)}});
+    }
+    s["shards"] = shards;
+  }
+
+  std::int64_t count = 0, max = 0;
+  double sum = 0;
+  nlohmann::json histogram = nlohmann::json::object();
+  for (const auto& [staleness, n] : rec.staleness()) {
+    count += n;
+    sum += static_cast<double>(staleness * n);
+    max = std::max(max, staleness);
+    histogram[std::to_string(staleness)] = n;
+  }
+  const auto lead = rec.max_clock_lead();
+  s["max_clock_lead"] = lead ? nlohmann::json(*lead) : nlohmann::json(nullptr);
+  s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0},
+                    {"max", max},
+                    {"histogram", histogram}};
+
+  nlohmann::json hosts = nlohmann::json::array();
+  auto add_hosts = [&](const std::vector<std::string>& names, const char* role) {
+    auto seconds = [](const std::map<std::string, double>& m, const std::string& name) {
+      const auto it = m.find(name);
+      return it == m.end() ? 0.0 : it->second;
+    };
+    for (const std::string& name : names) {
+      const double busy = seconds(rec.busy_seconds(), name);
+      const double waiting = seconds(rec.recovery_wait_seconds(), name);
+      const double down = seconds(rec.down_seconds(), name);
+      hosts.push_back({{"host", name},
+                       {"role", role},
+                       {"busy_seconds", busy},
+                       {"recovery_wait_seconds", waiting},
+                       {"down_seconds", down},
+                       {"idle_seconds", r.end_time - busy - waiting - down},
+                       {"utilisation", r.end_time > 0 ? busy / r.end_time : 0.0}});
+    }
+  };
+  add_hosts(r.server_hosts, "server");
+  add_hosts(r.worker_hosts, "worker");
+  s["hosts"] = hosts;
+  s["model"] = {{"params", r.num_params},
+                {"param_bytes", r.param_bytes},
+                {"gradient_flops", r.gradient_flops}};
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json result_json(const RunResult& r) {
+  nlohmann::json j;
+  j["format"] = "failsim-result";
+  j["format_version"] = 1;
+  j["scenario"] = to_json(r.scenario);
+  j["summary"] = summary_json(r);
+  nlohmann::json events = nlohmann::json::array();
+  for (const EventRecord& e : r.recorder.events()) {
+    events.push_back(
+        {{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
+  }
+  j["events"] = events;
+  j["wall_clock"] = {{"setup_seconds", r.setup_seconds},
+                     {"math_seconds", r.math_seconds},
+                     {"total_seconds", r.wall_seconds}};
+  return j;
+}
+
+std::string timeseries_csv(const RunResult& r) {
+  std::string out =
+      "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
+      "gradients_applied\n";
+  for (const EvalRecord& e : r.recorder.evaluations()) {
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
+                    number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples,
+                    e.gradients_computed, e.gradients_applied);
+  }
+  return out;
+}
+
+std::string events_csv(const RunResult& r) {
+  std::string out = "time,type,subject,details\n";
+  for (const EventRecord& e : r.recorder.events()) {
+    // details is compact JSON; quoted as a CSV field with inner quotes doubled.
+    std::string details = e.details.dump();
+    std::string quoted;
+    for (char c : details) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    out += fmt::format("{},{},{},\"{}\"\n", number(e.time), e.type, e.subject, quoted);
+  }
+  return out;
+}
+
+void write_result_directory(const RunResult& result, const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    throw std::runtime_error(
+        fmt::format("{}: cannot create directory: {}", directory, error.message()));
+  if (result.scenario.output.timeseries)
+    input::write_atomically(dir / "timeseries.csv", timeseries_csv(result));
+  if (result.scenario.output.events)
+    input::write_atomically(dir / "events.csv", events_csv(result));
+  // result.json last: its presence marks a complete result directory.
+  input::write_atomically(dir / "result.json", result_json(result).dump(2) + "\n");
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,115 @@
+#include "sim/recovery/strategy.hpp"
+
+#include "sim/recovery/strategies.hpp"
+
+#include <fmt/core.h>
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/failures/failure_injector.hpp"
+
+namespace failsim::sim {
+
+ParameterServer* Strategy::server_on(simgrid::s4u::Host* host) {
+  for (auto& s : servers_) {
+    if (s->alive() && s->host() == host) return s.get();
+  }
+  return nullptr;
+}
+
+void Strategy::run_server(ParameterServer& server) { server.serve_workers(); }
+
+simgrid::s4u::ActorPtr Strategy::drain() {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
+
+ServerState Strategy::latest_checkpoint() const {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
+
+void Strategy::handed_over() {
+  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+}
+
+std::int64_t Strategy::pending_at_end() {
+  std::int64_t pending = 0;
+  for (const auto& s : servers_) {
+    if (s->alive()) pending += s->unapplied();
+  }
+  return pending;
+}
+
+void Strategy::membership_changed() {
+  ParameterServer* server = primary();
+  if (server == nullptr) return;
+  server->mailbox()
+      ->put_init(new ServerMessage{MembershipChanged{}}, static_cast<std::uint64_t>(CONTROL_BYTES))
+      ->detach([](void* p) { delete static_cast<ServerMessage*>(p); });
+}
+
+void Strategy::restart_later(ParameterServer& dead, double host_back,
+                             std::function<nlohmann::json()> details,
+                             std::function<void(simgrid::s4u::Host*)> start,
+                             simgrid::s4u::Host* elsewhere) {
+  namespace sg4 = simgrid::s4u;
+  sg4::Host* host = elsewhere != nullptr ? elsewhere : dead.host();
+  const double ready =
+      std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
+  if (std::isinf(ready)) {
+    context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+                            {{"reason", "host down for good"}});
+    return;
+  }
+  sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready, details, start] {
+    sg4::this_actor::sleep_until(ready);
+    if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
+    if (retired_) return;                                 // a resize replaced the whole generation
+    nlohmann::json d = details();
+    d["host"] = host->get_name();
+    context_.recorder.event(sg4::Engine::get_clock(), "restart",
+                            shard_.name(fmt::format("server-{}", servers_.size())), d);
+    start(host);
+  });
+}
+
+ParameterServer* Strategy::start_server(simgrid::s4u::Host* host, ServerState state) {
+  servers_.push_back(std::make_unique<ParameterServer>(context_, *this, std::move(state),
+                                                       static_cast<int>(servers_.size()), host));
+  servers_.back()->launch();
+  return servers_.back().get();
+}
+
+void Strategy::remember_lost(const ParameterServer& dead) {
+  lost_version_ = dead.version();
+  lost_gradients_ = dead.gradients();
+}
+
+std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
+  const std::int64_t lost = std::max<std::int64_t>(0, lost_version_ - restored.version);
+  context_.recorder.rolled_back(lost,
+                                std::max<std::int64_t>(0, lost_gradients_ - restored.gradients));
+  return lost;
+}
+
+std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard) {
+  switch (context.scenario.recovery.strategy) {
+    case RecoveryStrategy::NONE:
+      return make_no_recovery(context, shard);
+    case RecoveryStrategy::CHECKPOINT:
+      if (!context.scenario.recovery.checkpoint.levels.empty())
+        return make_multilevel_checkpointing(context, shard);
+      return make_checkpointing(context, shard);
+    case RecoveryStrategy::CHAIN:
+      return make_chain_replication(context, shard);
+    case RecoveryStrategy::STATELESS:
+      return make_stateless(context, shard);
+    case RecoveryStrategy::STATELESS_CHAIN:
+      return make_stateless_chain(context, shard);
+  }
+  return make_no_recovery(context, shard);
+}
+
+}  // namespace failsim::sim
