@@ -256,11 +256,16 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
   return points;
 }
 
+/// failsim writes result files itself, and a long run's timeseries.csv outgrows the limit of
+/// hand-written inputs; this one only keeps a wrong path (a device, a huge log) from being read.
+constexpr std::uintmax_t MAX_RESULT_FILE_BYTES = std::uintmax_t{4} << 30;
+
 RunSummary load_run(const fs::path& directory) {
   RunSummary run;
   run.directory = directory;
   const fs::path result = directory / "result.json";
-  parse_result_json(input::read_input_file(result, "a readable result.json"), result.string(), run);
+  parse_result_json(input::read_input_file(result, "a readable result.json", MAX_RESULT_FILE_BYTES),
+                    result.string(), run);
   const fs::path timeseries = directory / "timeseries.csv";
   std::error_code ec;
   if (!fs::exists(timeseries, ec)) {
@@ -271,7 +276,8 @@ RunSummary load_run(const fs::path& directory) {
         "no such file");
   }
   run.evaluations = parse_timeseries(
-      input::read_input_file(timeseries, "a readable timeseries.csv"), timeseries.string());
+      input::read_input_file(timeseries, "a readable timeseries.csv", MAX_RESULT_FILE_BYTES),
+      timeseries.string());
   return run;
 }
 

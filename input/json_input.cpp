@@ -6,10 +6,11 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "input/input_error.hpp"
 
@@ -50,11 +51,18 @@ class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
 
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+  bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
     switch (event) {
       case Event::object_start:
       case Event::array_start:
+        // nlohmann reports the depth of the new container's parent: the top level is depth 0.
+        if (depth >= MAX_JSON_DEPTH) {
+          throw InputError(
+              file_, location().pointer,
+              fmt::format("at most {} levels of nested arrays and objects", MAX_JSON_DEPTH),
+              "deeper nesting");
+        }
         frames_.push_back(Frame{event == Event::array_start, {}, {}, 0});
         break;
       case Event::object_end:
@@ -102,19 +110,35 @@ class DuplicateKeyCheck {
 
 }  // namespace
 
-std::string read_input_file(const std::filesystem::path& path, const std::string& expected) {
+std::string read_input_file(const std::filesystem::path& path, const std::string& expected,
+                            std::uintmax_t max_bytes) {
   namespace fs = std::filesystem;
   const std::string label = path.string();
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) throw InputError(label, "", expected, "no such file");
   if (fs::is_directory(status)) throw InputError(label, "", expected, "a directory");
+  if (!fs::is_regular_file(status)) {
+    throw InputError(label, "", expected + " (a regular file)",
+                     "a FIFO, socket or device, which may block or never end");
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes) {
+    throw InputError(label, "", fmt::format("{} of at most {} bytes", expected, max_bytes),
+                     fmt::format("{} bytes", size));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(label, "", expected, std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // One byte more than the size found: a file that grows while it is read is an error, not a
+  // read that never ends.
+  std::string text(static_cast<std::size_t>(size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw InputError(label, "", expected, "a read error");
-  return text.str();
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > size) {
+    throw InputError(label, "", expected, "a file that grew while it was read");
+  }
+  return text;
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& file_label) {

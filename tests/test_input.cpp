@@ -1,0 +1,69 @@
+// The input library on hostile files: what is not a regular file, what is too large, what is
+// nested too deep. Each is an InputError naming the file, never a hang or a crash.
+#include <sys/stat.h>  // mkfifo
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "input/json_input.hpp"
+#include "tests/input_error_of.hpp"
+#include "tests/temp_dir.hpp"
+
+using failsim::input::MAX_JSON_DEPTH;
+using failsim::input::parse_json_text;
+using failsim::input::read_input_file;
+using failsim::testing::error_of;
+using failsim::testing::TempDir;
+
+namespace {
+
+std::string nested_arrays(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') +
+         std::string(static_cast<std::size_t>(depth), ']');
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("read_input_file refuses a device, which never ends, and a FIFO, which blocks") {
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    const auto e = error_of([&] { read_input_file(device, "a readable scenario file"); });
+    CHECK(e.file() == device);
+    CHECK(e.expected() == "a readable scenario file (a regular file)");
+    CHECK(e.found() == "a FIFO, socket or device, which may block or never end");
+  }
+  TempDir dir;
+  const std::string fifo = dir.file("scenario.json");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const auto e = error_of([&] { read_input_file(fifo, "a readable scenario file"); });
+  CHECK(e.found() == "a FIFO, socket or device, which may block or never end");
+}
+
+TEST_CASE("read_input_file reads a file of the limit's size and refuses one byte more") {
+  TempDir dir;
+  const std::string file = dir.file("a.json");
+  write(file, std::string(100, ' '));
+  CHECK(read_input_file(file, "a readable file", 100).size() == 100);
+  const auto e = error_of([&] { read_input_file(file, "a readable file", 99); });
+  CHECK(e.expected() == "a readable file of at most 99 bytes");
+  CHECK(e.found() == "100 bytes");
+  CHECK(failsim::input::MAX_INPUT_BYTES == 16u << 20);
+}
+
+TEST_CASE("parse_json_text takes MAX_JSON_DEPTH levels and refuses one more, where it starts") {
+  CHECK(parse_json_text(nested_arrays(MAX_JSON_DEPTH), "a.json").is_array());
+  const auto e = error_of([&] { parse_json_text(nested_arrays(MAX_JSON_DEPTH + 1), "a.json"); });
+  CHECK(e.file() == "a.json");
+  CHECK(e.expected() == "at most 64 levels of nested arrays and objects");
+  CHECK(e.found() == "deeper nesting");
+  std::string pointer;
+  for (int i = 0; i < MAX_JSON_DEPTH; ++i) pointer += "/0";
+  CHECK(e.json_path() == pointer);
+  // A million levels: an error as quick as one more (it used to overflow the stack).
+  const auto deep =
+      error_of([&] { parse_json_text("{\"a\":" + nested_arrays(1000000) + "}", "b.json"); });
+  CHECK(deep.expected() == "at most 64 levels of nested arrays and objects");
+}
