@@ -361,10 +361,13 @@ std::vector<std::uint64_t> read_seeds(const json& v, const JsonLocation& where) 
     if (to < from)
       r.at("to").fail(fmt::format("an integer >= 'from' ({})", from), std::to_string(to));
     if (to - from >= MAX_VALUES) {
-      r.at("to").fail(fmt::format("at most {} seeds", MAX_VALUES),
-                      fmt::format("{} ({} seeds)", to, to - from + 1));
+      // In long double: to - from + 1 wraps to 0 for the range of every 64-bit seed.
+      r.at("to").fail(
+          fmt::format("at most {} seeds", MAX_VALUES),
+          fmt::format("{} ({:.0f} seeds)", to, static_cast<long double>(to - from) + 1));
     }
-    for (std::uint64_t s = from; s <= to; ++s) seeds.push_back(s);
+    // Counted from 0: `s <= to` never ends when `to` is the largest 64-bit seed.
+    for (std::uint64_t k = 0; k <= to - from; ++k) seeds.push_back(from + k);
   } else {
     where.fail(expected, describe_found(v));
   }

@@ -248,6 +248,17 @@ TEST_CASE("the plan is a pure function of the sweep and its bases", "[sweep]") {
   CHECK(a != plan_json(f.expand(sweep)));
 }
 
+TEST_CASE("a seed range ending at the largest 64-bit seed ends (the loop used to wrap)",
+          "[sweep]") {
+  const Fixture f;
+  const json sweep = json::parse(R"({"name": "p", "scenarios": ["../bases/ckpt.json"],
+      "seeds": {"from": 18446744073709551614, "to": 18446744073709551615}})");
+  const json plan = plan_json(f.expand(sweep));
+  REQUIRE(plan["runs"].size() == 2);
+  CHECK(plan["runs"][0]["seed"] == 18446744073709551614u);
+  CHECK(plan["runs"][1]["seed"] == 18446744073709551615u);
+}
+
 namespace {
 
 /// One bad sweep: merged into a good one (null removes a key), its error's JSON Pointer in the
@@ -323,6 +334,10 @@ const std::vector<BadSweep>& bad_sweeps() {
        R"({"seeds": {"from": 0, "to": 20000}})",
        "/seeds/to",
        {"at most 10000 seeds"}},
+      {"every 64-bit seed",
+       R"({"seeds": {"from": 0, "to": 18446744073709551615}})",
+       "/seeds/to",
+       {"at most 10000 seeds, found 18446744073709551615 (18446744073709551616 seeds)"}},
       {"vary is not a list", R"({"vary": {"path": "/x"}})", "/vary", {"a list of vary entries"}},
       {"a vary entry with a typo",
        R"({"vary": [{"pth": "/x", "values": [1]}]})",
