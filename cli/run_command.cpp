@@ -1,4 +1,7 @@
-// `failsim run SCENARIO [-o DIR]`: simulate one scenario and write its result directory.
+// `failsim run SCENARIO [-o DIR]`: simulate one scenario and write its result directory. The
+// steps are sim/run_request.hpp's (load, branches, run) and sim/output/result_writer.hpp's;
+// this file parses the options, prints the progress line and the summary, and maps errors to
+// the exit statuses of docs/cli.md.
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -6,30 +9,25 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "input/json_input.hpp"
 #include "input/json_pointer.hpp"
 #include "models/idx.hpp"
 #include "sim/branching.hpp"
 #include "sim/math_pool.hpp"
 #include "sim/output/result_writer.hpp"
-#include "sim/run.hpp"
-#include "sim/scenario/scenario.hpp"
+#include "sim/run_request.hpp"
 
 namespace failsim::cli {
 
 namespace {
 struct RunOptions {
-  std::string scenario;
-  std::string output;
-  std::string seed;     ///< empty: the scenario's
-  std::string threads;  ///< empty: every CPU this process may use
-  bool quiet = false;
+  sim::RunRequest request;            ///< but the seed and the settings, parsed from the two below
+  std::string seed;                   ///< empty: the scenario's
   std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
-  std::vector<std::string> branches;  ///< --branch FILE[=DIR]
+  std::string threads;                ///< empty: every CPU this process may use
+  bool quiet = false;
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
 };
@@ -47,33 +45,33 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
   return value;
 }
 
+int fail(const std::exception& e, int status) {
+  fmt::print(stderr, "failsim run: {}\n", e.what());
+  return status;
+}
+
 /// Writes the result directory and prints the summary; returns the exit status.
 int report(const sim::RunResult& result, const std::string& directory, bool quiet) {
   try {
     sim::write_result_directory(result, directory);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "failsim run: {}\n", e.what());
-    return OUTPUT_FAILED;
+    return fail(e, OUTPUT_FAILED);
   }
-  const auto& final_eval =
-      result.final_evaluation ? result.final_evaluation
-      : result.recorder.evaluations().empty()
-          ? std::optional<sim::EvalRecord>{}
-          : std::optional<sim::EvalRecord>{result.recorder.evaluations().back()};
   if (!quiet) {
     fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed",
                result.scenario.name, sim::to_string(result.status), result.end_time,
                result.stop_reason, result.recorder.updates(), result.recorder.gradients_computed());
-    if (final_eval) fmt::print(", test accuracy {:.4f}", final_eval->test_accuracy);
+    if (const auto last = sim::closing_evaluation(result))
+      fmt::print(", test accuracy {:.4f}", last->test_accuracy);
     fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
                result.wall_seconds, result.math_seconds);
   }
   return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
 }
 
-int run_scenario(const RunOptions& o) {
-  const auto seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_unsigned(o.seed);
-  if (!o.seed.empty() && !seed) {
+int run_scenario(RunOptions o) {
+  o.request.seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_unsigned(o.seed);
+  if (!o.seed.empty() && !o.request.seed) {
     fmt::print(stderr, "failsim run: --seed: expected an integer in [0, 2^64 - 1], found {}\n",
                o.seed);
     return BAD_INPUT;
@@ -86,74 +84,25 @@ int run_scenario(const RunOptions& o) {
                MAX_THREADS, o.threads);
     return BAD_INPUT;
   }
-  std::vector<input::PointerSetting> settings;
   for (const std::string& text : o.settings) {
     const auto setting = input::parse_pointer_setting(text);
     if (!setting) {
       fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n", text);
       return BAD_INPUT;
     }
-    settings.push_back(*setting);
+    o.request.settings.push_back(*setting);
   }
-  // The scenario, and each --branch's, with the same --set and --seed.
-  auto load = [&](const std::string& file) {
-    sim::Scenario s;
-    if (settings.empty()) {
-      s = sim::load_scenario(file);
-    } else {
-      // The substitution of sweep files (sweep/plan.hpp), on the scenario's JSON as written.
-      nlohmann::json doc =
-          input::parse_json_text(input::read_input_file(file, "a readable scenario file"), file);
-      for (const auto& setting : settings) input::apply_setting(doc, setting, file);
-      s = sim::parse_scenario(doc, file);
-    }
-    if (seed) s.seed = *seed;
-    return s;
-  };
-  sim::Scenario scenario;
-  std::vector<sim::Scenario> branches;
-  std::vector<std::string> branch_files;
-  std::vector<std::string> directories;
+  sim::RunSet set;
   try {
-    scenario = load(o.scenario);
-    directories.push_back(!o.output.empty() ? o.output : scenario.output.directory);
-    for (const std::string& text : o.branches) {
-      const auto equals = text.find('=');
-      const std::string file = text.substr(0, equals);
-      if (file.empty() || (equals != std::string::npos && equals + 1 == text.size())) {
-        fmt::print(stderr, "failsim run: --branch: expected FILE or FILE=DIR, found {}\n", text);
-        return BAD_INPUT;
-      }
-      branches.push_back(load(file));
-      branch_files.push_back(file);
-      directories.push_back(equals == std::string::npos ? branches.back().output.directory
-                                                        : text.substr(equals + 1));
-    }
+    set = sim::load_run_set(o.request);
   } catch (const input::InputError& e) {
-    fmt::print(stderr, "failsim run: {}\n", e.what());
-    return BAD_INPUT;
-  }
-  for (std::size_t i = 0; i < directories.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      // "a", "a/" and "./a" are one directory.
-      auto same = [](const std::string& d) {
-        return (std::filesystem::path(d) / "").lexically_normal();
-      };
-      if (same(directories[i]) == same(directories[j])) {
-        fmt::print(stderr,
-                   "failsim run: --branch: expected a result directory of its own for each "
-                   "scenario, found {} for both {} and {}\n",
-                   directories[i], j == 0 ? o.scenario : branch_files[j - 1], branch_files[i - 1]);
-        return BAD_INPUT;
-      }
-    }
+    return fail(e, BAD_INPUT);
+  } catch (const sim::RunRequestError& e) {
+    return fail(e, BAD_INPUT);
   }
 
   sim::RunOptions options;
-  options.file_label = o.scenario;
   options.threads = static_cast<int>(*threads);
-  options.branches = branches;
-  options.branch_labels = branch_files;
   for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
   const bool progress = !o.quiet && isatty(fileno(stderr));
@@ -165,17 +114,14 @@ int run_scenario(const RunOptions& o) {
   }
   sim::RunResult result;
   try {
-    result = sim::run(scenario, options);
+    result = sim::run_set(set, options);
   } catch (const input::InputError& e) {
-    fmt::print(stderr, "failsim run: {}\n", e.what());
-    return BAD_INPUT;
+    return fail(e, BAD_INPUT);
   } catch (const models::DataError& e) {
-    fmt::print(stderr, "failsim run: {}\n", e.what());
-    return BAD_INPUT;
+    return fail(e, BAD_INPUT);
   }
   if (progress && result.member == 0) fmt::print(stderr, "\n");
-  const std::string& directory = directories[result.member];
-  int status = report(result, directory, o.quiet);
+  int status = report(result, set.directories[result.member], o.quiet);
   // This process's branches (if any) write their own results; the command is done when they are.
   const int branch_status = sim::wait_for_children(result.children);
   if (status == OK) status = branch_status;
@@ -186,9 +132,9 @@ int run_scenario(const RunOptions& o) {
 Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Simulate a scenario and write its result directory");
-  sub->add_option("scenario", options->scenario, "scenario file (docs/scenario-format.md)")
+  sub->add_option("scenario", options->request.scenario, "scenario file (docs/scenario-format.md)")
       ->required();
-  sub->add_option("-o,--output", options->output,
+  sub->add_option("-o,--output", options->request.output,
                   "result directory (default: the scenario's output.directory)");
   sub->add_option("--seed", options->seed,
                   "seed of the run instead of the scenario's (recorded in result.json)");
@@ -200,7 +146,7 @@ Command add_run_command(CLI::App& app) {
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "
                   "JSON if it parses as JSON, else a string); repeatable")
       ->allow_extra_args(false);
-  sub->add_option("--branch", options->branches,
+  sub->add_option("--branch", options->request.branches,
                   "also simulate FILE, a scenario that differs only in its name, description, "
                   "output.directory "
                   "and failures at a time, into DIR (default: its output.directory), sharing the "

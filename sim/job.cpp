@@ -9,6 +9,7 @@
 
 #include "input/input_error.hpp"
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
 #include "sim/ps/worker.hpp"
 #include "sim/recovery/strategy.hpp"
 
@@ -114,6 +115,7 @@ void Job::resize(const std::string& reason) {
   const double now = sg4::Engine::get_clock();
   context_.recorder.event(now, "resize", "",
                           {{"reason", reason}, {"shards", context_.strategies.size()}});
+  FAILSIM_INFO("resizing the job ({}): its {} shards stop", reason, context_.strategies.size());
   // Training stops everywhere: the first updates of the next generation end the outage.
   for (Strategy* s : context_.strategies) context_.recorder.training_stalled(now, s->shard().index);
   stop_workers();
@@ -134,6 +136,7 @@ void Job::resize(const std::string& reason) {
     // Nothing to run on: the job waits for a server host to come back (host_up).
     context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", "",
                             {{"reason", "no server host is up"}});
+    FAILSIM_INFO("no server host is up: the job waits for one");
     return;
   }
   install(reshard(hosts));
@@ -216,6 +219,8 @@ void Job::install(std::vector<Shard> shards) {
   context_.recorder.event(
       sg4::Engine::get_clock(), "resized", "",
       {{"shards", now.size()}, {"generation", now.front().generation}, {"hosts", hosts}});
+  FAILSIM_INFO("resized to {} shards (generation {}) on {}", now.size(), now.front().generation,
+               hosts.dump());
   start();
   for (const auto& w : context_.workers) {
     const auto i = static_cast<std::size_t>(w->index());

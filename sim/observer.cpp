@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/log.hpp"
 #include "sim/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(observer, failsim, "evaluation schedule and stop conditions");
@@ -28,6 +29,8 @@ EvalRecord Observer::measure(RunContext& context, int limit) {
 bool Observer::evaluate_now(RunContext& context) {
   const EvalRecord record = measure(context, context.scenario.evaluation.test_subset);
   context.recorder.evaluation(record);
+  FAILSIM_VERBOSE("evaluation at version {}: test accuracy {:.4f}, test loss {:.4f}",
+                  record.version, record.test_accuracy, record.test_loss);
   if (context.on_evaluation) context.on_evaluation(record);
   const auto& target = context.scenario.stop.target_accuracy;
   if (!std::isfinite(record.test_loss)) {

@@ -12,6 +12,7 @@
 #include "sim/branching.hpp"
 #include "sim/failures/failure_injector.hpp"
 #include "sim/job.hpp"
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 #include "sim/platform.hpp"
 #include "sim/ps/sharding.hpp"
@@ -43,6 +44,7 @@ void RunContext::request_stop(const std::string& reason) {
   if (stopping()) return;
   stop_reason = reason;
   recorder.event(sg4::Engine::get_clock(), "stop", "", {{"reason", reason}});
+  FAILSIM_INFO("stopping ({}) after {} updates", reason, recorder.updates());
   sg4::Actor::kill_all();
 }
 

@@ -3,7 +3,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "cli_harness.hpp"
 #include "sim_harness.hpp"
@@ -156,6 +159,91 @@ TEST_CASE("failsim run --seed replaces the scenario's seed and a bad seed is exi
                Catch::Contains("--seed: expected an integer in [0, 2^64 - 1], found " + bad));
   }
   CHECK_FALSE(fs::exists(dir.path() + "/bad"));
+}
+
+TEST_CASE("failsim run --log=failsim.thresh:debug prints the decisions of a run, none without",
+          "[cli][log]") {
+  TempDir dir;
+  const std::string run =
+      "run scenarios/examples/server-kill-checkpoint.json -q -o '" + dir.path() + "/";
+  const auto quiet = run_cli(run + "quiet'", dir);
+  const auto debug = run_cli(run + "debug' --log=failsim.thresh:debug", dir);
+  const auto info = run_cli(run + "info' --log=failsim.thresh:info", dir);
+  REQUIRE(quiet.status == 0);
+  REQUIRE(debug.status == 0);
+  REQUIRE(info.status == 0);
+  CHECK(quiet.err.empty());
+  for (const char* line : {
+           // The failure injected and detected, the restart, the roll-back to the checkpoint.
+           "2.000000] [failure_injector/INFO] failure of host server-0 (event 0): server-0 "
+           "killed, the host stays up\n",
+           "2.500000] [failure_injector/INFO] detected the failure of server-0\n",
+           "3.500000] [strategy/INFO] restarting server-1 on server-0\n",
+           "[strategy/INFO] resumes at version 950 (50 updates lost)\n",
+           "6.000000] [run/INFO] stopping (time) after 2248 updates\n",
+       }) {
+    CHECK_THAT(debug.err, Catch::Contains(line));
+    CHECK_THAT(info.err, Catch::Contains(line));
+  }
+  // The details only at the finer thresholds.
+  CHECK_THAT(debug.err, Catch::Contains("[checkpoint_storage/VERBOSE] checkpoint of version 50 "
+                                        "written\n") &&
+                            Catch::Contains("[worker/VERBOSE] worker-0: "));
+  CHECK_THAT(info.err, !Catch::Contains("VERBOSE"));
+  // Logging changes no result.
+  for (const char* out : {"debug", "info"}) {
+    for (const char* file : {"events.csv", "timeseries.csv"}) {
+      CHECK(read_file(dir.path() + "/quiet/" + file) ==
+            read_file(dir.path() + "/" + out + "/" + file));
+    }
+    auto a = nlohmann::json::parse(read_file(dir.path() + "/quiet/result.json"));
+    auto b = nlohmann::json::parse(read_file(dir.path() + "/" + out + "/result.json"));
+    a.erase("wall_clock");
+    b.erase("wall_clock");
+    CHECK(a.dump() == b.dump());
+  }
+}
+
+TEST_CASE("docs/cli.md lists the log categories of the code, each in its file, and each logs",
+          "[cli][log][docs]") {
+  // The code's: every XBT_LOG_NEW_*CATEGORY under sim/, by file.
+  std::map<std::string, std::string> code;  // category -> file
+  const std::regex declaration(R"(XBT_LOG_NEW_(?:DEFAULT_)?(?:SUB)?CATEGORY\(\s*(\w+))");
+  const fs::path root(FAILSIM_SOURCE_DIR);
+  for (const auto& entry : fs::recursive_directory_iterator(root / "sim")) {
+    if (entry.path().extension() != ".cpp") continue;
+    const std::string text = read_file(entry.path().string());
+    const std::string file = fs::relative(entry.path(), root).string();
+    for (std::sregex_iterator m(text.begin(), text.end(), declaration), end; m != end; ++m) {
+      CHECK(code.emplace((*m)[1].str(), file).second);  // one declaration per category
+    }
+    // A file with a category of its own logs something (style.md: no category that logs
+    // nothing).
+    if (text.find("XBT_LOG_NEW_DEFAULT_SUBCATEGORY") != std::string::npos) {
+      INFO(file);
+      CHECK((text.find("FAILSIM_INFO(") != std::string::npos ||
+             text.find("FAILSIM_VERBOSE(") != std::string::npos));
+    }
+  }
+  // The docs': the rows of the table in "What --log=failsim.thresh:debug shows".
+  const std::string docs = read_file(FAILSIM_SOURCE_DIR "/docs/cli.md");
+  const auto section = docs.find("### What `--log=failsim.thresh:debug` shows");
+  REQUIRE(section != std::string::npos);
+  std::map<std::string, std::string> listed;
+  std::istringstream lines(docs.substr(section, docs.find("\n## ", section) - section));
+  const std::regex row(R"(^\| `(\w+)` \| `([^`]+)` \|)");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) CHECK(listed.emplace(m[1].str(), m[2].str()).second);
+  }
+  CHECK(code.size() >= 14);
+  // As text, so a failure shows the rows that differ.
+  const auto rows = [](const std::map<std::string, std::string>& categories) {
+    std::string text;
+    for (const auto& [name, file] : categories) text += name + " " + file + "\n";
+    return text;
+  };
+  CHECK(rows(listed) == rows(code));
 }
 
 TEST_CASE("failsim --version and --help", "[cli]") {

@@ -11,6 +11,7 @@
 #include "models/rng.hpp"
 #include "sim/branching.hpp"
 #include "sim/job.hpp"
+#include "sim/log.hpp"
 #include "sim/ps/parameter_server.hpp"
 #include "sim/ps/worker.hpp"
 #include "sim/recovery/strategy.hpp"
@@ -153,6 +154,7 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
 void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
   sg4::Host* host = target_host(event);
   if (host == nullptr) {
+    FAILSIM_INFO("failure event {} skipped: no {} process is up", i, target_name(event.target));
     context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
                             {{"event", i}, {"reason", "no such process is up"}});
     return;
@@ -172,11 +174,15 @@ void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
   sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
   const double now = sg4::Engine::get_clock();
   if (!link->get_link_up()->is_on()) {  // the pair's own state does not follow turn_off
+    FAILSIM_INFO("failure of link {} ({}) skipped: the link is already down", link->get_name(),
+                 cause);
     context_.recorder.event(now, "failure_skipped", link->get_name(),
                             {{"cause", cause}, {"reason", "link already down"}});
     return;
   }
   link->turn_off();
+  FAILSIM_INFO("failure of link {} ({}): down {}", link->get_name(), cause,
+               down_for ? fmt::format("for {} s", *down_for) : "for good");
   context_.recorder.event(
       now, "link_failure", link->get_name(),
       {{"cause", cause},
@@ -196,6 +202,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   if (!host->is_on()) {
     context_.recorder.event(now, "failure_skipped", host->get_name(),
                             {{"cause", cause}, {"reason", "host already down"}});
+    FAILSIM_INFO("failure of host {} ({}) skipped: the host is already down", host->get_name(),
+                 cause);
     return;
   }
   // Every shard has its own server hosts: at most one shard runs a server or replica here.
@@ -220,6 +228,14 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
                    : replica ? "replica"
                              : "none"},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
+  FAILSIM_INFO("failure of host {} ({}): {} killed, the host {}", host->get_name(), cause,
+               server    ? server->name()
+               : worker  ? fmt::format("worker-{}", worker->index())
+               : replica ? "a replica"
+                         : "no process",
+               !down_for       ? "is lost for good"
+               : *down_for > 0 ? fmt::format("is down for {} s", *down_for)
+                               : "stays up");
   if (server != nullptr) {
     server->kill();
     context_.recorder.training_stalled(now, server->strategy().shard().index);
@@ -236,6 +252,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       host_up_->notify_all();
       context_.recorder.down(host->get_name(), *down_for);
       context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+      FAILSIM_INFO("host {} is up again", host->get_name());
       context_.job->host_up(host);
     });
   } else if (!down_for) {
@@ -251,6 +268,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     const double detected = sg4::Engine::get_clock();
     if (server != nullptr) {
       context_.recorder.event(detected, "detected", server->name());
+      FAILSIM_INFO("detected the failure of {}", server->name());
       Strategy& owner = server->strategy();
       if (owner.retired()) return;  // a resize retired its shard meanwhile
       const int shard = owner.shard().index;
@@ -259,6 +277,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       return;
     }
     context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
+    FAILSIM_INFO("detected the failure of worker-{}", worker->index());
     context_.coordinator.set_worker_live(worker->index(), false);
     for (Strategy* s : context_.strategies) s->membership_changed();
     const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
@@ -274,6 +293,7 @@ void FailureInjector::restart_worker(Worker& worker) {
   context_.coordinator.set_worker_live(worker.index(), true);
   context_.recorder.event(sg4::Engine::get_clock(), "restart",
                           fmt::format("worker-{}", worker.index()));
+  FAILSIM_INFO("restarted worker-{}", worker.index());
   for (Strategy* s : context_.strategies) s->membership_changed();
 }
 

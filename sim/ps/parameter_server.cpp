@@ -9,6 +9,7 @@
 
 #include "sim/branching.hpp"
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/strategy.hpp"
 
@@ -68,6 +69,8 @@ void ParameterServer::delivered() {
 void ParameterServer::kill() {
   if (!alive_) return;
   alive_ = false;
+  FAILSIM_INFO("{} killed at version {}: {} gradients not yet applied are lost", name_, version(),
+               unapplied());
   context_.recorder.gradients_lost(unapplied());
   for (GradientPush& push : round_) context_.gradient_buffers.give_back(std::move(push.grad));
   round_.clear();

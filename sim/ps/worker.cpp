@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "sim/branching.hpp"
+#include "sim/log.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(worker, failsim, "worker actors");
 
@@ -108,6 +109,8 @@ std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, int shard, std::int6
     // No answer in time. A deferred pull (sync, SSP) is answered late, not lost: while the
     // coordinator still names the same endpoint, ask again; otherwise give up on it.
     if (context_.coordinator.epoch(shard) != epoch) return nullptr;
+    FAILSIM_VERBOSE("worker-{}: no parameters of shard {} within the request timeout: asking again",
+                    index_, shard);
   }
 }
 
@@ -131,6 +134,8 @@ std::unique_ptr<ParamsReply> Worker::acquire(int shard) {
     // detected, so the next attempt tries again and costs another timeout. A request that
     // failed at once (a dead link refuses it) waits that long too before the retry.
     if (trouble_since_ < 0) trouble_since_ = attempt;
+    FAILSIM_VERBOSE("worker-{}: the pull of shard {} failed after {:.3f} s: retrying", index_,
+                    shard, sg4::Engine::get_clock() - attempt);
     if (sg4::Engine::get_clock() == attempt) {
       sg4::this_actor::sleep_for(context_.scenario.failures.request_timeout);
     }
@@ -192,6 +197,7 @@ void Worker::push_all(const std::shared_ptr<models::FloatBuffer>& grad, float lo
     if (delivered) {
       targets_[k]->delivered();
     } else {
+      FAILSIM_VERBOSE("worker-{}: the push to shard {} failed: its gradient is lost", index_, k);
       context_.recorder.gradients_lost(1);
       trouble_since_ = start;
     }
@@ -245,6 +251,7 @@ void Worker::run() {
     if (delivered) {
       targets_[0]->delivered();
     } else {
+      FAILSIM_VERBOSE("worker-{}: the push failed: its gradient is lost", index_);
       context_.recorder.gradients_lost(1);
       trouble_since_ = push_start;
     }

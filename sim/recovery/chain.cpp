@@ -8,6 +8,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/replica_chain.hpp"
 #include "sim/recovery/strategies.hpp"
@@ -48,6 +49,7 @@ class ChainReplication final : public ChainedStrategy {
     if (next == nullptr) {
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
                               {{"reason", "no live replica"}});
+      FAILSIM_INFO("no live replica to promote after the failure of {}", dead.name());
     } else {
       promote(*next);
     }
@@ -71,6 +73,8 @@ class ChainReplication final : public ChainedStrategy {
     context_.recorder.event(
         sg4::Engine::get_clock(), "promoted", head_->name(),
         {{"host", host->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
+    FAILSIM_INFO("promoted {} on {} to {} at version {}: {} updates lost", replica.name(),
+                 host->get_name(), head_->name(), state.snapshot->version, lost);
     context_.coordinator.set_primary(shard_.index, head_);
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }

@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/checkpoint_storage.hpp"
 #include "sim/recovery/strategies.hpp"
@@ -406,6 +407,8 @@ class MultilevelCheckpointing final : public Strategy {
       }
       context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_unreachable", server.name(),
                               {{"version", c.version}, {"level", level_name(c.kind)}});
+      FAILSIM_INFO("{}: the {} copy of version {} is unreachable", server.name(),
+                   level_name(c.kind), c.version);
     }
     ServerState state = initial_state();
     if (copy) state = ServerState{copy->snapshot, copy->velocity};
@@ -417,6 +420,9 @@ class MultilevelCheckpointing final : public Strategy {
                            {"seconds", sg4::Engine::get_clock() - start}};
     if (copy && from.kind == CheckpointLevelKind::PEER) details["peer"] = from.peer->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(), details);
+    FAILSIM_INFO("{} loaded version {} from {}: {} updates lost", server.name(),
+                 state.snapshot->version,
+                 copy ? fmt::format("level {}", level_name(from.kind)) : "nothing reachable", lost);
     server.restore(state);
     holder_ = &server;
     context_.coordinator.set_primary(shard_.index, &server);

@@ -2,6 +2,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/log.hpp"
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(checkpoint_storage, failsim, "checkpoint storage actor");
 
 namespace failsim::sim {
@@ -36,12 +38,16 @@ void CheckpointStorage::serve() {
       latest_ = *copy;
       context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
                               shard_.name("storage"), {{"version", copy->snapshot->version}});
+      FAILSIM_VERBOSE("checkpoint of version {} written", copy->snapshot->version);
       if (copy->ack_to != nullptr) {
         copy->ack_to->put_init(new int(0), static_cast<std::uint64_t>(CONTROL_BYTES))
             ->detach([](void* p) { delete static_cast<int*>(p); });
       }
     } else {
       const auto& load = std::get<LoadCheckpoint>(*message);
+      FAILSIM_VERBOSE("a server loads {}", latest_ ? fmt::format("the checkpoint of version {}",
+                                                                 latest_->snapshot->version)
+                                                   : "nothing: no checkpoint is written yet");
       double size = CONTROL_BYTES;
       if (latest_) {
         disk->read(static_cast<sg_size_t>(bytes(*latest_)));

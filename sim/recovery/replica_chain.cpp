@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(replica_chain, failsim, "replica chain of the chain strategies");
 
@@ -96,6 +97,10 @@ bool ReplicaChain::replicate(ParameterServer& head) {
   context_.recorder.event(sg4::Engine::get_clock(),
                           acknowledged ? "replicated" : "replication_incomplete", head.name(),
                           {{"version", state.snapshot->version}});
+  if (!acknowledged)
+    FAILSIM_VERBOSE(
+        "{}: replication of version {} incomplete: a replica did not acknowledge in time",
+        head.name(), state.snapshot->version);
   return acknowledged;
 }
 
@@ -126,6 +131,7 @@ bool ReplicaChain::fail(sg4::Host* host, double host_back) {
       sg4::Actor::create("detection", context_.roles.coordinator, [this, r, host, host_back] {
         sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
         context_.recorder.event(sg4::Engine::get_clock(), "detected", r->name());
+        FAILSIM_INFO("detected the failure of {}", r->name());
         chain_.erase(std::find(chain_.begin(), chain_.end(), r));
         replace(host, host_back);
       });
@@ -164,6 +170,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
       // Every copy of the parameters died: nothing to join from.
       context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
                               {{"reason", "no live node holds the parameters"}});
+      FAILSIM_INFO("no replacement on {}: no live node holds the parameters", host->get_name());
       return;
     }
     const ServerState state = tail != nullptr ? tail->state() : head->state();
@@ -176,6 +183,8 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
     chain_.push_back(joined);
     context_.recorder.event(sg4::Engine::get_clock(), "replica_joined", joined->name(),
                             {{"host", host->get_name()}, {"version", state.snapshot->version}});
+    FAILSIM_INFO("{} joined the chain on {} with version {}", joined->name(), host->get_name(),
+                 state.snapshot->version);
     if (!head_()->alive()) joined_headless_(*joined);
   });
 }

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
 #include "sim/recovery/stateless_store.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
@@ -55,6 +56,8 @@ class Stateless final : public Strategy {
     // lineage published, so never a newer version than the dead server's).
     remember_lost(dead);
     roll_back_to(*store_.latest());
+    FAILSIM_INFO("after the failure of {} the store holds version {} and {} pending gradients",
+                 dead.name(), store_.latest()->version, store_.pending());
     restart_later(
         dead, host_back,
         [this] {

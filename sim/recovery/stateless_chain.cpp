@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/replica_chain.hpp"
 #include "sim/recovery/stateless_store.hpp"
@@ -87,6 +88,10 @@ class StatelessChain final : public ChainedStrategy {
       headless_ = true;
       context_.recorder.event(sg4::Engine::get_clock(), "no_replica", dead.name(),
                               {{"version", stored->version}, {"pending", store_.pending()}});
+      FAILSIM_INFO(
+          "no live replica after the failure of {}: the store's version {} is the newest copy, {} "
+          "gradients pending",
+          dead.name(), stored->version, store_.pending());
     }
     // The dead head's host comes back as a replica, or as the head if it is the first due.
     chain_.replace(dead.host(), host_back);
@@ -123,6 +128,9 @@ class StatelessChain final : public ChainedStrategy {
                              {"version", start.snapshot->version},
                              {"updates_lost", lost},
                              {"pending", store_.pending()}});
+    FAILSIM_INFO("promoted {} on {} to {} at version {}{}: {} updates lost, {} gradients pending",
+                 replica.name(), host->get_name(), head_->name(), start.snapshot->version,
+                 stale ? " (the store's)" : "", lost, store_.pending());
     Observer::evaluate_now(context_);  // the accuracy right after recovery
   }
 
@@ -135,6 +143,9 @@ class StatelessChain final : public ChainedStrategy {
     context_.recorder.event(sg4::Engine::get_clock(), "restart",
                             shard_.name(fmt::format("server-{}", servers_.size())),
                             {{"host", host->get_name()}, {"pending", store_.pending()}});
+    FAILSIM_INFO("restarting {} on {} from the store, {} gradients pending",
+                 shard_.name(fmt::format("server-{}", servers_.size())), host->get_name(),
+                 store_.pending());
     start_head(host, ServerState{store_.latest(), nullptr}, true);
     headless_ = restarting_ = false;
     return true;

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <span>
 
+#include "sim/log.hpp"
 #include "sim/observer.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(stateless_store, failsim, "the stateless strategies' store");
@@ -176,6 +177,16 @@ void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_
     const models::ApplyOutcome outcome = server.apply_batch(*batch, store.rule());
     store.recycle(*batch);
     if (context.stopping()) return;  // every other process is gone: nothing to publish to
+    if (recovered && first) {
+      FAILSIM_INFO(
+          "{} applied {} of the {} gradients pending since the failure ({} dropped by the stale "
+          "rule {}), learning rate {}",
+          server.name(), outcome.applied, count, outcome.dropped,
+          models::to_string(store.rule().rule), outcome.learning_rate);
+    } else if (outcome.dropped > 0) {
+      FAILSIM_VERBOSE("{}: the stale rule {} dropped {} of {} pending gradients", server.name(),
+                      models::to_string(store.rule().rule), outcome.dropped, count);
+    }
     if (recovered && first) {
       context.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),
                              {{"count", count},

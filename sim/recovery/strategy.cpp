@@ -10,6 +10,10 @@
 #include <stdexcept>
 
 #include "sim/failures/failure_injector.hpp"
+#include "sim/log.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(strategy, failsim,
+                                "restarts and roll-backs of the recovery strategies");
 
 namespace failsim::sim {
 
@@ -61,6 +65,7 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
   if (std::isinf(ready)) {
     context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
                             {{"reason", "host down for good"}});
+    FAILSIM_INFO("no replacement for {}: its host is down for good", dead.name());
     return;
   }
   sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready, details, start] {
@@ -71,6 +76,8 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
     d["host"] = host->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), "restart",
                             shard_.name(fmt::format("server-{}", servers_.size())), d);
+    FAILSIM_INFO("restarting {} on {}", shard_.name(fmt::format("server-{}", servers_.size())),
+                 host->get_name());
     start(host);
   });
 }
@@ -91,6 +98,9 @@ std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
   const std::int64_t lost = std::max<std::int64_t>(0, lost_version_ - restored.version);
   context_.recorder.rolled_back(lost,
                                 std::max<std::int64_t>(0, lost_gradients_ - restored.gradients));
+  FAILSIM_INFO("{}resumes at version {} ({} updates lost)",
+               shard_.count > 1 ? fmt::format("shard {} ", shard_.index) : "", restored.version,
+               lost);
   return lost;
 }
 
