@@ -78,7 +78,7 @@ void Job::start() {
 }
 
 bool Job::resizes_for(const Strategy& owner, double host_back) {
-  const auto& patience = context_.scenario.recovery.checkpoint.elastic_patience;
+  const std::optional<double> patience = context_.scenario.recovery.elastic_patience();
   if (!patience) return false;
   if (owner.retired()) return true;  // a resize retired it: the job takes care of its shard
   if (host_back - sg4::Engine::get_clock() <= *patience) return false;
@@ -90,7 +90,7 @@ bool Job::resizes_for(const Strategy& owner, double host_back) {
 }
 
 void Job::host_up(sg4::Host* host) {
-  if (!context_.scenario.recovery.checkpoint.elastic_patience || resizing_) return;
+  if (!context_.scenario.recovery.elastic_patience() || resizing_) return;
   const auto& servers = context_.roles.servers;
   if (std::find(servers.begin(), servers.end(), host) == servers.end()) return;
   if (std::find(in_use_.begin(), in_use_.end(), host) != in_use_.end()) return;  // restarts there

@@ -35,8 +35,8 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
 
   // What the simulation does not do yet is refused here rather than crashing a run later.
   const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();
-  if (s.cluster.kind == ClusterKind::PLATFORM &&
-      (has_failures || s.recovery.strategy != RecoveryStrategy::NONE)) {
+  const RecoveryStrategy& strategy = s.recovery.kind();
+  if (s.cluster.kind == ClusterKind::PLATFORM && (has_failures || strategy.star_only)) {
     root.child("cluster")
         .child("platform")
         .fail(
@@ -46,18 +46,18 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
             fmt::format("\"{}\"", s.cluster.platform.file));
   }
   for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
-    const bool stores_state = uses_storage(s.recovery.strategy);
-    if (s.failures.events[i].target == FailureTarget::SERVER_LINK && stores_state) {
+    if (s.failures.events[i].target == FailureTarget::SERVER_LINK && strategy.uses_storage) {
       // Their servers' blocking transfers to the storage host do not survive a dead link yet.
       root.child("failures")
           .child("events")
           .child(i)
           .child("target")
-          .fail(
-              fmt::format("a target other than \"server_link\" with recovery strategy {} (a server "
-                          "link failure is simulated with strategies \"none\" and \"chain\" only)",
-                          quoted_name(s.recovery.strategy)),
-              "\"server_link\"");
+          .fail(fmt::format("a target other than \"server_link\" with recovery strategy {} (a "
+                            "server link failure is simulated with {} only)",
+                            quoted_name(strategy.name),
+                            strategies_with(
+                                [](const RecoveryStrategy& other) { return !other.uses_storage; })),
+                "\"server_link\"");
     }
     if (s.failures.events[i].target == FailureTarget::STORAGE) {
       root.child("failures")
@@ -77,12 +77,12 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
           .fail("\"server\" or \"worker\" (storage failures are not simulated yet)", "\"storage\"");
     }
   }
-  if (uses_store(s.recovery.strategy) && s.consistency.mode != ConsistencyMode::ASYNC) {
+  if (strategy.uses_store && s.consistency.mode != ConsistencyMode::ASYNC) {
     root.child("consistency")
         .child("mode")
         .fail(fmt::format("\"async\" with recovery strategy {} (its store applies whatever is "
                           "pending, as the study's stateless server did)",
-                          quoted_name(s.recovery.strategy)),
+                          quoted_name(strategy.name)),
               fmt::format("\"{}\"", to_string(s.consistency.mode)));
   }
   if (has_failures && !s.stop.time) {
@@ -98,9 +98,9 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
     if (s.cluster.shards != 1) {
       where.fail("one server shard", fmt::format("cluster.servers.shards = {}", s.cluster.shards));
     }
-    if (s.recovery.checkpoint.elastic_patience) {
+    if (s.recovery.elastic_patience()) {
       where.fail("one server shard, so no elastic resume (it re-shards)",
-                 "recovery.checkpoint.elastic");
+                 std::string(strategy.elastic_setting));
     }
   }
 

@@ -32,39 +32,48 @@ std::vector<std::string> read_hosts(const ObjectReader& r) {
       [](const nlohmann::json& v, const JsonLocation& where) { return read_string(v, where); });
 }
 
-/// Chain replication runs one replica per server host, so it needs two at least; multi-level
-/// checkpointing runs one server and keeps the other hosts as spares (a replacement for a host
-/// lost for good); every other strategy runs one parameter server, and a second host nothing
-/// would use must not pass silently. Reported at the cluster field, naming the strategy that
-/// decides.
+/// A chain runs one replica per server host, so it needs two at least; a strategy whose settings
+/// keep spares (multi-level checkpoints) runs one server and keeps the other hosts as
+/// replacements for a host lost for good; every other strategy runs one parameter server, and a
+/// second host nothing would use must not pass silently. Reported at the cluster field, naming
+/// the strategy that decides.
 void check_server_count(int count, const RecoveryConfig& recovery, const JsonLocation& where,
                         const std::string& found) {
-  const RecoveryStrategy strategy = recovery.strategy;
-  if (strategy == RecoveryStrategy::CHECKPOINT && !recovery.checkpoint.levels.empty()) return;
-  if (uses_chain(strategy)) {
+  const RecoveryStrategy& strategy = recovery.kind();
+  if (strategy.keeps_spares != nullptr && strategy.keeps_spares(recovery.settings)) return;
+  if (strategy.uses_chain) {
     if (count < 2) {
       where.fail(fmt::format("at least 2 servers (recovery strategy {} runs one replica per "
                              "server host)",
-                             quoted_name(strategy)),
+                             quoted_name(strategy.name)),
                  found);
     }
   } else if (count != 1) {
-    where.fail(
-        fmt::format("1 server (recovery strategy {} runs one parameter server; only "
-                    "\"chain\", \"stateless_chain\" and multi-level \"checkpoint\" use several)",
-                    quoted_name(strategy)),
-        found);
+    // The chains first, then the strategies whose settings may keep spares.
+    std::vector<std::string> several;
+    for (const RecoveryStrategy& s : recovery_strategies()) {
+      if (s.uses_chain) several.push_back(quoted_name(s.name));
+    }
+    for (const RecoveryStrategy& s : recovery_strategies()) {
+      if (s.keeps_spares != nullptr)
+        several.push_back(fmt::format("{} {}", s.spares_with, quoted_name(s.name)));
+    }
+    where.fail(fmt::format("1 server (recovery strategy {} runs one parameter server; only {} use "
+                           "several)",
+                           quoted_name(strategy.name), join_and(several)),
+               found);
   }
 }
 
 StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
-                           RecoveryStrategy strategy) {
+                           const RecoveryStrategy& strategy) {
   StorageConfig st;
-  if (!uses_storage(strategy)) {
-    cluster.forbid("storage", fmt::format("the storage host serves only recovery strategies "
-                                          "\"checkpoint\", \"stateless\" and "
-                                          "\"stateless_chain\", not {}",
-                                          quoted_name(strategy)));
+  if (!strategy.uses_storage) {
+    cluster.forbid(
+        "storage",
+        fmt::format("the storage host serves only recovery {}, not {}",
+                    strategies_with([](const RecoveryStrategy& s) { return s.uses_storage; }),
+                    quoted_name(strategy.name)));
     return st;
   }
   const ObjectReader r = cluster.object_or_empty("storage", {"host", "disk_read", "disk_write"});
@@ -84,7 +93,6 @@ StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
 
 ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label,
                            const RecoveryConfig& recovery) {
-  const RecoveryStrategy strategy = recovery.strategy;
   const ObjectReader r =
       top.object("cluster", {"platform", "workers", "servers", "network", "storage"});
   const ObjectReader workers = r.object("workers", {"count", "speed", "speeds", "hosts"});
@@ -145,41 +153,9 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
         network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
     s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
   }
-  c.storage = read_storage(r, c.kind, strategy);
-  const auto& levels = recovery.checkpoint.levels;
-  for (std::size_t i = 0; i < levels.size(); ++i) {
-    if (levels[i].kind != CheckpointLevelKind::PEER) continue;
-    // A peer is another host than the server's: any worker's, or another server host.
-    const bool on_workers = levels[i].placement == PeerPlacement::WORKERS;
-    const int peers = on_workers ? c.num_workers() : c.num_servers() - 1;
-    if (levels[i].copies > peers) {
-      top.at("recovery")
-          .child("checkpoint")
-          .child("levels")
-          .child(i)
-          .child("copies")
-          .fail(fmt::format("at most {} (the number of {} hosts of placement \"{}\")", peers,
-                            on_workers ? "worker" : "other server",
-                            on_workers ? "workers" : "servers"),
-                std::to_string(levels[i].copies));
-    }
-  }
-  if (c.kind == ClusterKind::PLATFORM) {
-    // The local disks are built with the star's server hosts; a platform file's hosts are
-    // sealed as the file describes them.
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-      if (levels[i].kind != CheckpointLevelKind::LOCAL_DISK) continue;
-      top.at("recovery")
-          .child("checkpoint")
-          .child("levels")
-          .child(i)
-          .child("kind")
-          .fail(
-              "\"memory\" or \"remote\" (a \"local-disk\" level needs the built-in star: "
-              "with a platform file the server hosts have no modelled local disk)",
-              "\"local-disk\"");
-    }
-  }
+  c.storage = read_storage(r, c.kind, recovery.kind());
+  if (const auto check = recovery.kind().check_cluster)
+    check(recovery.settings, c, top.at("recovery"));
   return c;
 }
 
@@ -205,7 +181,7 @@ nlohmann::json cluster_to_json(const ClusterConfig& c, const RecoveryConfig& rec
     if (c.shards != 1) cluster["servers"]["shards"] = c.shards;
     cluster["network"] = {{"bandwidth", star.bandwidth}, {"latency", star.latency}};
   }
-  if (uses_storage(recovery.strategy)) {
+  if (recovery.kind().uses_storage) {
     json storage{{"disk_read", c.storage.disk_read}, {"disk_write", c.storage.disk_write}};
     if (c.kind == ClusterKind::PLATFORM) storage["host"] = c.storage.host;
     cluster["storage"] = storage;

@@ -23,28 +23,31 @@ const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::
                                               {"weibull", DistributionKind::WEIBULL},
                                               {"fixed", DistributionKind::FIXED}};
 
-/// A target the strategy has: a replica is a chain position, and the storage host exists only
-/// for the strategies that store something.
-void check_target(FailureTarget target, RecoveryStrategy strategy, const JsonLocation& where,
+/// Whether the strategy has `target`: a replica is a chain position, and the storage host exists
+/// only for the strategies that store something.
+bool has_target(const RecoveryStrategy& strategy, FailureTarget target) {
+  if (target == FailureTarget::REPLICA) return strategy.uses_chain;
+  if (target == FailureTarget::STORAGE) return strategy.uses_storage;
+  return true;
+}
+
+void check_target(FailureTarget target, const RecoveryStrategy& strategy, const JsonLocation& where,
                   const Choices<FailureTarget>& targets) {
-  const bool bad_replica = target == FailureTarget::REPLICA && !uses_chain(strategy);
-  const bool bad_storage = target == FailureTarget::STORAGE && !uses_storage(strategy);
-  if (!bad_replica && !bad_storage) return;
+  if (has_target(strategy, target)) return;
   std::string allowed;
   for (const auto& [spelling, value] : targets) {
-    if ((value == FailureTarget::REPLICA && !uses_chain(strategy)) ||
-        (value == FailureTarget::STORAGE && !uses_storage(strategy))) {
-      continue;
-    }
+    if (!has_target(strategy, value)) continue;
     allowed += fmt::format("{}\"{}\"", allowed.empty() ? "" : ", ", spelling);
   }
-  const char* why = bad_replica ? "a replica is a chain position of strategies \"chain\" and "
-                                  "\"stateless_chain\""
-                                : "the storage host exists only with strategies \"checkpoint\", "
-                                  "\"stateless\" and \"stateless_chain\"";
-  where.fail(
-      fmt::format("a target of recovery strategy {}: {} ({})", quoted_name(strategy), allowed, why),
-      fmt::format("\"{}\"", spelling_of(target, targets)));
+  const std::string why =
+      target == FailureTarget::REPLICA
+          ? "a replica is a chain position of " +
+                strategies_with([](const RecoveryStrategy& s) { return s.uses_chain; })
+          : "the storage host exists only with " +
+                strategies_with([](const RecoveryStrategy& s) { return s.uses_storage; });
+  where.fail(fmt::format("a target of recovery strategy {}: {} ({})", quoted_name(strategy.name),
+                         allowed, why),
+             fmt::format("\"{}\"", spelling_of(target, targets)));
 }
 
 /// The required index of a worker or a chain position, in [0, count).
@@ -69,7 +72,7 @@ std::optional<double> read_down_for(const ObjectReader& r) {
 }
 
 FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& where,
-                                const ClusterConfig& cluster, RecoveryStrategy strategy) {
+                                const ClusterConfig& cluster, const RecoveryStrategy& strategy) {
   const ObjectReader r(v, where, {"target", "index", "shard", "at", "at_update", "down_for"});
   FailureEvent e;
   e.target = r.choice("target", EVENT_TARGETS);
@@ -145,7 +148,7 @@ Distribution read_distribution(const ObjectReader& parent, std::string_view key,
 }
 
 StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& where,
-                                   RecoveryStrategy strategy) {
+                                   const RecoveryStrategy& strategy) {
   const ObjectReader r(v, where, {"target", "lifetime", "repair"});
   StochasticFailures f;
   f.target = r.choice("target", STOCHASTIC_TARGETS);
@@ -177,7 +180,7 @@ nlohmann::json distribution_to_json(const Distribution& d) {
 }  // namespace
 
 FailureConfig read_failures(const ObjectReader& top, const ClusterConfig& cluster,
-                            RecoveryStrategy strategy) {
+                            const RecoveryStrategy& strategy) {
   const ObjectReader r = top.object_or_empty(
       "failures",
       {"detection_timeout", "restart_delay", "request_timeout", "events", "stochastic"});

@@ -58,7 +58,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   s.timing = read_timing(top);
   s.evaluation = read_evaluation(top);
   s.stop = read_stop(top);
-  s.failures = read_failures(top, s.cluster, s.recovery.strategy);
+  s.failures = read_failures(top, s.cluster, s.recovery.kind());
   s.output = read_output(top, s.name);
   check_between_sections(s, root);
   return s;

@@ -6,8 +6,11 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,13 +31,12 @@ std::string resolve_path(const std::string& written, const std::string& file_lab
 nlohmann::json optional_to_json(const std::optional<double>& v);
 
 /// `"name"`: a strategy as refusals name it.
-std::string quoted_name(RecoveryStrategy strategy);
-/// The strategies with a storage host (checkpoint storage or the external store).
-bool uses_storage(RecoveryStrategy strategy);
-/// The strategies with a replica chain (one replica per server host after the head).
-bool uses_chain(RecoveryStrategy strategy);
-/// The strategies whose workers talk to the external store (async only).
-bool uses_store(RecoveryStrategy strategy);
+std::string quoted_name(std::string_view strategy);
+/// "a", "a and b", "a, b and c".
+std::string join_and(const std::vector<std::string>& items);
+/// The strategies of the table that have `fact`, as refusals name them: `strategy "a"` or
+/// `strategies "a", "b" and "c"` (recovery.cpp).
+std::string strategies_with(const std::function<bool(const RecoveryStrategy&)>& fact);
 
 DataConfig read_data(const input::ObjectReader& top, const std::string& file_label);
 nlohmann::json data_to_json(const DataConfig& data);
@@ -68,7 +70,7 @@ StopConfig read_stop(const input::ObjectReader& top);
 nlohmann::json stop_to_json(const StopConfig& stop);
 
 FailureConfig read_failures(const input::ObjectReader& top, const ClusterConfig& cluster,
-                            RecoveryStrategy strategy);
+                            const RecoveryStrategy& strategy);
 nlohmann::json failures_to_json(const FailureConfig& failures);
 
 OutputConfig read_output(const input::ObjectReader& top, const std::string& name);
