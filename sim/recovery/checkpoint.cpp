@@ -15,6 +15,7 @@
 #include "sim/job.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/checkpoint_storage.hpp"
+#include "sim/recovery/elastic.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
 #include "sim/scenario/recovery/checkpoint.hpp"
@@ -24,7 +25,7 @@ namespace failsim::sim {
 namespace {
 namespace sg4 = simgrid::s4u;
 
-class Checkpointing final : public Strategy {
+class Checkpointing final : public Strategy, public ElasticStrategy {
  public:
   Checkpointing(RunContext& context, const Shard& shard)
       : Strategy(context, shard), storage_(context, shard) {}

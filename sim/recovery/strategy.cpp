@@ -22,18 +22,6 @@ ParameterServer* Strategy::server_on(simgrid::s4u::Host* host) {
 
 void Strategy::run_server(ParameterServer& server) { server.serve_workers(); }
 
-simgrid::s4u::ActorPtr Strategy::drain() {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
-ServerState Strategy::latest_checkpoint() const {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
-void Strategy::handed_over() {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
 std::int64_t Strategy::pending_at_end() {
   std::int64_t pending = 0;
   for (const auto& s : servers_) {
