@@ -139,7 +139,11 @@ void fail_choice(const nlohmann::json& v, const JsonLocation& where,
 
 ObjectReader::ObjectReader(const nlohmann::json& value, JsonLocation where,
                            std::initializer_list<std::string_view> known)
-    : value_(&value), where_(std::move(where)), known_(known) {
+    : ObjectReader(value, std::move(where), std::vector<std::string_view>(known)) {}
+
+ObjectReader::ObjectReader(const nlohmann::json& value, JsonLocation where,
+                           std::vector<std::string_view> known)
+    : value_(&value), where_(std::move(where)), known_(std::move(known)) {
   if (!value.is_object()) {
     where_.fail("an object with keys (" + join(known_, "") + ")", describe_found(value));
   }
@@ -252,8 +256,12 @@ std::string ObjectReader::string_or(std::string_view key, std::string fallback) 
 
 ObjectReader ObjectReader::object(std::string_view key,
                                   std::initializer_list<std::string_view> known) const {
-  const std::vector<std::string_view> keys(known);
-  return ObjectReader(require(key, "an object with keys (" + join(keys, "") + ")"), at(key), known);
+  return object(key, std::vector<std::string_view>(known));
+}
+
+ObjectReader ObjectReader::object(std::string_view key, std::vector<std::string_view> known) const {
+  const nlohmann::json& v = require(key, "an object with keys (" + join(known, "") + ")");
+  return ObjectReader(v, at(key), std::move(known));
 }
 
 ObjectReader ObjectReader::object_or_empty(std::string_view key,

@@ -88,6 +88,9 @@ class ObjectReader {
  public:
   ObjectReader(const nlohmann::json& value, JsonLocation where,
                std::initializer_list<std::string_view> known);
+  /// The same, for keys known only at run time (e.g. listed by a table of kinds).
+  ObjectReader(const nlohmann::json& value, JsonLocation where,
+               std::vector<std::string_view> known);
 
   const JsonLocation& location() const { return where_; }
   JsonLocation at(std::string_view key) const { return where_.child(key); }
@@ -132,6 +135,7 @@ class ObjectReader {
 
   /// A required sub-object.
   ObjectReader object(std::string_view key, std::initializer_list<std::string_view> known) const;
+  ObjectReader object(std::string_view key, std::vector<std::string_view> known) const;
   /// A sub-object that may be absent (then read as {} so its defaults apply).
   ObjectReader object_or_empty(std::string_view key,
                                std::initializer_list<std::string_view> known) const;

@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <type_traits>
 
 #include "input/input_error.hpp"
 #include "sim/failures/failure_injector.hpp"
 #include "sim/log.hpp"
 #include "sim/ps/worker.hpp"
+#include "sim/recovery/elastic.hpp"
 #include "sim/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(job, failsim, "shards, strategies and elastic resume");
@@ -20,6 +23,18 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
+/// A strategy of a job that resizes: elastic, since only strategies with an elastic patience
+/// resize (RecoveryConfig::elastic_patience), and the scenario grants one only to those that
+/// implement ElasticStrategy.
+template <class S>
+auto& elastic(S& strategy) {
+  using Elastic = std::conditional_t<std::is_const_v<S>, const ElasticStrategy, ElasticStrategy>;
+  auto* e = dynamic_cast<Elastic*>(&strategy);
+  if (e == nullptr)
+    throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
+  return *e;
+}
+
 /// Shard `index` of `count` on `hosts`: range `range`, its share of the time model's bytes and
 /// update flops (without shards the ratio is exactly 1: the time model's own numbers).
 Shard make_shard(const RunContext& context, int index, int count, const ShardRange& range,
@@ -79,7 +94,7 @@ void Job::start() {
 }
 
 bool Job::resizes_for(const Strategy& owner, double host_back) {
-  const auto& patience = context_.scenario.recovery.checkpoint.elastic_patience;
+  const std::optional<double> patience = context_.scenario.recovery.elastic_patience();
   if (!patience) return false;
   if (owner.retired()) return true;  // a resize retired it: the job takes care of its shard
   if (host_back - sg4::Engine::get_clock() <= *patience) return false;
@@ -91,7 +106,7 @@ bool Job::resizes_for(const Strategy& owner, double host_back) {
 }
 
 void Job::host_up(sg4::Host* host) {
-  if (!context_.scenario.recovery.checkpoint.elastic_patience || resizing_) return;
+  if (!context_.scenario.recovery.elastic_patience() || resizing_) return;
   const auto& servers = context_.roles.servers;
   if (std::find(servers.begin(), servers.end(), host) == servers.end()) return;
   if (std::find(in_use_.begin(), in_use_.end(), host) != in_use_.end()) return;  // restarts there
@@ -121,7 +136,7 @@ void Job::resize(const std::string& reason) {
   stop_workers();
   std::vector<sg4::ActorPtr> writers;
   for (Strategy* s : context_.strategies) {
-    if (sg4::ActorPtr writer = s->drain()) writers.push_back(writer);
+    if (sg4::ActorPtr writer = elastic(*s).drain()) writers.push_back(writer);
   }
   for (const sg4::ActorPtr& writer : writers) writer->join();
   in_use_.clear();
@@ -149,7 +164,7 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
   std::shared_ptr<models::FloatBuffer> velocity;
   std::vector<ServerState> old;
   for (const Strategy* s : context_.strategies) {
-    old.push_back(s->latest_checkpoint());
+    old.push_back(elastic(*s).latest_checkpoint());
     const ShardRange& r = s->shard().range;
     const auto at = static_cast<std::ptrdiff_t>(r.offset);
     std::copy(old.back().snapshot->params.begin(), old.back().snapshot->params.end(),
@@ -196,7 +211,7 @@ void Job::install(std::vector<Shard> shards) {
   // and must not run while they change.
   stop_workers();
   // The old generation's lost updates count now that training resumes from its checkpoints.
-  for (Strategy* s : context_.strategies) s->handed_over();
+  for (Strategy* s : context_.strategies) elastic(*s).handed_over();
   generations_.push_back(std::move(shards));
   const std::vector<Shard>& now = generations_.back();
   std::vector<Strategy*> running;

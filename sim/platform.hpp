@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/recovery/checkpoint.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace simgrid::s4u {

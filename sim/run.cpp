@@ -19,6 +19,7 @@
 #include "sim/ps/worker.hpp"
 #include "sim/recovery/strategy.hpp"
 #include "sim/run_context.hpp"
+#include "sim/scenario/recovery/checkpoint.hpp"
 #include "sim/simgrid_probe.hpp"
 
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
@@ -75,8 +76,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // would time out and be lost even without a failure.
 /// The multi-level checkpoint's local-disk level, if the scenario has one (its hosts get disks).
 const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
-  if (recovery.strategy != RecoveryStrategy::CHECKPOINT) return nullptr;
-  for (const CheckpointLevel& l : recovery.checkpoint.levels) {
+  const CheckpointConfig* checkpoint = recovery.settings.find<CheckpointConfig>();
+  if (checkpoint == nullptr) return nullptr;
+  for (const CheckpointLevel& l : checkpoint->levels) {
     if (l.kind == CheckpointLevelKind::LOCAL_DISK) return &l;
   }
   return nullptr;
@@ -85,7 +87,7 @@ const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
 /// The largest parameter message the workers send or receive: the largest shard's (the whole
 /// vector without shards; with elastic resume too, as the job may shrink to one shard).
 double largest_message(const Scenario& s, const TimeModel& time, std::span<const Shard> shards) {
-  if (s.recovery.checkpoint.elastic_patience) return time.param_bytes;
+  if (s.recovery.elastic_patience()) return time.param_bytes;
   double bytes = 0.0;
   for (const Shard& shard : shards) bytes = std::max(bytes, shard.bytes);
   return bytes;

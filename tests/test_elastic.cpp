@@ -305,7 +305,5 @@ TEST_CASE("elastic is refused with multi-level checkpoints and read with a time"
   CHECK_THROWS_WITH(failsim::sim::parse_scenario_text(s.dump(), "bad.json"),
                     Catch::Contains("min_shards"));
   s["recovery"]["checkpoint"]["elastic"] = {{"patience", "2s"}};
-  CHECK(
-      failsim::sim::parse_scenario_text(s.dump(), "ok.json").recovery.checkpoint.elastic_patience ==
-      2.0);
+  CHECK(failsim::sim::parse_scenario_text(s.dump(), "ok.json").recovery.elastic_patience() == 2.0);
 }

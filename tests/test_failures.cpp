@@ -4,8 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <string_view>
 
+#include "sim/recovery/strategies.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 
@@ -59,6 +62,19 @@ long computed_between(const std::vector<Row>& rows, double t0, double t1) {
 }
 
 }  // namespace
+
+TEST_CASE("the simulation implements exactly the strategies the scenario format knows",
+          "[failures]") {
+  // The scenario's strategy table and the simulation's are two lists by necessity (the scenario
+  // is engine-free): they must name the same strategies.
+  std::set<std::string_view> scenario;
+  for (const auto& s : failsim::sim::recovery_strategies()) scenario.insert(s.name);
+  std::set<std::string_view> simulation;
+  for (const auto& f : failsim::sim::STRATEGY_FACTORIES) simulation.insert(f.name);
+  CHECK(scenario.size() == failsim::sim::recovery_strategies().size());
+  CHECK(simulation.size() == std::size(failsim::sim::STRATEGY_FACTORIES));
+  CHECK(simulation == scenario);
+}
 
 TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20",
           "[failures]") {

@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/recovery/chain.hpp"
+#include "sim/scenario/recovery/checkpoint.hpp"
+#include "sim/scenario/recovery/stateless.hpp"
+#include "sim/scenario/recovery/stateless_chain.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fs = std::filesystem;
@@ -167,8 +171,8 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
   const FailureEvent kill_at_2s{FailureTarget::SERVER, 0, 2.0, std::nullopt, 0.0};
   SECTION("server-kill-checkpoint: checkpoints every 50 updates to the built-in storage host") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "server-kill-checkpoint.json").string());
-    CHECK(s.recovery.strategy == RecoveryStrategy::CHECKPOINT);
-    CHECK(s.recovery.checkpoint == single_level(50, 0.0, true));
+    CHECK(s.recovery.strategy == "checkpoint");
+    CHECK(s.recovery.get<CheckpointConfig>() == single_level(50, 0.0, true));
     CHECK(s.cluster.storage == StorageConfig{"", 500e6, 200e6});
     CHECK(s.cluster.num_servers() == 1);
     CHECK(s.failures.detection_timeout == 0.5);
@@ -180,24 +184,25 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
   }
   SECTION("stateless-kill: the study's rule for pending gradients") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-kill.json").string());
-    CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS);
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
+    CHECK(s.recovery.strategy == "stateless");
+    CHECK(s.recovery.get<StatelessConfig>() == StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
     CHECK(s.cluster.storage == StorageConfig{});
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
   }
   SECTION("stateless-chain-kill: the chain's replicas and the stateless rule together") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "stateless-chain-kill.json").string());
-    CHECK(s.recovery.strategy == RecoveryStrategy::STATELESS_CHAIN);
-    CHECK(s.recovery.chain.every_updates == 10);
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
+    CHECK(s.recovery.strategy == "stateless_chain");
+    CHECK(s.recovery.get<StatelessChainConfig>().chain.every_updates == 10);
+    CHECK(s.recovery.get<StatelessChainConfig>().stateless ==
+          StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
     CHECK(s.cluster.num_servers() == 3);
     CHECK(s.cluster.storage == StorageConfig{});
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
   }
   SECTION("chain-kill: three replicas, state pushed every 10 updates") {
     const Scenario s = load_scenario((EXAMPLES_DIR / "chain-kill.json").string());
-    CHECK(s.recovery.strategy == RecoveryStrategy::CHAIN);
-    CHECK(s.recovery.chain.every_updates == 10);
+    CHECK(s.recovery.strategy == "chain");
+    CHECK(s.recovery.get<ChainConfig>().every_updates == 10);
     CHECK(s.cluster.num_servers() == 3);
     CHECK(s.failures.events == std::vector<FailureEvent>{kill_at_2s});
   }
@@ -214,6 +219,32 @@ TEST_CASE("the failure examples: one server kill per strategy, and failing worke
                                                          {DistributionKind::EXPONENTIAL, 3.0, 1.0},
                                                          {DistributionKind::FIXED, 0.5, 1.0}});
   }
+}
+
+TEST_CASE("the strategy table: every strategy has an example and writes exactly its sections",
+          "[scenario]") {
+  std::set<std::string_view> covered;
+  for (const fs::path& f : example_files()) {
+    INFO(f.string());
+    const Scenario s = load_scenario(f.string());
+    const RecoveryStrategy& strategy = s.recovery.kind();
+    const json recovery = to_json(s)["recovery"];
+    std::set<std::string> written;
+    for (const auto& item : recovery.items()) {
+      if (item.key() != "strategy") written.insert(item.key());
+    }
+    CHECK(written == std::set<std::string>(strategy.sections.begin(), strategy.sections.end()));
+    covered.insert(strategy.name);
+  }
+  std::set<std::string_view> all;
+  for (const RecoveryStrategy& strategy : recovery_strategies()) {
+    INFO(strategy.name);
+    all.insert(strategy.name);
+    // A strategy with sections reads and writes them; one without has nothing to read.
+    CHECK((strategy.read != nullptr) == !strategy.sections.empty());
+    CHECK((strategy.write != nullptr) == !strategy.sections.empty());
+  }
+  CHECK(covered == all);
 }
 
 TEST_CASE("every optional field takes its documented default", "[scenario]") {
@@ -234,7 +265,7 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
   CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt, std::nullopt});
   CHECK(s.output == OutputConfig{"results/base", true, true});
   CHECK(s.failures == FailureConfig{5.0, 15.0, 1.0, {}, {}});
-  CHECK(s.recovery.strategy == RecoveryStrategy::NONE);
+  CHECK(s.recovery.strategy == "none");
   CHECK(s.recovery == RecoveryConfig{});
   CHECK(s.cluster.storage == StorageConfig{"", 500e6, 200e6});
 
@@ -249,29 +280,31 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] = {{"strategy", "checkpoint"}};
     const Scenario c = parse_scenario(doc, "m.json");
-    CHECK(c.recovery.checkpoint == single_level(100, 0.0, true));
+    CHECK(c.recovery.get<CheckpointConfig>() == single_level(100, 0.0, true));
     CHECK(c.cluster.storage == StorageConfig{"", 500e6, 200e6});
   }
   SECTION("checkpoint: a written interval turns the other one off") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] =
         json::parse(R"({"strategy": "checkpoint", "checkpoint": {"every_seconds": "30s"}})");
-    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == single_level(0, 30.0, true));
+    CHECK(parse_scenario(doc, "m.json").recovery.get<CheckpointConfig>() ==
+          single_level(0, 30.0, true));
     doc["recovery"]["checkpoint"] = {{"every_updates", 7}};
-    CHECK(parse_scenario(doc, "m.json").recovery.checkpoint == single_level(7, 0.0, true));
+    CHECK(parse_scenario(doc, "m.json").recovery.get<CheckpointConfig>() ==
+          single_level(7, 0.0, true));
   }
   SECTION("chain: state pushed every 100 updates") {
     json doc = json::parse(MINIMAL);
     doc["cluster"]["servers"]["count"] = 2;
     doc["recovery"] = {{"strategy", "chain"}};
     const Scenario c = parse_scenario(doc, "m.json");
-    CHECK(c.recovery.chain.every_updates == 100);
+    CHECK(c.recovery.get<ChainConfig>().every_updates == 100);
     CHECK(c.cluster.num_servers() == 2);
   }
   SECTION("stateless: the study's rule, 0.001 above 50 pending gradients") {
     json doc = json::parse(MINIMAL);
     doc["recovery"] = {{"strategy", "stateless"}};
-    CHECK(parse_scenario(doc, "m.json").recovery.stateless ==
+    CHECK(parse_scenario(doc, "m.json").recovery.get<StatelessConfig>() ==
           StatelessConfig{StaleRule::PAPER, 50, 0.001, 0});
   }
   SECTION("sync combines by sum, as the study did") {
@@ -366,7 +399,7 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
            "repair": {"distribution": "fixed", "value": 0}}
         ]
       }})"));
-    CHECK(s.recovery.chain.every_updates == 1);
+    CHECK(s.recovery.get<ChainConfig>().every_updates == 1);
     CHECK(s.failures.detection_timeout == 2.0);
     CHECK(s.failures.restart_delay == 0.0);
     CHECK(s.failures.request_timeout == 0.25);
@@ -404,7 +437,8 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
                         "repair": {"distribution": "fixed", "value": "5min"}}]
       }})"));
     CHECK(s.cluster.storage == StorageConfig{"", 1e9, 1e8});
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::DROP_STALE, 50, 0.001, 3});
+    CHECK(s.recovery.get<StatelessConfig>() ==
+          StatelessConfig{StaleRule::DROP_STALE, 50, 0.001, 3});
     CHECK(s.failures.events ==
           std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 2.0, std::nullopt, std::nullopt}});
     CHECK(resolved["cluster"]["storage"] ==
@@ -417,8 +451,8 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
       "cluster": {"servers": {"count": 2}},
       "recovery": {"strategy": "stateless_chain", "chain": {"every_updates": 5},
                    "stateless": {"rule": "mean"}}})"));
-    CHECK(s.recovery.chain.every_updates == 5);
-    CHECK(s.recovery.stateless.rule == StaleRule::MEAN);
+    CHECK(s.recovery.get<StatelessChainConfig>().chain.every_updates == 5);
+    CHECK(s.recovery.get<StatelessChainConfig>().stateless.rule == StaleRule::MEAN);
     CHECK(resolved["recovery"] == json::parse(R"({"strategy": "stateless_chain",
         "chain": {"every_updates": 5}, "stateless": {"rule": "mean"}})"));
     CHECK(resolved["cluster"]["storage"] ==
@@ -427,14 +461,14 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
   SECTION("stateless, inverse staleness: no rule parameters") {
     const auto [s, resolved] = round_trip(json::parse(R"({
       "recovery": {"strategy": "stateless", "stateless": {"rule": "inverse_staleness"}}})"));
-    CHECK(s.recovery.stateless.rule == StaleRule::INVERSE_STALENESS);
+    CHECK(s.recovery.get<StatelessConfig>().rule == StaleRule::INVERSE_STALENESS);
     CHECK(resolved["recovery"]["stateless"] == json::parse(R"({"rule": "inverse_staleness"})"));
   }
   SECTION("stateless, paper: its threshold and low learning rate") {
     const auto [s, resolved] = round_trip(json::parse(R"({
       "recovery": {"strategy": "stateless",
                    "stateless": {"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4}}})"));
-    CHECK(s.recovery.stateless == StatelessConfig{StaleRule::PAPER, 0, 1e-4, 0});
+    CHECK(s.recovery.get<StatelessConfig>() == StatelessConfig{StaleRule::PAPER, 0, 1e-4, 0});
     CHECK(resolved["recovery"]["stateless"] ==
           json::parse(R"({"rule": "paper", "paper_threshold": 0, "paper_low_lr": 1e-4})"));
   }
@@ -443,7 +477,7 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
       "recovery": {"strategy": "checkpoint",
                    "checkpoint": {"every_seconds": "30s", "blocking": false}},
       "failures": {"events": [{"target": "server", "at_update": 25, "down_for": 0}]}})"));
-    CHECK(s.recovery.checkpoint == single_level(0, 30.0, false));
+    CHECK(s.recovery.get<CheckpointConfig>() == single_level(0, 30.0, false));
     CHECK(resolved["recovery"]["checkpoint"] ==
           json::parse(R"({"every_updates": 0, "every_seconds": 30.0, "blocking": false})"));
     CHECK(resolved["cluster"]["storage"] ==
@@ -457,7 +491,7 @@ TEST_CASE("failures and recovery: every form resolves, is written back and round
                      {"kind": "remote", "every_seconds": "1min"},
                      {"kind": "memory", "every_updates": 5},
                      {"kind": "local-disk", "every_updates": 50, "disk_write": "500MBps"}]}}})"));
-    const CheckpointConfig& c = s.recovery.checkpoint;
+    const CheckpointConfig& c = s.recovery.get<CheckpointConfig>();
     REQUIRE(c.levels.size() == 3);
     CHECK(c.levels[0] ==
           CheckpointLevel{.kind = CheckpointLevelKind::REMOTE, .every_seconds = 60.0});

@@ -14,6 +14,7 @@
 #include "sim/log.hpp"
 #include "sim/ps/parameter_server.hpp"
 #include "sim/ps/worker.hpp"
+#include "sim/recovery/replica_holder.hpp"
 #include "sim/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(failure_injector, failsim, "failure injection and detection");
@@ -139,9 +140,11 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
       ParameterServer* primary = strategy(event.shard).primary();
       return primary != nullptr ? primary->host() : nullptr;
     }
-    case FailureTarget::REPLICA:
+    case FailureTarget::REPLICA: {
       if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
-      return strategy(event.shard).replica_host(event.index);
+      auto* chain = dynamic_cast<ReplicaHolder*>(&strategy(event.shard));
+      return chain != nullptr ? chain->replica_host(event.index) : nullptr;
+    }
     case FailureTarget::WORKER:
     case FailureTarget::WORKER_LINK:
       return context_.roles.workers[static_cast<std::size_t>(event.index)];
@@ -213,7 +216,9 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   }
   bool replica = false;
   for (Strategy* s : context_.strategies) {
-    if (server == nullptr && !replica) replica = s->replica_failed(host, host_back);
+    auto* chain = dynamic_cast<ReplicaHolder*>(s);
+    if (server == nullptr && !replica && chain != nullptr)
+      replica = chain->replica_failed(host, host_back);
   }
   Worker* worker = nullptr;
   for (auto& w : context_.workers) {

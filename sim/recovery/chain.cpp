@@ -13,6 +13,7 @@
 #include "sim/recovery/replica_chain.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
+#include "sim/scenario/recovery/chain.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(chain, failsim, "chain replication");
 
@@ -39,7 +40,7 @@ class ChainReplication final : public ChainedStrategy {
   }
 
   void after_update(ParameterServer& server) override {
-    if (server.version() % context_.scenario.recovery.chain.every_updates != 0) return;
+    if (server.version() % context_.scenario.recovery.get<ChainConfig>().every_updates != 0) return;
     if (!chain_.empty()) chain_.replicate(server);
   }
 

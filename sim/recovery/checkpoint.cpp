@@ -15,15 +15,17 @@
 #include "sim/job.hpp"
 #include "sim/observer.hpp"
 #include "sim/recovery/checkpoint_storage.hpp"
+#include "sim/recovery/elastic.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
+#include "sim/scenario/recovery/checkpoint.hpp"
 
 namespace failsim::sim {
 
 namespace {
 namespace sg4 = simgrid::s4u;
 
-class Checkpointing final : public Strategy {
+class Checkpointing final : public Strategy, public ElasticStrategy {
  public:
   Checkpointing(RunContext& context, const Shard& shard)
       : Strategy(context, shard), storage_(context, shard) {}
@@ -65,7 +67,7 @@ class Checkpointing final : public Strategy {
   }
 
   void after_update(ParameterServer& server) override {
-    const CheckpointConfig& c = context_.scenario.recovery.checkpoint;
+    const CheckpointConfig& c = context_.scenario.recovery.get<CheckpointConfig>();
     const double now = sg4::Engine::get_clock();
     const bool by_updates = c.every_updates > 0 && server.version() % c.every_updates == 0;
     const bool by_time = c.every_seconds > 0 && now - last_checkpoint_ >= c.every_seconds;
@@ -169,6 +171,9 @@ class Checkpointing final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_checkpointing(RunContext& context, const Shard& shard) {
+  // With levels, the multi-level implementation (checkpoint_multilevel.cpp).
+  if (!context.scenario.recovery.get<CheckpointConfig>().levels.empty())
+    return make_multilevel_checkpointing(context, shard);
   return std::make_unique<Checkpointing>(context, shard);
 }
 

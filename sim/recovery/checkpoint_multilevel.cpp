@@ -27,6 +27,7 @@
 #include "sim/recovery/checkpoint_storage.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
+#include "sim/scenario/recovery/checkpoint.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(checkpoint_multilevel, failsim, "multi-level checkpointing");
 
@@ -82,7 +83,7 @@ class MultilevelCheckpointing final : public Strategy {
  public:
   MultilevelCheckpointing(RunContext& context, const Shard& shard)
       : Strategy(context, shard),
-        config_(context.scenario.recovery.checkpoint),
+        config_(context.scenario.recovery.get<CheckpointConfig>()),
         storage_(context, shard),
         last_due_(config_.levels.size(), 0.0) {}
   ~MultilevelCheckpointing() override {

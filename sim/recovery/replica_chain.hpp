@@ -17,6 +17,7 @@
 
 #include "sim/ps/messages.hpp"
 #include "sim/ps/parameter_server.hpp"
+#include "sim/recovery/replica_holder.hpp"
 #include "sim/recovery/strategy.hpp"
 #include "sim/run_context.hpp"
 
@@ -110,7 +111,7 @@ class ReplicaChain {
 
 /// What the chain strategies ("chain", "stateless_chain") share: a head server and the replica
 /// chain behind it, and the failure injector's view of them (chain position 0 is the head).
-class ChainedStrategy : public Strategy {
+class ChainedStrategy : public Strategy, public ReplicaHolder {
  public:
   simgrid::s4u::Host* replica_host(int position) override;
   /// A replica's failure (detected by the failure injector through server_on -> nullptr).

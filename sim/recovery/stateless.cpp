@@ -28,7 +28,8 @@ namespace sg4 = simgrid::s4u;
 class Stateless final : public Strategy {
  public:
   Stateless(RunContext& context, const Shard& shard)
-      : Strategy(context, shard), store_(context, shard) {}
+      : Strategy(context, shard),
+        store_(context, shard, context.scenario.recovery.get<StatelessConfig>()) {}
 
   void start() override {
     store_.launch();

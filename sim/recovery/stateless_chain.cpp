@@ -23,6 +23,7 @@
 #include "sim/recovery/stateless_store.hpp"
 #include "sim/recovery/strategies.hpp"
 #include "sim/recovery/strategy.hpp"
+#include "sim/scenario/recovery/stateless_chain.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(stateless_chain, failsim, "stateless server with a replica chain");
 
@@ -40,7 +41,8 @@ class StatelessChain final : public ChainedStrategy {
       : ChainedStrategy(
             context, shard, [](Replica& /*joined*/) {},
             [this](sg4::Host* host) { return restart_from_store(host); }),
-        store_(context, shard) {}
+        config_(context.scenario.recovery.get<StatelessChainConfig>()),
+        store_(context, shard, config_.stateless) {}
 
   void start() override {
     store_.launch();
@@ -65,7 +67,7 @@ class StatelessChain final : public ChainedStrategy {
   }
 
   void after_update(ParameterServer& server) override {
-    if (server.version() % context_.scenario.recovery.chain.every_updates != 0) return;
+    if (server.version() % config_.chain.every_updates != 0) return;
     // Committed once every replica holds it; with no replica at all the head is the only copy
     // and publishes alone.
     if (!chain_.empty() && !chain_.replicate(server)) return;
@@ -159,6 +161,7 @@ class StatelessChain final : public ChainedStrategy {
     head_ = start_server(host, state);
   }
 
+  const StatelessChainConfig& config_;
   StatelessStore store_;
   bool headless_ = false;                // the head's failure was detected with no live replica
   bool restarting_ = false;              // a head reading the store is being started

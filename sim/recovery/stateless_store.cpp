@@ -24,13 +24,14 @@ models::StaleRuleConfig rule_config(const StatelessConfig& c) {
   return r;
 }
 
-StatelessStore::StatelessStore(RunContext& context, const Shard& shard)
+StatelessStore::StatelessStore(RunContext& context, const Shard& shard,
+                               const StatelessConfig& stateless)
     : context_(context),
       shard_(shard),
       mailbox_(sg4::Mailbox::by_name(shard.name("store"))),
       server_inbox_(sg4::Mailbox::by_name(shard.name("store.server"))),
       latest_(shard.initial),
-      rule_(rule_config(context.scenario.recovery.stateless)),
+      rule_(rule_config(stateless)),
       sums_(shard.range.size) {}
 
 void StatelessStore::launch() {

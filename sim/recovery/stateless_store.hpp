@@ -20,6 +20,7 @@
 #include "sim/ps/messages.hpp"
 #include "sim/ps/parameter_server.hpp"
 #include "sim/run_context.hpp"
+#include "sim/scenario/recovery/stateless.hpp"
 
 namespace failsim::sim {
 
@@ -38,8 +39,9 @@ models::StaleRuleConfig rule_config(const StatelessConfig& c);
 
 class StatelessStore final : public Endpoint {
  public:
-  /// The store of `shard`'s parameters and gradient slices.
-  StatelessStore(RunContext& context, const Shard& shard);
+  /// The store of `shard`'s parameters and gradient slices; its servers apply what it held by
+  /// `stateless`'s rule.
+  StatelessStore(RunContext& context, const Shard& shard, const StatelessConfig& stateless);
 
   simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
   void delivered() override { ++delivered_; }
@@ -65,7 +67,7 @@ class StatelessStore final : public Endpoint {
 
   void launch();
   RunContext& context() const { return context_; }
-  /// How a server applies what the store held: recovery.stateless.
+  /// How a server applies what the store held: the strategy's stateless settings.
   const models::StaleRuleConfig& rule() const { return rule_; }
 
  private:

@@ -26,18 +26,6 @@ ParameterServer* Strategy::server_on(simgrid::s4u::Host* host) {
 
 void Strategy::run_server(ParameterServer& server) { server.serve_workers(); }
 
-simgrid::s4u::ActorPtr Strategy::drain() {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
-ServerState Strategy::latest_checkpoint() const {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
-void Strategy::handed_over() {
-  throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
-}
-
 std::int64_t Strategy::pending_at_end() {
   std::int64_t pending = 0;
   for (const auto& s : servers_) {
@@ -105,21 +93,12 @@ std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
 }
 
 std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard) {
-  switch (context.scenario.recovery.strategy) {
-    case RecoveryStrategy::NONE:
-      return make_no_recovery(context, shard);
-    case RecoveryStrategy::CHECKPOINT:
-      if (!context.scenario.recovery.checkpoint.levels.empty())
-        return make_multilevel_checkpointing(context, shard);
-      return make_checkpointing(context, shard);
-    case RecoveryStrategy::CHAIN:
-      return make_chain_replication(context, shard);
-    case RecoveryStrategy::STATELESS:
-      return make_stateless(context, shard);
-    case RecoveryStrategy::STATELESS_CHAIN:
-      return make_stateless_chain(context, shard);
+  const std::string& name = context.scenario.recovery.strategy;
+  for (const StrategyFactory& factory : STRATEGY_FACTORIES) {
+    if (factory.name == name) return factory.make(context, shard);
   }
-  return make_no_recovery(context, shard);
+  throw std::logic_error("recovery strategy \"" + name +
+                         "\" has no implementation in sim/recovery/strategies.hpp");
 }
 
 }  // namespace failsim::sim

@@ -1,8 +1,16 @@
 // How a run survives (or does not survive) the failure of its parameter server: one small
-// interface, one file per strategy (docs/strategies.md). The strategy owns the server
-// incarnations and any helper processes (storage, replicas, store). With sharded servers each
-// shard has its own strategy object: its own servers, checkpoints, chain or store, holding
-// only the shard's slice of the parameters (docs/strategies.md, "Sharded servers").
+// interface, one file per strategy (docs/strategies.md), registered by name in
+// sim/recovery/strategies.hpp. The strategy owns the server incarnations and any helper
+// processes (storage, replicas, store). With sharded servers each shard has its own strategy
+// object: its own servers, checkpoints, chain or store, holding only the shard's slice of the
+// parameters (docs/strategies.md, "Sharded servers").
+//
+// What only some strategies do is an interface of its own, implemented beside this one:
+// ElasticStrategy (elastic.hpp, elastic resume) and ReplicaHolder (replica_holder.hpp, a replica
+// chain). Callers ask for it with dynamic_cast rather than through a query on this base: a
+// strategy declares a capability once, by deriving from its interface, and this base names none
+// of them, so a new capability does not grow it (the casts run at a failure or a resize, not
+// per update).
 #pragma once
 
 #include <functional>
@@ -40,25 +48,8 @@ class Strategy {
   virtual std::int64_t pending_at_end();
   /// The most gradients held pending at once (the stateless store's memory spike); else 0.
   virtual std::int64_t peak_pending() const { return 0; }
-  /// The host of chain position `position` now (chain only; others: nullptr).
-  virtual simgrid::s4u::Host* replica_host(int /*position*/) { return nullptr; }
-  /// A host failed on which no server or worker runs: if a process of the strategy (a chain
-  /// replica) ran there, it dies and is detected and replaced; returns whether one did.
-  virtual bool replica_failed(simgrid::s4u::Host* /*host*/, double /*host_back*/) { return false; }
 
-  /// Elastic resume (job.hpp): the shard stops for a resize and the strategy retires. A live
-  /// server holding the training state stops and writes it to the shard's checkpoint storage:
-  /// the returned process does, and the job waits for it. Otherwise (its server failed) nullptr
-  /// is returned. Only single-level "checkpoint" can; the others throw std::logic_error (the
-  /// scenario reader refuses elastic for them).
-  virtual simgrid::s4u::ActorPtr drain();
-  /// After drain(): the shard's newest complete checkpoint, its version 0 if none, which the
-  /// next generation re-shards.
-  virtual ServerState latest_checkpoint() const;
-  /// The next generation started from latest_checkpoint(): if the shard's server had failed,
-  /// its updates since that checkpoint are rolled back now (as a restart's load would).
-  virtual void handed_over();
-  /// Whether a resize retired it (its processes are gone and it restarts nothing).
+  /// Whether a resize retired it (its processes are gone and it restarts nothing; elastic.hpp).
   bool retired() const { return retired_; }
 
   /// The live server process on `host`, if any.

@@ -1,0 +1,117 @@
+// The checks that involve several sections, run once every section is read; each is reported
+// at the field a user would change.
+#include <fmt/format.h>
+
+#include "sim/scenario/sections.hpp"
+
+namespace failsim::sim::detail {
+// The scenario reader is built on the input library's readers throughout.
+using namespace failsim::input;
+
+void check_between_sections(const Scenario& s, const JsonLocation& root) {
+  if (s.model.kind == ModelKind::CNN && s.data.kind != DatasetKind::FASHION_MNIST) {
+    root.child("model").child("kind").fail(
+        "\"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images: use data kind "
+        "\"fashion-mnist\")",
+        "\"cnn\"");
+  }
+
+  const bool synthetic = s.data.kind == DatasetKind::SYNTHETIC;
+  const int train_size = synthetic ? s.data.synthetic.train_size : s.data.train_limit;
+  const int workers = s.cluster.num_workers();
+  if (train_size > 0 && train_size < workers) {
+    const JsonLocation where = synthetic ? root.child("data").child("train_size")
+                                         : root.child("data").child("train_limit");
+    where.fail(fmt::format("at least one training sample per worker ({} workers)", workers),
+               std::to_string(train_size));
+  }
+  const int test_size = synthetic ? s.data.synthetic.test_size : s.data.test_limit;
+  if (test_size > 0 && s.evaluation.test_subset > test_size) {
+    root.child("evaluation")
+        .child("test_subset")
+        .fail(fmt::format("at most the {} test samples of the data set (0 = all)", test_size),
+              std::to_string(s.evaluation.test_subset));
+  }
+
+  // What the simulation does not do yet is refused here rather than crashing a run later.
+  const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();
+  const RecoveryStrategy& strategy = s.recovery.kind();
+  if (s.cluster.kind == ClusterKind::PLATFORM && (has_failures || strategy.star_only)) {
+    root.child("cluster")
+        .child("platform")
+        .fail(
+            "the built-in star cluster when there are failures or a recovery strategy (the "
+            "coordination service and the storage host need links of their own; platform files "
+            "do not support them yet)",
+            fmt::format("\"{}\"", s.cluster.platform.file));
+  }
+  for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
+    if (s.failures.events[i].target == FailureTarget::SERVER_LINK && strategy.uses_storage) {
+      // Their servers' blocking transfers to the storage host do not survive a dead link yet.
+      root.child("failures")
+          .child("events")
+          .child(i)
+          .child("target")
+          .fail(fmt::format("a target other than \"server_link\" with recovery strategy {} (a "
+                            "server link failure is simulated with {} only)",
+                            quoted_name(strategy.name),
+                            strategies_with(
+                                [](const RecoveryStrategy& other) { return !other.uses_storage; })),
+                "\"server_link\"");
+    }
+    if (s.failures.events[i].target == FailureTarget::STORAGE) {
+      root.child("failures")
+          .child("events")
+          .child(i)
+          .child("target")
+          .fail("\"server\", \"replica\" or \"worker\" (storage failures are not simulated yet)",
+                "\"storage\"");
+    }
+  }
+  for (std::size_t i = 0; i < s.failures.stochastic.size(); ++i) {
+    if (s.failures.stochastic[i].target == FailureTarget::STORAGE) {
+      root.child("failures")
+          .child("stochastic")
+          .child(i)
+          .child("target")
+          .fail("\"server\" or \"worker\" (storage failures are not simulated yet)", "\"storage\"");
+    }
+  }
+  if (strategy.uses_store && s.consistency.mode != ConsistencyMode::ASYNC) {
+    root.child("consistency")
+        .child("mode")
+        .fail(fmt::format("\"async\" with recovery strategy {} (its store applies whatever is "
+                          "pending, as the study's stateless server did)",
+                          quoted_name(strategy.name)),
+              fmt::format("\"{}\"", to_string(s.consistency.mode)));
+  }
+  if (has_failures && !s.stop.time) {
+    root.child("stop").child("time").fail(
+        "a stop time when there are failures (a failure can make any other stop condition "
+        "unreachable)",
+        "nothing");
+  }
+
+  if (s.timing.server_evaluation) {
+    // A server evaluates the whole model; a shard's server holds a slice of it.
+    const auto where = root.child("timing").child("server_evaluation");
+    if (s.cluster.shards != 1) {
+      where.fail("one server shard", fmt::format("cluster.servers.shards = {}", s.cluster.shards));
+    }
+    if (s.recovery.elastic_patience()) {
+      where.fail("one server shard, so no elastic resume (it re-shards)",
+                 std::string(strategy.elastic_setting));
+    }
+  }
+
+  if (s.stop.target_accuracy && s.evaluation.interval == 0.0 && s.evaluation.every_updates == 0) {
+    root.child("stop")
+        .child("target_accuracy")
+        .fail(
+            "a target only with an evaluation schedule (evaluation.interval or "
+            "evaluation.every_updates > 0) to detect it",
+            fmt::format("{}", *s.stop.target_accuracy));
+  }
+}
+
+}  // namespace failsim::sim::detail
