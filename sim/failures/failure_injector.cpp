@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "models/rng.hpp"
+#include "result_format/process_name.hpp"
 #include "sim/branching.hpp"
 #include "sim/job.hpp"
 #include "sim/ps/parameter_server.hpp"
@@ -116,7 +117,7 @@ bool FailureInjector::wait_until_up(sg4::Host* host) {
   while (!host->is_on()) {
     const auto it = down_.find(host);
     if (it == down_.end() || std::isinf(it->second.until)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, host->get_name(),
                               {{"reason", "host down for good"}});
       return false;
     }
@@ -153,7 +154,8 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
 void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
   sg4::Host* host = target_host(event);
   if (host == nullptr) {
-    context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::FAILURE_SKIPPED,
+                            target_name(event.target),
                             {{"event", i}, {"reason", "no such process is up"}});
     return;
   }
@@ -169,23 +171,24 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
 void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
                                 const std::string& cause) {
   // The star gives every host one split-duplex link, "<host>-link": both directions fail.
-  sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
+  sg4::SplitDuplexLink* link =
+      sg4::SplitDuplexLink::by_name(result_format::link_name(host->get_name()));
   const double now = sg4::Engine::get_clock();
   if (!link->get_link_up()->is_on()) {  // the pair's own state does not follow turn_off
-    context_.recorder.event(now, "failure_skipped", link->get_name(),
+    context_.recorder.event(now, EventType::FAILURE_SKIPPED, link->get_name(),
                             {{"cause", cause}, {"reason", "link already down"}});
     return;
   }
   link->turn_off();
   context_.recorder.event(
-      now, "link_failure", link->get_name(),
+      now, EventType::LINK_FAILURE, link->get_name(),
       {{"cause", cause},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
   if (!down_for) return;
   sg4::Actor::create("link-repair", context_.roles.coordinator, [this, link, down_for] {
     sg4::this_actor::sleep_for(*down_for);
     link->turn_on();
-    context_.recorder.event(sg4::Engine::get_clock(), "link_up", link->get_name());
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::LINK_UP, link->get_name());
   });
 }
 
@@ -194,7 +197,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   const double now = sg4::Engine::get_clock();
   const double host_back = down_for ? now + *down_for : NEVER;
   if (!host->is_on()) {
-    context_.recorder.event(now, "failure_skipped", host->get_name(),
+    context_.recorder.event(now, EventType::FAILURE_SKIPPED, host->get_name(),
                             {{"cause", cause}, {"reason", "host already down"}});
     return;
   }
@@ -213,10 +216,10 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       worker = w.get();
   }
   context_.recorder.event(
-      now, "failure", host->get_name(),
+      now, EventType::FAILURE, host->get_name(),
       {{"cause", cause},
        {"process", server    ? server->name()
-                   : worker  ? fmt::format("worker-{}", worker->index())
+                   : worker  ? result_format::worker_name(worker->index())
                    : replica ? "replica"
                              : "none"},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
@@ -235,13 +238,13 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       const std::unique_lock lock(*mutex_);
       host_up_->notify_all();
       context_.recorder.down(host->get_name(), *down_for);
-      context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::HOST_UP, host->get_name());
       context_.job->host_up(host);
     });
   } else if (!down_for) {
     host->turn_off();
     down_[host] = {now, NEVER};
-    context_.recorder.event(now, "host_lost", host->get_name());
+    context_.recorder.event(now, EventType::HOST_LOST, host->get_name());
   }
   if (server == nullptr && worker == nullptr) return;
 
@@ -250,7 +253,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
     const double detected = sg4::Engine::get_clock();
     if (server != nullptr) {
-      context_.recorder.event(detected, "detected", server->name());
+      context_.recorder.event(detected, EventType::DETECTED, server->name());
       Strategy& owner = server->strategy();
       if (owner.retired()) return;  // a resize retired its shard meanwhile
       const int shard = owner.shard().index;
@@ -258,7 +261,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       owner.on_server_failure_detected(*server, host_back);
       return;
     }
-    context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
+    context_.recorder.event(detected, EventType::DETECTED,
+                            result_format::worker_name(worker->index()));
     context_.coordinator.set_worker_live(worker->index(), false);
     for (Strategy* s : context_.strategies) s->membership_changed();
     const double ready = std::max(detected + context_.scenario.failures.restart_delay, host_back);
@@ -272,8 +276,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
 void FailureInjector::restart_worker(Worker& worker) {
   worker.launch();
   context_.coordinator.set_worker_live(worker.index(), true);
-  context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                          fmt::format("worker-{}", worker.index()));
+  context_.recorder.event(sg4::Engine::get_clock(), EventType::RESTART,
+                          result_format::worker_name(worker.index()));
   for (Strategy* s : context_.strategies) s->membership_changed();
 }
 

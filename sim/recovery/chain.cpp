@@ -46,7 +46,7 @@ class ChainReplication final : public ChainedStrategy {
     remember_lost(dead);
     Replica* next = chain_.first_live();
     if (next == nullptr) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, dead.name(),
                               {{"reason", "no live replica"}});
     } else {
       promote(*next);
@@ -69,7 +69,7 @@ class ChainReplication final : public ChainedStrategy {
     // coming due meanwhile must still find this replica's state to join from.
     chain_.promote(replica);
     context_.recorder.event(
-        sg4::Engine::get_clock(), "promoted", head_->name(),
+        sg4::Engine::get_clock(), EventType::PROMOTED, head_->name(),
         {{"host", host->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
     context_.coordinator.set_primary(shard_.index, head_);
     Observer::evaluate_now(context_);  // the accuracy right after recovery

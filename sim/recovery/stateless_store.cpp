@@ -177,7 +177,7 @@ void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_
     store.recycle(*batch);
     if (context.stopping()) return;  // every other process is gone: nothing to publish to
     if (recovered && first) {
-      context.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),
+      context.recorder.event(sg4::Engine::get_clock(), EventType::PENDING_APPLIED, server.name(),
                              {{"count", count},
                               {"applied", outcome.applied},
                               {"dropped", outcome.dropped},
