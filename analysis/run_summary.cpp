@@ -15,6 +15,7 @@
 #include "input/input_error.hpp"
 #include "input/json_input.hpp"
 #include "input/object_reader.hpp"
+#include "result_format/failure_window.hpp"
 
 namespace failsim::analysis {
 namespace fs = std::filesystem;
@@ -78,10 +79,11 @@ RunEvent read_event(const json& v, const input::JsonLocation& at) {
   if (!v.is_object()) at.fail("an object", input::describe_found(v));
   RunEvent e;
   e.time = number_member(v, at, "time", input::Interval::non_negative());
-  e.type = input::read_string(member(v, at, "type", "a non-empty string"), at.child("type"));
+  e.type = result_format::parse_event_type(
+      input::read_string(member(v, at, "type", "a non-empty string"), at.child("type")));
   e.subject = string_member(v, at, "subject");
   e.details = object_member(v, at, "details");
-  if (e.type == "failure" || e.type == "link_failure") {
+  if (e.type && result_format::is_failure(*e.type)) {
     const input::JsonLocation down_at = at.child("details").child("down_for");
     const std::string expected = "a number >= 0 (seconds) or \"forever\"";
     const json& down = member(e.details, at.child("details"), "down_for", expected);

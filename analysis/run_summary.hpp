@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result_format/event_type.hpp"
+
 namespace failsim::analysis {
 
 /// One row of timeseries.csv (a scheduled evaluation).
@@ -28,11 +30,12 @@ struct EvaluationPoint {
 /// One event of result.json's `events` list.
 struct RunEvent {
   double time = 0.0;  ///< s (simulated)
-  std::string type;
+  /// None for a type this build does not know (a newer writer's): such events are ignored.
+  std::optional<result_format::EventType> type;
   std::string subject;
   nlohmann::json details;  ///< an object
-  /// `failure` and `link_failure` events: details.down_for in s, +infinity for "forever";
-  /// 0 for other events.
+  /// Failures (result_format::is_failure): details.down_for in s, +infinity for "forever"; 0 for
+  /// other events.
   double down_for = 0.0;
 };
 

@@ -13,6 +13,7 @@
 
 #include "analysis/stats.hpp"
 #include "input/input_error.hpp"
+#include "result_format/process_name.hpp"
 
 namespace failsim::analysis {
 namespace {
@@ -22,15 +23,6 @@ std::string role_of(const RunSummary& run, const std::string& host) {
     if (h.host == host) return h.role;
   }
   return "";
-}
-
-/// The host of a link failure's subject "<host>-link".
-std::string link_host(const std::string& link) {
-  constexpr std::string_view SUFFIX = "-link";
-  if (link.size() > SUFFIX.size() && link.ends_with(SUFFIX)) {
-    return link.substr(0, link.size() - SUFFIX.size());
-  }
-  return link;
 }
 
 /// Decimals that show `x` to `significant` significant digits, in [0, 12].
@@ -234,22 +226,18 @@ std::string render_csv_per_run(const std::vector<Configuration>& configurations,
 std::vector<FailureWindow> failure_windows(const RunSummary& run) {
   std::vector<FailureWindow> windows;
   for (const auto& e : run.events) {
-    if (e.type != "failure" && e.type != "link_failure") continue;
-    FailureWindow w;
-    w.host = e.type == "failure" ? e.subject : link_host(e.subject);
-    w.begin = std::min(e.time, run.end_time);
-    w.end = std::min(e.time + e.down_for, run.end_time);  // +inf for "forever"
+    if (!e.type || !result_format::is_failure(*e.type)) continue;
+    FailureWindow w{
+        result_format::failure_window(*e.type, e.time, e.subject, e.down_for, run.end_time)};
     w.server_side = role_of(run, w.host) == "server";
     const auto process = e.details.find("process");
-    if (e.type == "failure" && process != e.details.end() && process->is_string()) {
+    if (!w.link && process != e.details.end() && process->is_string()) {
       // "server-<n>", "shard-<k>.server-<n>" with sharded servers, either prefixed with
-      // "gen-<g>." after an elastic resize.
-      const std::string& name = process->get_ref<const std::string&>();
-      const std::size_t at = name.find("server-");
-      const bool prefixed = name.starts_with("shard-") || name.starts_with("gen-");
-      w.killed_server =
-          at == 0 || (prefixed && at != std::string::npos && name.compare(at - 1, 1, ".") == 0);
-      if (w.killed_server) w.shard_prefix = name.substr(0, at);
+      // "gen-<g>." after an elastic resize (result_format/process_name.hpp).
+      if (const auto scope = result_format::server_scope(process->get_ref<const std::string&>())) {
+        w.killed_server = true;
+        w.shard_prefix = scope->prefix();
+      }
     }
     windows.push_back(w);
   }
@@ -267,9 +255,9 @@ std::vector<HostTimeline> host_timelines(const RunSummary& run) {
     std::optional<double> down_since;
     for (const auto& e : run.events) {
       if (e.subject != h.host) continue;
-      if (e.type == "failure" && e.down_for > 0.0 && !down_since) {
+      if (e.type == result_format::EventType::FAILURE && e.down_for > 0.0 && !down_since) {
         down_since = std::min(e.time, run.end_time);
-      } else if (e.type == "host_up" && down_since) {
+      } else if (e.type == result_format::EventType::HOST_UP && down_since) {
         t.down.push_back({*down_since, std::max(*down_since, std::min(e.time, run.end_time))});
         down_since.reset();
       }
@@ -375,7 +363,7 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
       // The killed shard's first update since, or after an elastic resize the new shards'
       // first (the killed shard's parameters are theirs now).
       for (const auto& e : run.events) {
-        if (e.type == "training_resumed" && e.time >= f.time &&
+        if (e.type == result_format::EventType::TRAINING_RESUMED && e.time >= f.time &&
             (e.subject.starts_with(server[i].shard_prefix) ||
              e.details.value("after_resize", false))) {
           f.recovery = e.time - f.time;

@@ -15,15 +15,13 @@
 
 #include "analysis/cost_model.hpp"
 #include "analysis/run_summary.hpp"
+#include "result_format/failure_window.hpp"
 
 namespace failsim::analysis {
 
-/// One failure of a run: a `failure` event (the host is off for down_for) or a `link_failure`
-/// (the host's link is off), as a window [begin, end) clipped to the run's end.
-struct FailureWindow {
-  double begin = 0.0;  ///< s: the event's time
-  double end = 0.0;    ///< s: begin + down_for ("forever": the run's end), at most the end
-  std::string host;    ///< the failed host (a link's host for a link failure)
+/// One failure of a run (result_format/failure_window.hpp: a `failure` or `link_failure` event, as
+/// a window [begin, end) clipped to the run's end) and what it hit.
+struct FailureWindow : result_format::FailureWindow {
   /// The host's role in summary.hosts is "server" (every chain host is one). Failures of
   /// hosts summary.hosts does not list count as not server-side.
   bool server_side = false;
@@ -33,7 +31,7 @@ struct FailureWindow {
   bool killed_server = false;
   /// The killed server's shard prefix ("shard-<k>."; "" without shards): its shard's
   /// `training_resumed` subjects start with it.
-  std::string shard_prefix;
+  std::string shard_prefix{};
 };
 
 /// Every failure of `run`, in event order.

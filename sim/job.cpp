@@ -128,7 +128,7 @@ void Job::schedule_resize(const std::string& reason) {
 
 void Job::resize(const std::string& reason) {
   const double now = sg4::Engine::get_clock();
-  context_.recorder.event(now, "resize", "",
+  context_.recorder.event(now, EventType::RESIZE, "",
                           {{"reason", reason}, {"shards", context_.strategies.size()}});
   FAILSIM_INFO("resizing the job ({}): its {} shards stop", reason, context_.strategies.size());
   // Training stops everywhere: the first updates of the next generation end the outage.
@@ -149,7 +149,7 @@ void Job::resize(const std::string& reason) {
   resizing_ = false;
   if (hosts.empty()) {
     // Nothing to run on: the job waits for a server host to come back (host_up).
-    context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", "",
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, "",
                             {{"reason", "no server host is up"}});
     FAILSIM_INFO("no server host is up: the job waits for one");
     return;
@@ -232,7 +232,7 @@ void Job::install(std::vector<Shard> shards) {
   nlohmann::json hosts = nlohmann::json::array();
   for (const sg4::Host* h : in_use_) hosts.push_back(h->get_name());
   context_.recorder.event(
-      sg4::Engine::get_clock(), "resized", "",
+      sg4::Engine::get_clock(), EventType::RESIZED, "",
       {{"shards", now.size()}, {"generation", now.front().generation}, {"hosts", hosts}});
   FAILSIM_INFO("resized to {} shards (generation {}) on {}", now.size(), now.front().generation,
                hosts.dump());

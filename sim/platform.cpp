@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "result_format/process_name.hpp"
+
 namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -12,8 +14,8 @@ namespace {
 sg4::Host* add_star_host(sg4::NetZone* zone, const std::string& name, double speed,
                          const StarCluster& star) {
   sg4::Host* host = zone->create_host(name, speed);
-  sg4::Link* link =
-      zone->create_split_duplex_link(name + "-link", star.bandwidth)->set_latency(star.latency);
+  sg4::Link* link = zone->create_split_duplex_link(result_format::link_name(name), star.bandwidth)
+                        ->set_latency(star.latency);
   zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                   {{link, sg4::LinkInRoute::Direction::UP}}, true);
   return host;

@@ -44,7 +44,7 @@ std::string to_string(RunStatus status) {
 void RunContext::request_stop(const std::string& reason) {
   if (stopping()) return;
   stop_reason = reason;
-  recorder.event(sg4::Engine::get_clock(), "stop", "", {{"reason", reason}});
+  recorder.event(sg4::Engine::get_clock(), EventType::STOP, "", {{"reason", reason}});
   FAILSIM_INFO("stopping ({}) after {} updates", reason, recorder.updates());
   sg4::Actor::kill_all();
 }
@@ -165,7 +165,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;
-  result.recorder.event(0.0, "start", "",
+  result.recorder.event(0.0, EventType::START, "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
   context.branching = &branching;

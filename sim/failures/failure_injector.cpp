@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "models/rng.hpp"
+#include "result_format/process_name.hpp"
 #include "sim/branching.hpp"
 #include "sim/job.hpp"
 #include "sim/log.hpp"
@@ -118,7 +119,7 @@ bool FailureInjector::wait_until_up(sg4::Host* host) {
   while (!host->is_on()) {
     const auto it = down_.find(host);
     if (it == down_.end() || std::isinf(it->second.until)) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, host->get_name(),
                               {{"reason", "host down for good"}});
       return false;
     }
@@ -158,7 +159,8 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
   sg4::Host* host = target_host(event);
   if (host == nullptr) {
     FAILSIM_INFO("failure event {} skipped: no {} process is up", i, target_name(event.target));
-    context_.recorder.event(sg4::Engine::get_clock(), "failure_skipped", target_name(event.target),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::FAILURE_SKIPPED,
+                            target_name(event.target),
                             {{"event", i}, {"reason", "no such process is up"}});
     return;
   }
@@ -174,12 +176,13 @@ void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
 void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
                                 const std::string& cause) {
   // The star gives every host one split-duplex link, "<host>-link": both directions fail.
-  sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(host->get_name() + "-link");
+  sg4::SplitDuplexLink* link =
+      sg4::SplitDuplexLink::by_name(result_format::link_name(host->get_name()));
   const double now = sg4::Engine::get_clock();
   if (!link->get_link_up()->is_on()) {  // the pair's own state does not follow turn_off
     FAILSIM_INFO("failure of link {} ({}) skipped: the link is already down", link->get_name(),
                  cause);
-    context_.recorder.event(now, "failure_skipped", link->get_name(),
+    context_.recorder.event(now, EventType::FAILURE_SKIPPED, link->get_name(),
                             {{"cause", cause}, {"reason", "link already down"}});
     return;
   }
@@ -187,14 +190,14 @@ void FailureInjector::fail_link(sg4::Host* host, std::optional<double> down_for,
   FAILSIM_INFO("failure of link {} ({}): down {}", link->get_name(), cause,
                down_for ? fmt::format("for {} s", *down_for) : "for good");
   context_.recorder.event(
-      now, "link_failure", link->get_name(),
+      now, EventType::LINK_FAILURE, link->get_name(),
       {{"cause", cause},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
   if (!down_for) return;
   sg4::Actor::create("link-repair", context_.roles.coordinator, [this, link, down_for] {
     sg4::this_actor::sleep_for(*down_for);
     link->turn_on();
-    context_.recorder.event(sg4::Engine::get_clock(), "link_up", link->get_name());
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::LINK_UP, link->get_name());
   });
 }
 
@@ -203,7 +206,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   const double now = sg4::Engine::get_clock();
   const double host_back = down_for ? now + *down_for : NEVER;
   if (!host->is_on()) {
-    context_.recorder.event(now, "failure_skipped", host->get_name(),
+    context_.recorder.event(now, EventType::FAILURE_SKIPPED, host->get_name(),
                             {{"cause", cause}, {"reason", "host already down"}});
     FAILSIM_INFO("failure of host {} ({}) skipped: the host is already down", host->get_name(),
                  cause);
@@ -226,10 +229,10 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       worker = w.get();
   }
   context_.recorder.event(
-      now, "failure", host->get_name(),
+      now, EventType::FAILURE, host->get_name(),
       {{"cause", cause},
        {"process", server    ? server->name()
-                   : worker  ? fmt::format("worker-{}", worker->index())
+                   : worker  ? result_format::worker_name(worker->index())
                    : replica ? "replica"
                              : "none"},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
@@ -256,14 +259,14 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       const std::unique_lock lock(*mutex_);
       host_up_->notify_all();
       context_.recorder.down(host->get_name(), *down_for);
-      context_.recorder.event(sg4::Engine::get_clock(), "host_up", host->get_name());
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::HOST_UP, host->get_name());
       FAILSIM_INFO("host {} is up again", host->get_name());
       context_.job->host_up(host);
     });
   } else if (!down_for) {
     host->turn_off();
     down_[host] = {now, NEVER};
-    context_.recorder.event(now, "host_lost", host->get_name());
+    context_.recorder.event(now, EventType::HOST_LOST, host->get_name());
   }
   if (server == nullptr && worker == nullptr) return;
 
@@ -272,7 +275,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
     sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
     const double detected = sg4::Engine::get_clock();
     if (server != nullptr) {
-      context_.recorder.event(detected, "detected", server->name());
+      context_.recorder.event(detected, EventType::DETECTED, server->name());
       FAILSIM_INFO("detected the failure of {}", server->name());
       Strategy& owner = server->strategy();
       if (owner.retired()) return;  // a resize retired its shard meanwhile
@@ -281,7 +284,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       owner.on_server_failure_detected(*server, host_back);
       return;
     }
-    context_.recorder.event(detected, "detected", fmt::format("worker-{}", worker->index()));
+    context_.recorder.event(detected, EventType::DETECTED,
+                            result_format::worker_name(worker->index()));
     FAILSIM_INFO("detected the failure of worker-{}", worker->index());
     context_.coordinator.set_worker_live(worker->index(), false);
     for (Strategy* s : context_.strategies) s->membership_changed();
@@ -296,8 +300,8 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
 void FailureInjector::restart_worker(Worker& worker) {
   worker.launch();
   context_.coordinator.set_worker_live(worker.index(), true);
-  context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                          fmt::format("worker-{}", worker.index()));
+  context_.recorder.event(sg4::Engine::get_clock(), EventType::RESTART,
+                          result_format::worker_name(worker.index()));
   FAILSIM_INFO("restarted worker-{}", worker.index());
   for (Strategy* s : context_.strategies) s->membership_changed();
 }

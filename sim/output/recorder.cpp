@@ -2,8 +2,8 @@
 
 namespace failsim::sim {
 
-void Recorder::event(double time, std::string type, std::string subject, nlohmann::json details) {
-  events_.push_back({time, std::move(type), std::move(subject), std::move(details)});
+void Recorder::event(double time, EventType type, std::string subject, nlohmann::json details) {
+  events_.push_back({time, type, std::move(subject), std::move(details)});
 }
 
 void Recorder::update_applied(double time, const std::string& server, int shard) {
@@ -14,7 +14,7 @@ void Recorder::update_applied(double time, const std::string& server, int shard)
   nlohmann::json details{{"stalled_since", *state.stalled_since},
                          {"stalled_for", time - *state.stalled_since}};
   if (state.after_resize) details["after_resize"] = true;
-  event(time, "training_resumed", server, std::move(details));
+  event(time, EventType::TRAINING_RESUMED, server, std::move(details));
   state.stalled_since.reset();
   state.after_resize = false;
 }

@@ -12,7 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result_format/event_type.hpp"
+
 namespace failsim::sim {
+
+/// Events are recorded by type; result files spell them (result_format/event_type.hpp).
+using EventType = result_format::EventType;
 
 struct EvalRecord {
   double time = 0.0;         ///< simulated seconds
@@ -29,14 +34,14 @@ struct EvalRecord {
 
 struct EventRecord {
   double time = 0.0;
-  std::string type;     ///< e.g. "start", "stop", "target_reached"
+  EventType type = EventType::START;
   std::string subject;  ///< actor or host concerned, "" for the run
   nlohmann::json details = nlohmann::json::object();
 };
 
 class Recorder {
  public:
-  void event(double time, std::string type, std::string subject,
+  void event(double time, EventType type, std::string subject,
              nlohmann::json details = nlohmann::json::object());
   void evaluation(EvalRecord record);
   /// A worker computed a gradient: `slices` counts, one per shard it goes to (with sharded

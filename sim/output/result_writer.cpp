@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "input/atomic_file.hpp"
+#include "result_format/event_type.hpp"
 
 namespace failsim::sim {
 
@@ -125,8 +126,10 @@ nlohmann::json result_json(const RunResult& r) {
   j["summary"] = summary_json(r);
   nlohmann::json events = nlohmann::json::array();
   for (const EventRecord& e : r.recorder.events()) {
-    events.push_back(
-        {{"time", e.time}, {"type", e.type}, {"subject", e.subject}, {"details", e.details}});
+    events.push_back({{"time", e.time},
+                      {"type", std::string(result_format::spelling(e.type))},
+                      {"subject", e.subject},
+                      {"details", e.details}});
   }
   j["events"] = events;
   j["wall_clock"] = {{"setup_seconds", r.setup_seconds},
@@ -155,7 +158,8 @@ std::string events_csv(const RunResult& r) {
     std::string details = e.details.dump();
     std::string quoted;
     for (char c : details) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    out += fmt::format("{},{},{},\"{}\"\n", number(e.time), e.type, e.subject, quoted);
+    out += fmt::format("{},{},{},\"{}\"\n", number(e.time), result_format::spelling(e.type),
+                       e.subject, quoted);
   }
   return out;
 }

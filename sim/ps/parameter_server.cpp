@@ -34,7 +34,7 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
     : context_(context),
       strategy_(strategy),
       shard_(strategy.shard()),
-      name_(shard_.name(fmt::format("server-{}", incarnation))),
+      name_(shard_.server_name(incarnation)),
       host_(host),
       mailbox_(sg4::Mailbox::by_name(name_)),
       sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),

@@ -5,11 +5,13 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/model.hpp"
+#include "result_format/process_name.hpp"
 #include "sim/ps/snapshot.hpp"
 
 namespace simgrid::s4u {
@@ -56,13 +58,19 @@ struct Shard {
   /// Optimiser state of version 0: null at generation 0 (and without momentum).
   std::shared_ptr<const models::FloatBuffer> initial_velocity;
 
+  /// Where its processes belong: its index among several shards, its generation.
+  result_format::ProcessScope scope() const {
+    return {generation, count > 1 ? std::optional<int>(index) : std::nullopt};
+  }
   /// The name of one of its processes or mailboxes: `base` itself without shards, else
   /// "shard-<index>.<base>" (every shard has its own); after a resize, prefixed with
-  /// "gen-<generation>.".
+  /// "gen-<generation>." (result_format/process_name.hpp).
   std::string name(std::string_view base) const {
-    std::string prefix = generation == 0 ? "" : "gen-" + std::to_string(generation) + ".";
-    if (count > 1) prefix += "shard-" + std::to_string(index) + ".";
-    return prefix + std::string(base);
+    return result_format::scoped_name(scope(), base);
+  }
+  /// The name of its server process `incarnation` (result_format::server_name, in its scope).
+  std::string server_name(std::size_t incarnation) const {
+    return name(result_format::server_name(incarnation));
   }
 };
 

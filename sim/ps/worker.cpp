@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "result_format/process_name.hpp"
 #include "sim/branching.hpp"
 #include "sim/log.hpp"
 
@@ -40,7 +41,7 @@ void Worker::launch() {
     const std::string name = fmt::format("worker-{}.{}", index_, incarnation);
     inboxes_[k] = sg4::Mailbox::by_name(context_.shards[k].name(name));
   }
-  actor_ = sg4::Actor::create(fmt::format("worker-{}", index_),
+  actor_ = sg4::Actor::create(result_format::worker_name(index_),
                               context_.roles.workers[static_cast<std::size_t>(index_)],
                               [this] { run(); });
 }

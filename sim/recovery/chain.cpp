@@ -48,7 +48,7 @@ class ChainReplication final : public ChainedStrategy {
     remember_lost(dead);
     Replica* next = chain_.first_live();
     if (next == nullptr) {
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, dead.name(),
                               {{"reason", "no live replica"}});
       FAILSIM_INFO("no live replica to promote after the failure of {}", dead.name());
     } else {
@@ -72,7 +72,7 @@ class ChainReplication final : public ChainedStrategy {
     // coming due meanwhile must still find this replica's state to join from.
     chain_.promote(replica);
     context_.recorder.event(
-        sg4::Engine::get_clock(), "promoted", head_->name(),
+        sg4::Engine::get_clock(), EventType::PROMOTED, head_->name(),
         {{"host", host->get_name()}, {"version", state.snapshot->version}, {"updates_lost", lost}});
     FAILSIM_INFO("promoted {} on {} to {} at version {}: {} updates lost", replica.name(),
                  host->get_name(), head_->name(), state.snapshot->version, lost);

@@ -56,7 +56,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     if (reply->checkpoint)
       state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
     const std::int64_t lost = roll_back_to(*state.snapshot);
-    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_LOADED, server.name(),
                             {{"version", state.snapshot->version},
                              {"updates_lost", lost},
                              {"found", reply->checkpoint.has_value()}});
@@ -87,7 +87,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     const double start = sg4::Engine::get_clock();
     write(server.name() + ".ack", std::move(copy));
     context_.recorder.event(
-        sg4::Engine::get_clock(), "checkpoint_blocked", server.name(),
+        sg4::Engine::get_clock(), EventType::CHECKPOINT_BLOCKED, server.name(),
         {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});
   }
 
@@ -130,7 +130,8 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     lost_state_ = false;
     const ServerState restored = latest_checkpoint();
     const std::int64_t lost = roll_back_to(*restored.snapshot);
-    context_.recorder.event(sg4::Engine::get_clock(), "rolled_back", shard_.name("storage"),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::ROLLED_BACK,
+                            shard_.name("storage"),
                             {{"version", restored.snapshot->version}, {"updates_lost", lost}});
   }
 

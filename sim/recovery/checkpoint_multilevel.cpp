@@ -138,7 +138,7 @@ class MultilevelCheckpointing final : public Strategy {
     nlohmann::json levels = nlohmann::json::array();
     for (const CheckpointLevelKind kind : due) levels.push_back(level_name(kind));
     context_.recorder.event(
-        sg4::Engine::get_clock(), "checkpoint_snapshot", server.name(),
+        sg4::Engine::get_clock(), EventType::CHECKPOINT_SNAPSHOT, server.name(),
         {{"version", state.snapshot->version}, {"seconds", seconds}, {"levels", levels}});
     HostCopies& host = hosts_[server.host()];
     for (const CheckpointLevelKind kind : due) {
@@ -187,7 +187,7 @@ class MultilevelCheckpointing final : public Strategy {
     Persister& p = copies.persisters[kind];
     if (p.waiting) {
       context_.recorder.event(
-          sg4::Engine::get_clock(), "checkpoint_superseded",
+          sg4::Engine::get_clock(), EventType::CHECKPOINT_SUPERSEDED,
           shard_.name(fmt::format("{}:{}", host->get_name(), level_name(kind))),
           {{"version", p.waiting->snapshot->version}, {"by", copy.snapshot->version}});
     }
@@ -221,7 +221,7 @@ class MultilevelCheckpointing final : public Strategy {
       if (p.kind == CheckpointLevelKind::LOCAL_DISK) {
         local_disk(p.host)->write(static_cast<sg_size_t>(bytes));
         hosts_[p.host].local = copy;
-        context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
+        context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_WRITTEN,
                                 shard_.name(fmt::format("{}:local-disk", p.host->get_name())),
                                 {{"version", copy.snapshot->version}});
       } else if (p.kind == CheckpointLevelKind::PEER) {
@@ -287,7 +287,7 @@ class MultilevelCheckpointing final : public Strategy {
       HostCopies& here = hosts_[host];
       if (auto* copy = std::get_if<StateCopy>(message.get())) {
         here.peer = *copy;
-        context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
+        context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_WRITTEN,
                                 shard_.name(fmt::format("{}:peer", host->get_name())),
                                 {{"version", copy->snapshot->version}});
       } else {
@@ -406,7 +406,8 @@ class MultilevelCheckpointing final : public Strategy {
         from = c;
         break;
       }
-      context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_unreachable", server.name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_UNREACHABLE,
+                              server.name(),
                               {{"version", c.version}, {"level", level_name(c.kind)}});
       FAILSIM_INFO("{}: the {} copy of version {} is unreachable", server.name(),
                    level_name(c.kind), c.version);
@@ -420,7 +421,8 @@ class MultilevelCheckpointing final : public Strategy {
                            {"level", copy ? level_name(from.kind) : "none"},
                            {"seconds", sg4::Engine::get_clock() - start}};
     if (copy && from.kind == CheckpointLevelKind::PEER) details["peer"] = from.peer->get_name();
-    context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_loaded", server.name(), details);
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_LOADED, server.name(),
+                            details);
     FAILSIM_INFO("{} loaded version {} from {}: {} updates lost", server.name(),
                  state.snapshot->version,
                  copy ? fmt::format("level {}", level_name(from.kind)) : "nothing reachable", lost);

@@ -36,7 +36,7 @@ void CheckpointStorage::serve() {
     if (auto* copy = std::get_if<StateCopy>(message.get())) {
       disk->write(static_cast<sg_size_t>(bytes(*copy)));
       latest_ = *copy;
-      context_.recorder.event(sg4::Engine::get_clock(), "checkpoint_written",
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_WRITTEN,
                               shard_.name("storage"), {{"version", copy->snapshot->version}});
       FAILSIM_VERBOSE("checkpoint of version {} written", copy->snapshot->version);
       if (copy->ack_to != nullptr) {

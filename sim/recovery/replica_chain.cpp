@@ -95,8 +95,8 @@ bool ReplicaChain::replicate(ParameterServer& head) {
       Replica::forward(*chain_.front(), StateCopy{state.snapshot, state.velocity, nullptr},
                        context_, shard_, sg4::Mailbox::by_name(head.name() + ".ack"));
   context_.recorder.event(sg4::Engine::get_clock(),
-                          acknowledged ? "replicated" : "replication_incomplete", head.name(),
-                          {{"version", state.snapshot->version}});
+                          acknowledged ? EventType::REPLICATED : EventType::REPLICATION_INCOMPLETE,
+                          head.name(), {{"version", state.snapshot->version}});
   if (!acknowledged)
     FAILSIM_VERBOSE(
         "{}: replication of version {} incomplete: a replica did not acknowledge in time",
@@ -130,7 +130,7 @@ bool ReplicaChain::fail(sg4::Host* host, double host_back) {
       r->kill();
       sg4::Actor::create("detection", context_.roles.coordinator, [this, r, host, host_back] {
         sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
-        context_.recorder.event(sg4::Engine::get_clock(), "detected", r->name());
+        context_.recorder.event(sg4::Engine::get_clock(), EventType::DETECTED, r->name());
         FAILSIM_INFO("detected the failure of {}", r->name());
         chain_.erase(std::find(chain_.begin(), chain_.end(), r));
         replace(host, host_back);
@@ -168,7 +168,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
     if (tail == nullptr && !head->alive()) {
       if (orphaned_(host)) return;
       // Every copy of the parameters died: nothing to join from.
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", host->get_name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, host->get_name(),
                               {{"reason", "no live node holds the parameters"}});
       FAILSIM_INFO("no replacement on {}: no live node holds the parameters", host->get_name());
       return;
@@ -181,7 +181,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
       return;  // it died while joining: its own failure is detected and replaced
     }
     chain_.push_back(joined);
-    context_.recorder.event(sg4::Engine::get_clock(), "replica_joined", joined->name(),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::REPLICA_JOINED, joined->name(),
                             {{"host", host->get_name()}, {"version", state.snapshot->version}});
     FAILSIM_INFO("{} joined the chain on {} with version {}", joined->name(), host->get_name(),
                  state.snapshot->version);

@@ -88,7 +88,7 @@ class StatelessChain final : public ChainedStrategy {
       const SnapshotPtr stored = store_.latest();
       roll_back_to(*stored);
       headless_ = true;
-      context_.recorder.event(sg4::Engine::get_clock(), "no_replica", dead.name(),
+      context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLICA, dead.name(),
                               {{"version", stored->version}, {"pending", store_.pending()}});
       FAILSIM_INFO(
           "no live replica after the failure of {}: the store's version {} is the newest copy, {} "
@@ -125,7 +125,7 @@ class StatelessChain final : public ChainedStrategy {
     // Out of the chain only now: starting the head lets other actors run, and a replacement
     // coming due meanwhile must still find this replica's state to join from.
     chain_.promote(replica);
-    context_.recorder.event(sg4::Engine::get_clock(), "promoted", head_->name(),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::PROMOTED, head_->name(),
                             {{"host", host->get_name()},
                              {"version", start.snapshot->version},
                              {"updates_lost", lost},
@@ -142,8 +142,8 @@ class StatelessChain final : public ChainedStrategy {
   bool restart_from_store(sg4::Host* host) {
     if (!headless_ || restarting_) return false;
     restarting_ = true;  // starting the head lets other actors run
-    context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                            shard_.name(fmt::format("server-{}", servers_.size())),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::RESTART,
+                            shard_.server_name(servers_.size()),
                             {{"host", host->get_name()}, {"pending", store_.pending()}});
     FAILSIM_INFO("restarting {} on {} from the store, {} gradients pending",
                  shard_.name(fmt::format("server-{}", servers_.size())), host->get_name(),

@@ -189,7 +189,7 @@ void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_
                       models::to_string(store.rule().rule), outcome.dropped, count);
     }
     if (recovered && first) {
-      context.recorder.event(sg4::Engine::get_clock(), "pending_applied", server.name(),
+      context.recorder.event(sg4::Engine::get_clock(), EventType::PENDING_APPLIED, server.name(),
                              {{"count", count},
                               {"applied", outcome.applied},
                               {"dropped", outcome.dropped},

@@ -51,7 +51,7 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
   const double ready =
       std::max(sg4::Engine::get_clock() + context_.scenario.failures.restart_delay, host_back);
   if (std::isinf(ready)) {
-    context_.recorder.event(sg4::Engine::get_clock(), "no_replacement", dead.name(),
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::NO_REPLACEMENT, dead.name(),
                             {{"reason", "host down for good"}});
     FAILSIM_INFO("no replacement for {}: its host is down for good", dead.name());
     return;
@@ -62,10 +62,9 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
     if (retired_) return;                                 // a resize replaced the whole generation
     nlohmann::json d = details();
     d["host"] = host->get_name();
-    context_.recorder.event(sg4::Engine::get_clock(), "restart",
-                            shard_.name(fmt::format("server-{}", servers_.size())), d);
-    FAILSIM_INFO("restarting {} on {}", shard_.name(fmt::format("server-{}", servers_.size())),
-                 host->get_name());
+    context_.recorder.event(sg4::Engine::get_clock(), EventType::RESTART,
+                            shard_.server_name(servers_.size()), d);
+    FAILSIM_INFO("restarting {} on {}", shard_.server_name(servers_.size()), host->get_name());
     start(host);
   });
 }
