@@ -18,7 +18,8 @@ every output goes to a temporary file renamed into place. Exit status: 0 done, 1
 matplotlib missing, 2 bad input (one message naming the file and what was expected), 3 an output
 could not be written.
 
-Standalone on purpose, like plot.py: python3 with Debian's python3-matplotlib and python3-numpy.
+Standalone on purpose, like plot.py: python3 with Debian's python3-matplotlib and python3-numpy,
+and failsim_results.py beside it (the event types the tables read).
 """
 
 import argparse
@@ -26,6 +27,8 @@ import json
 import math
 import os
 import sys
+
+import failsim_results
 
 BAD_INPUT, OUTPUT_FAILED, MISSING_MODULE = 2, 3, 1
 BEGIN, END = "<!-- daly: begin -->", "<!-- daly: end -->"
@@ -295,7 +298,7 @@ def measure_events(events, K, setting):
             if last_blocked and last_blocked[0] == e["subject"]:
                 setting["spacing"].append((t - last_blocked[1], K))
             last_blocked = (e["subject"], t)
-        elif kind == "failure":
+        elif kind == failsim_results.FAILURE:
             setting["failures"] += 1
             failures.append(t)
             last_blocked = None
