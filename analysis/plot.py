@@ -16,8 +16,9 @@ input leaves no figure behind. Exit status: 0 success, 1 matplotlib missing, 2 b
 message naming the file and what was expected), 3 a figure could not be written.
 
 Standalone on purpose: python3's standard library and Debian's python3-matplotlib (which pulls
-python3-numpy) only, so it runs without building failsim. What a failure window is comes from
-failsim_results.py beside it, the Python twin of the C++ code the tables use.
+python3-numpy) only, so it runs without building failsim. What a failure window is and the
+Student t quantiles come from failsim_results.py beside it, the Python twin of the C++ code the
+tables use.
 """
 
 import argparse
@@ -36,24 +37,8 @@ RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result dire
 FORMATS = ("png", "svg")
 BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
 
-# Two-sided 95% quantiles of Student's t, t_{0.975}(df) for df = 1..30 (any statistics table).
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
 class BadInput(Exception):
     """An input that cannot be plotted; the message names the file and what was expected."""
-
-
-def t975(df):
-    """t_{0.975}(df): the table up to 30, above it the Cornish-Fisher expansion around the normal
-    quantile z = 1.959964 (error below 1e-4 for df > 30)."""
-    if df <= len(T975):
-        return T975[df - 1]
-    z = 1.959964
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) +
-            (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
 def mean_and_half_width(values):
@@ -64,7 +49,7 @@ def mean_and_half_width(values):
     if n < 2:
         return mean, 0.0
     s = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, t975(n - 1) * s / math.sqrt(n)
+    return mean, failsim_results.t975(n - 1) * s / math.sqrt(n)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 // The vocabulary of result files (result_format/): event types against their spellings and against
 // the docs that list them, process and link names made and parsed, the failure window; and
 // its Python twin analysis/failsim_results.py against the C++ it mirrors (the failure windows
-// of one result directory), by running python3.
+// of one result directory, the Student t quantiles of analysis/stats.cpp), by running python3.
 // Engine-free.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "analysis/run_summary.hpp"
+#include "analysis/stats.hpp"
 #include "analysis/table.hpp"
 #include "cli_harness.hpp"
 #include "result_format/event_type.hpp"
@@ -262,4 +264,28 @@ TEST_CASE("analysis/failsim_results.py rejects a bad failure event as plot.py re
         "/events/1: expected /time, found none\n"
         "expected /events/1/details/down_for to be a number or \"forever\", found \"20s\"\n"
         "/events/1: expected /time to be a number, found true\n");
+}
+
+TEST_CASE("analysis/failsim_results.py's Student t quantiles are analysis/stats.cpp's",
+          "[results][python]") {
+  TempDir dir;
+  const std::string out = run_python(
+      "print(' '.join(repr(failsim_results.t975(df)) for df in range(1, 301)))\n"
+      "try:\n"
+      "    failsim_results.t975(0)\n"
+      "except ValueError as e:\n"
+      "    print(e)\n",
+      dir);
+  std::istringstream values(out);
+  for (int df = 1; df <= 300; ++df) {
+    INFO("df " << df);
+    std::string text;
+    REQUIRE(values >> text);
+    const double t = failsim::analysis::t_quantile_975(df);
+    // The same constants and the same expansion; only the compilers' rounding may differ.
+    CHECK(std::fabs(std::strtod(text.c_str(), nullptr) - t) <= 1e-14 * t);
+  }
+  std::string rest;
+  std::getline(values >> std::ws, rest);
+  CHECK(rest == "t975: df must be >= 1, got 0");
 }
