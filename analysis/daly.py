@@ -18,7 +18,8 @@ every output goes to a temporary file renamed into place. Exit status: 0 done, 1
 matplotlib missing, 2 bad input (one message naming the file and what was expected), 3 an output
 could not be written.
 
-Standalone on purpose, like plot.py: python3 with Debian's python3-matplotlib and python3-numpy.
+Standalone on purpose, like plot.py: python3 with Debian's python3-matplotlib and python3-numpy,
+and failsim_results.py beside it (the Student t quantiles and event types the tables use).
 """
 
 import argparse
@@ -26,6 +27,9 @@ import json
 import math
 import os
 import sys
+
+import failsim_results
+from failsim_results import t975
 
 BAD_INPUT, OUTPUT_FAILED, MISSING_MODULE = 2, 3, 1
 BEGIN, END = "<!-- daly: begin -->", "<!-- daly: end -->"
@@ -39,23 +43,8 @@ except ImportError:
     print("daly.py: needs numpy (Debian: apt-get install python3-numpy)", file=sys.stderr)
     sys.exit(MISSING_MODULE)
 
-# Two-sided 95% quantiles of Student's t, t_{0.975}(df) for df = 1..30 (as plot.py).
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
 class BadInput(Exception):
     """An input that cannot be used; the message names the file and what was expected."""
-
-
-def t975(df):
-    """t_{0.975}(df): the table up to 30, then the Cornish-Fisher expansion (as plot.py)."""
-    if df <= len(T975):
-        return T975[df - 1]
-    z = 1.959964
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) +
-            (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
 def mean_half_width(values):
@@ -295,7 +284,7 @@ def measure_events(events, K, setting):
             if last_blocked and last_blocked[0] == e["subject"]:
                 setting["spacing"].append((t - last_blocked[1], K))
             last_blocked = (e["subject"], t)
-        elif kind == "failure":
+        elif kind == failsim_results.FAILURE:
             setting["failures"] += 1
             failures.append(t)
             last_blocked = None

@@ -16,7 +16,9 @@ input leaves no figure behind. Exit status: 0 success, 1 matplotlib missing, 2 b
 message naming the file and what was expected), 3 a figure could not be written.
 
 Standalone on purpose: python3's standard library and Debian's python3-matplotlib (which pulls
-python3-numpy) only, so it runs without building failsim.
+python3-numpy) only, so it runs without building failsim. What a failure window is and the
+Student t quantiles come from failsim_results.py beside it, the Python twin of the C++ code the
+tables use.
 """
 
 import argparse
@@ -27,30 +29,16 @@ import os
 import re
 import sys
 
+import failsim_results
+
 PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
 FIGURES = ("accuracy", "gradients", "utilisation", "sweep")
 RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result directories
 FORMATS = ("png", "svg")
 BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
 
-# Two-sided 95% quantiles of Student's t, t_{0.975}(df) for df = 1..30 (any statistics table).
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
 class BadInput(Exception):
     """An input that cannot be plotted; the message names the file and what was expected."""
-
-
-def t975(df):
-    """t_{0.975}(df): the table up to 30, above it the Cornish-Fisher expansion around the normal
-    quantile z = 1.959964 (error below 1e-4 for df > 30)."""
-    if df <= len(T975):
-        return T975[df - 1]
-    z = 1.959964
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) +
-            (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
 def mean_and_half_width(values):
@@ -61,7 +49,7 @@ def mean_and_half_width(values):
     if n < 2:
         return mean, 0.0
     s = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, t975(n - 1) * s / math.sqrt(n)
+    return mean, failsim_results.t975(n - 1) * s / math.sqrt(n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,7 +166,11 @@ class Run:
         self.name = field(result, ["scenario", "name"], "string", file)
         self.seed = field(result, ["scenario", "seed"], "integer", file)
         self.end_time = field(result, ["summary", "end_time"], "number", file)
-        self.windows = self._failure_windows(field(result, ["events"], "list", file), file)
+        try:
+            self.windows = failsim_results.failure_windows(
+                field(result, ["events"], "list", file), self.end_time)
+        except ValueError as e:
+            raise BadInput(f"{file}: {e}") from None
         if "utilisation" in figures:
             self.worker_time = self._worker_time(field(result, ["summary", "hosts"], "list", file),
                                                  file)
@@ -188,26 +180,6 @@ class Run:
         if "gradients" in figures:
             columns += ["gradients_computed", "gradients_applied"]
         self.series = read_timeseries(os.path.join(directory, "timeseries.csv"), columns)
-
-    def _failure_windows(self, events, file):
-        """(start, end, host) of every `failure` event: [time, time + details.down_for), to the
-        end of the run for "forever"; end == start for a process crash (down_for 0)."""
-        windows = []
-        for i, event in enumerate(events):
-            if not isinstance(event, dict) or event.get("type") != "failure":
-                continue
-            start = field(event, ["time"], "number", f"{file}: /events/{i}")
-            host = field(event, ["subject"], "string", f"{file}: /events/{i}")
-            down_for = field(event, ["details", "down_for"], "any", f"{file}: /events/{i}")
-            if down_for == "forever":
-                end = self.end_time
-            elif not isinstance(down_for, (int, float)) or isinstance(down_for, bool):
-                raise BadInput(f"{file}: expected /events/{i}/details/down_for to be a number "
-                               f"or \"forever\", found {json.dumps(down_for)}")
-            else:
-                end = min(start + down_for, self.end_time)
-            windows.append((start, end, host))
-        return windows
 
     def _worker_time(self, hosts, file):
         """Seconds of worker time in each state, summed over the run's worker hosts, and the
@@ -284,15 +256,17 @@ def wrap_name(name, width=18):
 
 
 def failure_windows(configs):
-    """Every distinct failure window of the runs shown, (start, end, hosts), in time order. One
-    window struck different hosts in different runs (a chain's head moves, a replacement server
-    runs elsewhere): its hosts are listed together, so their labels do not overprint."""
+    """Every distinct failure window of the runs shown (failsim_results.failure_windows: host
+    and link failures), (start, end, hosts, link), in time order. One window struck different
+    hosts in different runs (a chain's head moves, a replacement server runs elsewhere): its
+    hosts are listed together, so their labels do not overprint."""
     hosts = {}
     for runs in configs.values():
         for r in runs:
-            for start, end, host in r.windows:
-                hosts.setdefault((start, end), set()).add(host)
-    return [(start, end, ", ".join(sorted(names))) for (start, end), names in sorted(hosts.items())]
+            for w in r.windows:
+                hosts.setdefault((w.begin, w.end, w.link), set()).add(w.host)
+    return [(start, end, ", ".join(sorted(names)), link)
+            for (start, end, link), names in sorted(hosts.items())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,13 +277,19 @@ WINDOW_COLOUR = "0.85"
 
 def shade_failures(ax, windows, end):
     """Failure windows in light grey behind the curves, each labelled with its host at the top;
-    a process crash with the host up (down_for 0) is a thin dashed line."""
+    a link's window hatched (the host stayed up); a process crash with the host up (down_for 0)
+    is a thin dashed line."""
     from matplotlib.transforms import blended_transform_factory
     label = "failure (host down)"
+    link_label = "failure (link down)"
     crash_label = "failure (process crash)"
     top = blended_transform_factory(ax.transData, ax.transAxes)
-    for start, stop, host in windows:
-        if stop > start:
+    for start, stop, host, link in windows:
+        if stop > start and link:
+            ax.axvspan(start, stop, facecolor="none", edgecolor=WINDOW_COLOUR, hatch="//",
+                       zorder=0, lw=0, label=link_label)
+            link_label = None
+        elif stop > start:
             ax.axvspan(start, stop, color=WINDOW_COLOUR, zorder=0, lw=0, label=label)
             label = None
         else:

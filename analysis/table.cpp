@@ -322,17 +322,19 @@ double union_length(std::vector<FailureWindow> windows) {
   return total;
 }
 
-RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
-                           double target) {
+RunMetrics run_metrics(const RunSummary& run, double target) {
   RunMetrics m;
   m.configuration = run.name;
   m.seed = run.seed;
   m.directory = run.directory;
   m.status = run.status;
   m.final_accuracy = run.final_accuracy;
+  m.end_time = run.end_time;
   m.gradients_computed = run.gradients.computed;
   m.gradients_applied = run.gradients.applied;
+  m.gradients_dropped = run.gradients.dropped;
   m.gradients_lost = run.gradients.lost;
+  m.gradients_pending_at_end = run.gradients.pending_at_end;
   m.updates = run.updates;
   m.updates_rolled_back = run.updates_rolled_back;
   m.gradients_rolled_back = run.gradients.rolled_back;
@@ -387,7 +389,12 @@ RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const s
   if (workers > 0 && outage > 0.0) {
     m.idle_fraction = waited / (static_cast<double>(workers) * outage);
   }
+  return m;
+}
 
+RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
+                           double target) {
+  RunMetrics m = run_metrics(run, target);
   const std::vector<HostTimeline> timelines = host_timelines(run);
   const Cost whole = cost_of_run(book, plan, timelines, run.end_time);
   m.host_hours = whole.host_hours;
@@ -443,23 +450,20 @@ std::optional<TableFormat> parse_table_format(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
-                                         const TableLayout& layout) {
+std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target_accuracy) {
   using V = std::optional<double>;
   const auto count = [](std::int64_t RunMetrics::*field) {
     return [field](const RunMetrics& r) -> V { return static_cast<double>(r.*field); };
   };
-  std::size_t k_max = 0;
-  for (const auto& c : configurations) {
-    for (const auto& r : c.runs) k_max = std::max(k_max, r.server_failures.size());
-  }
-  k_max = std::min(k_max, layout.max_failures);
-  const std::string target = fmt::format("{}", layout.target);
+  const std::string target = fmt::format("{}", target_accuracy);
 
   std::vector<MetricColumn> columns;
   columns.push_back({"final_accuracy", "final accuracy", "fraction", 1.0, false,
                      [](const RunMetrics& r) { return r.final_accuracy; }});
-  for (std::size_t k = 0; k < k_max; ++k) {
+  columns.push_back({"failures", "failures", "", 1.0, false,
+                     [](const RunMetrics& r) -> V { return static_cast<double>(r.failures); },
+                     false});
+  for (std::size_t k = 0; k < failure_triples; ++k) {
     columns.push_back({fmt::format("accuracy_before_failure_{}", k + 1),
                        fmt::format("accuracy before failure {}", k + 1), "fraction", 1.0, false,
                        [k](const RunMetrics& r) -> V {
@@ -481,12 +485,18 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
   }
   columns.push_back({"time_to_target_s", "time to " + target, "s", 1.0, true,
                      [](const RunMetrics& r) { return r.time_to_target; }});
+  columns.push_back({"end_time_s", "end time", "s", 1.0, false,
+                     [](const RunMetrics& r) -> V { return r.end_time; }, false});
   columns.push_back({"gradients_computed", "gradients computed", "", 1.0, false,
                      count(&RunMetrics::gradients_computed)});
   columns.push_back({"gradients_applied", "gradients applied", "", 1.0, false,
                      count(&RunMetrics::gradients_applied)});
+  columns.push_back({"gradients_dropped", "gradients dropped", "", 1.0, false,
+                     count(&RunMetrics::gradients_dropped), false});
   columns.push_back(
       {"gradients_lost", "gradients lost", "", 1.0, false, count(&RunMetrics::gradients_lost)});
+  columns.push_back({"gradients_pending_at_end", "gradients pending at the end", "", 1.0, false,
+                     count(&RunMetrics::gradients_pending_at_end), false});
   columns.push_back({"updates", "updates", "", 1.0, false, count(&RunMetrics::updates)});
   columns.push_back({"updates_rolled_back", "updates rolled back", "", 1.0, false,
                      count(&RunMetrics::updates_rolled_back)});
@@ -495,13 +505,25 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
   columns.push_back({"idle_fraction", "worker idle fraction in outages", "fraction", 1.0, false,
                      [](const RunMetrics& r) { return r.idle_fraction; }});
   columns.push_back({"host_hours", "host-hours", "h", 1.0, false,
-                     [](const RunMetrics& r) -> V { return r.host_hours; }});
+                     [](const RunMetrics& r) { return r.host_hours; }});
   columns.push_back(
-      {"cost_usd", "cost", "USD", 1.0, false, [](const RunMetrics& r) -> V { return r.cost_usd; }});
+      {"cost_usd", "cost", "USD", 1.0, false, [](const RunMetrics& r) { return r.cost_usd; }});
   columns.push_back({"cost_to_target_usd", "cost to " + target, "USD", 1.0, true,
                      [](const RunMetrics& r) { return r.cost_to_target_usd; }});
   columns.push_back({"cost_per_useful_gradient_usd", "cost per useful gradient", "µUSD", 1e6, false,
                      [](const RunMetrics& r) { return r.cost_per_useful_gradient_usd; }});
+  return columns;
+}
+
+std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
+                                         const TableLayout& layout) {
+  std::size_t k_max = 0;
+  for (const auto& c : configurations) {
+    for (const auto& r : c.runs) k_max = std::max(k_max, r.server_failures.size());
+  }
+  std::vector<MetricColumn> columns =
+      all_metric_columns(std::min(k_max, layout.max_failures), layout.target);
+  std::erase_if(columns, [](const MetricColumn& c) { return !c.in_table; });
   return columns;
 }
 

@@ -67,7 +67,7 @@ struct FailureOutcome {
   std::optional<double> recovery;
 };
 
-/// The metrics of one run (docs/tables.md defines each).
+/// The metrics of one run (docs/tables.md defines each; runs.csv shows some, docs/sweeps.md).
 struct RunMetrics {
   std::string configuration;  ///< scenario.name
   std::uint64_t seed = 0;
@@ -78,25 +78,32 @@ struct RunMetrics {
   std::vector<FailureOutcome> server_failures;  ///< in time order
   std::size_t failures = 0;                     ///< every failure, server-side or not
   std::optional<double> time_to_target;         ///< s
+  double end_time = 0.0;                        ///< s: summary.end_time
   std::int64_t gradients_computed = 0;
   std::int64_t gradients_applied = 0;
+  std::int64_t gradients_dropped = 0;
   std::int64_t gradients_lost = 0;
+  std::int64_t gradients_pending_at_end = 0;
   std::int64_t updates = 0;
   std::int64_t updates_rolled_back = 0;
   std::int64_t gradients_rolled_back = 0;
   /// sum over workers of recovery_wait_seconds / (workers x union length of the server-side
   /// failure windows); none without a server-side window of positive length, or without workers.
   std::optional<double> idle_fraction;
-  double host_hours = 0.0;                   ///< Cost::host_hours of the whole run
-  double cost_usd = 0.0;                     ///< Cost::usd of the whole run
+  // The costs: none without a price book (run_metrics).
+  std::optional<double> host_hours;          ///< Cost::host_hours of the whole run
+  std::optional<double> cost_usd;            ///< Cost::usd of the whole run
   std::optional<double> cost_to_target_usd;  ///< Cost::usd until time_to_target
   /// cost_usd / (gradients_applied - gradients_rolled_back): the cost of each gradient the final
   /// parameters are made of (a stateless pile of 500 counts 500, not 1 update); none when 0.
   std::optional<double> cost_per_useful_gradient_usd;
 };
 
-/// Computes the metrics of `run` for a target accuracy in (0, 1] and a plan of `book`
-/// (cost_of_run's std::invalid_argument for an unknown plan).
+/// The metrics of `run` for a target accuracy in (0, 1] but the costs, which stay none.
+RunMetrics run_metrics(const RunSummary& run, double target);
+
+/// run_metrics and the costs under a plan of `book` (cost_of_run's std::invalid_argument for an
+/// unknown plan).
 RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
                            double target);
 
@@ -137,10 +144,18 @@ struct MetricColumn {
   /// runs have none.
   bool show_count = false;
   std::function<std::optional<double>(const RunMetrics&)> value;
+  /// A column of the tables (shown, and selectable with --columns); false: a figure only
+  /// runs.csv shows (sweep/aggregate.hpp picks its columns from this list by key).
+  bool in_table = true;
 };
 
-/// The metric columns, with K = min(layout.max_failures, the most server-side failures of any
-/// run) triples of failure columns (accuracy before, lowest after, recovery time).
+/// Every metric column, in table order: those of the tables, with `failure_triples` triples of
+/// failure columns (accuracy before, lowest after, recovery time) and `target` in the headers,
+/// and those of runs.csv only. The one list of the metrics a run is shown with.
+std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target);
+
+/// The tables' columns of all_metric_columns, with K = min(layout.max_failures, the most
+/// server-side failures of any run) triples of failure columns.
 std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& configurations,
                                          const TableLayout& layout);
 

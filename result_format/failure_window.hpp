@@ -1,5 +1,6 @@
 // What a failure of a run is, and the window of time it covers: one definition for the tables
-// (analysis/table.cpp) and runs.csv (sweep/aggregate.cpp). docs/tables.md defines it:
+// (analysis/table.cpp), runs.csv (sweep/aggregate.cpp) and, through its Python twin
+// analysis/failsim_results.py, the figures (analysis/plot.py). docs/tables.md defines it:
 // a `failure` event (its host is off, or its process crashed) or a `link_failure` event (its
 // host's link is off; the host is the link's name without "-link"), covering
 // [time, time + details.down_for) clipped to the run's end ("forever": to the end).

@@ -1,6 +1,10 @@
-// runs.csv and table.md of a sweep (see sweep_aggregate.hpp).
+// runs.csv and table.md of a sweep (see aggregate.hpp).
 #include "sweep/aggregate.hpp"
 
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -21,8 +25,37 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-/// Shortest text that reads back as the same double, as result files write numbers.
+/// Shortest text that reads back as the same double, as result files write numbers (a count is
+/// an integer without decimals).
 std::string number(double v) { return fmt::format("{}", v); }
+
+/// runs.csv's figures: these metric columns of the tables' list (analysis/table.hpp), by key,
+/// in this order.
+constexpr std::array<std::string_view, 11> RUNS_CSV_METRICS = {"final_accuracy",
+                                                               "end_time_s",
+                                                               "failures",
+                                                               "updates",
+                                                               "updates_rolled_back",
+                                                               "gradients_computed",
+                                                               "gradients_applied",
+                                                               "gradients_dropped",
+                                                               "gradients_lost",
+                                                               "gradients_pending_at_end",
+                                                               "gradients_rolled_back"};
+
+std::vector<analysis::MetricColumn> runs_csv_columns() {
+  // No figure of runs.csv depends on the failure columns or the target.
+  const std::vector<analysis::MetricColumn> all =
+      analysis::all_metric_columns(0, analysis::TableLayout{}.target);
+  std::vector<analysis::MetricColumn> columns;
+  for (const std::string_view key : RUNS_CSV_METRICS) {
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const analysis::MetricColumn& c) { return c.key == key; });
+    if (it == all.end()) throw std::logic_error("runs.csv: no metric column " + std::string(key));
+    columns.push_back(*it);
+  }
+  return columns;
+}
 
 }  // namespace
 
@@ -51,10 +84,10 @@ std::string runs_csv(const SweepPlan& plan,
     out += ',';
     out += csv_field(path);
   }
-  out +=
-      ",seed,status,final_accuracy,end_time_s,failures,updates,updates_rolled_back,"
-      "gradients_computed,gradients_applied,gradients_dropped,gradients_lost,"
-      "gradients_pending_at_end,gradients_rolled_back,directory\n";
+  const std::vector<analysis::MetricColumn> columns = runs_csv_columns();
+  out += ",seed,status";
+  for (const analysis::MetricColumn& c : columns) out += ',' + c.key;
+  out += ",directory\n";
   for (const SweepRun& run : plan.runs) {
     const SweepPoint& point = plan.points[run.point];
     out +=
@@ -66,13 +99,14 @@ std::string runs_csv(const SweepPlan& plan,
     out += fmt::format(",{}", run.seed);
     const std::optional<analysis::RunSummary>& r = results.at(run.index);
     if (r) {
-      const analysis::GradientCounts& g = r->gradients;
-      out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r->status),
-                         r->final_accuracy ? number(*r->final_accuracy) : "", number(r->end_time),
-                         analysis::failure_windows(*r).size(), r->updates, r->updates_rolled_back,
-                         g.computed, g.applied, g.dropped, g.lost, g.pending_at_end, g.rolled_back);
+      const analysis::RunMetrics m = analysis::run_metrics(*r, analysis::TableLayout{}.target);
+      out += ',' + csv_field(r->status);
+      for (const analysis::MetricColumn& c : columns) {
+        const std::optional<double> v = c.value(m);
+        out += ',' + (v ? number(*v) : std::string());
+      }
     } else {
-      out += ",missing,,,,,,,,,,,";
+      out += ",missing" + std::string(columns.size(), ',');
     }
     out += fmt::format(",{}\n", csv_field(run.directory));
   }

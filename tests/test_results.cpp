@@ -1,21 +1,32 @@
 // The vocabulary of result files (result_format/): event types against their spellings and against
-// the docs that list them, process and link names made and parsed, the failure window.
+// the docs that list them, process and link names made and parsed, the failure window; and
+// its Python twin analysis/failsim_results.py against the C++ it mirrors (the failure windows
+// of one result directory, the Student t quantiles of analysis/stats.cpp), by running python3.
 // Engine-free.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "analysis/run_summary.hpp"
+#include "analysis/stats.hpp"
+#include "analysis/table.hpp"
 #include "cli_harness.hpp"
 #include "result_format/event_type.hpp"
 #include "result_format/failure_window.hpp"
 #include "result_format/process_name.hpp"
+#include "temp_dir.hpp"
 
 using failsim::result_format::EventType;
 using failsim::testing::read_text;
+using failsim::testing::run_shell;
+using failsim::testing::TempDir;
+using failsim::testing::write_text;
 
 namespace {
 
@@ -43,6 +54,28 @@ std::set<std::string> enum_spellings() {
   std::set<std::string> spellings;
   for (const auto& e : failsim::result_format::event_types()) spellings.emplace(e.spelling);
   return spellings;
+}
+
+/// The interpreter the Python tools run with (as failsim plot: FAILSIM_PYTHON, else
+/// /usr/bin/python3).
+std::string python() {
+  const char* env = std::getenv("FAILSIM_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
+}
+
+/// Runs `code` with analysis/ (failsim_results.py) importable; its standard output.
+std::string run_python(const std::string& code, const TempDir& dir) {
+  write_text(dir.file("check.py"), "import sys\nsys.path.insert(0, '" FAILSIM_SOURCE_DIR
+                                   "/analysis')\nimport failsim_results\n" +
+                                       code);
+  // Appended, not a chain of operator+: GCC 12 warns falsely (-Wrestrict) on "'" + string.
+  std::string command = python();
+  command.insert(0, 1, '\'');
+  command += "' '" + dir.file("check.py") + "'";
+  const auto ran = run_shell(command, dir);
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  return ran.out;
 }
 
 }  // namespace
@@ -140,4 +173,119 @@ TEST_CASE("a failure window: failures and link failures, clipped to the run's en
   CHECK(forever.end == 100.0);
   const auto crash = failure_window(EventType::FAILURE, 10.0, "worker-0", 0.0, 100.0);
   CHECK(crash.end == crash.begin);
+}
+
+namespace {
+
+/// A result with every kind of failure and events around them (docs/result-format.md).
+const char* const RESULT = R"({
+  "format": "failsim-result", "format_version": 1,
+  "scenario": {"name": "windows", "seed": 1},
+  "summary": {
+    "status": "completed", "end_time": 100.0, "final": null,
+    "gradients": {"computed": 10, "applied": 10, "dropped": 0, "lost": 0, "pending_at_end": 0,
+                  "rolled_back": 0},
+    "updates": 10, "updates_rolled_back": 0,
+    "hosts": [{"host": "server-0", "role": "server", "recovery_wait_seconds": 0.0,
+               "down_seconds": 20.0}]
+  },
+  "events": [
+    {"time": 0.0, "type": "start", "subject": "", "details": {"workers": 2, "params": 3}},
+    {"time": 10.1, "type": "failure", "subject": "worker-0",
+     "details": {"cause": "event 0", "down_for": 0.0, "process": "worker-0"}},
+    {"time": 30.000000000000004, "type": "failure", "subject": "server-0",
+     "details": {"cause": "stochastic", "down_for": 20.3, "process": "server-0"}},
+    {"time": 31.0, "type": "failure_skipped", "subject": "server-0",
+     "details": {"cause": "stochastic", "reason": "host already down"}},
+    {"time": 40.0, "type": "link_failure", "subject": "worker-1-link",
+     "details": {"cause": "event 1", "down_for": 5.5}},
+    {"time": 45.5, "type": "link_up", "subject": "worker-1-link", "details": {}},
+    {"time": 50.3, "type": "host_up", "subject": "server-0", "details": {}},
+    {"time": 60.0, "type": "link_failure", "subject": "server-0-link",
+     "details": {"cause": "event 2", "down_for": "forever"}},
+    {"time": 70.0, "type": "a_newer_writers_event", "subject": "", "details": {}},
+    {"time": 95.0, "type": "failure", "subject": "worker-1",
+     "details": {"cause": "event 3", "down_for": 10.0, "process": "worker-1"}},
+    {"time": 99.0, "type": "failure", "subject": "worker-2",
+     "details": {"cause": "event 4", "down_for": "forever", "process": "none"}},
+    {"time": 100.0, "type": "stop", "subject": "", "details": {"reason": "time"}}
+  ]
+})";
+
+}  // namespace
+
+TEST_CASE("analysis/failsim_results.py finds the failure windows of a result as the tables do",
+          "[results][python]") {
+  TempDir dir;
+  write_text(dir.file("run/result.json"), RESULT);
+  failsim::analysis::RunSummary run;
+  failsim::analysis::parse_result_json(RESULT, "result.json", run);
+  const auto windows = failsim::analysis::failure_windows(run);
+  REQUIRE(windows.size() == 6);
+
+  const std::string out = run_python(
+      "import json\n"
+      "result = json.load(open('" +
+          dir.file("run/result.json") +
+          "'))\n"
+          "for w in failsim_results.failure_windows(result['events'], "
+          "result['summary']['end_time']):\n"
+          "    print(repr(w.begin), repr(w.end), w.host, int(w.link))\n",
+      dir);
+  std::istringstream lines(out);
+  std::size_t i = 0;
+  for (std::string begin, end, host; lines >> begin >> end >> host; ++i) {
+    int link = 0;
+    lines >> link;
+    INFO("window " << i << ": " << begin << " " << end << " " << host << " " << link);
+    REQUIRE(i < windows.size());
+    CHECK(std::strtod(begin.c_str(), nullptr) == windows[i].begin);
+    CHECK(std::strtod(end.c_str(), nullptr) == windows[i].end);
+    CHECK(host == windows[i].host);
+    CHECK((link == 1) == windows[i].link);
+  }
+  CHECK(i == windows.size());
+}
+
+TEST_CASE("analysis/failsim_results.py rejects a bad failure event as plot.py reports it",
+          "[results][python]") {
+  TempDir dir;
+  const std::string out = run_python(
+      "for events in ([{'type': 'failure', 'subject': 'h', 'details': {}}],\n"
+      "               [{'type': 'link_failure', 'time': 1.0, 'subject': 'h-link',\n"
+      "                 'details': {'down_for': '20s'}}],\n"
+      "               [{'type': 'failure', 'time': True, 'subject': 'h'}]):\n"
+      "    try:\n"
+      "        failsim_results.failure_windows([{'type': 'start'}] + events, 10.0)\n"
+      "    except ValueError as e:\n"
+      "        print(e)\n",
+      dir);
+  CHECK(out ==
+        "/events/1: expected /time, found none\n"
+        "expected /events/1/details/down_for to be a number or \"forever\", found \"20s\"\n"
+        "/events/1: expected /time to be a number, found true\n");
+}
+
+TEST_CASE("analysis/failsim_results.py's Student t quantiles are analysis/stats.cpp's",
+          "[results][python]") {
+  TempDir dir;
+  const std::string out = run_python(
+      "print(' '.join(repr(failsim_results.t975(df)) for df in range(1, 301)))\n"
+      "try:\n"
+      "    failsim_results.t975(0)\n"
+      "except ValueError as e:\n"
+      "    print(e)\n",
+      dir);
+  std::istringstream values(out);
+  for (int df = 1; df <= 300; ++df) {
+    INFO("df " << df);
+    std::string text;
+    REQUIRE(values >> text);
+    const double t = failsim::analysis::t_quantile_975(df);
+    // The same constants and the same expansion; only the compilers' rounding may differ.
+    CHECK(std::fabs(std::strtod(text.c_str(), nullptr) - t) <= 1e-14 * t);
+  }
+  std::string rest;
+  std::getline(values >> std::ws, rest);
+  CHECK(rest == "t975: df must be >= 1, got 0");
 }

@@ -603,14 +603,14 @@ TEST_CASE("host-hours and costs by hand", "[table][metrics]") {
   const RunSummary run = parsed(result_json("cfg", 1));
   // Held: server 100 - 30 = 70 s, workers 100 s each: 270 s at 0.001 USD/s.
   const RunMetrics m = compute_metrics(run, round_prices(), "per-second", 0.7);
-  CHECK(m.host_hours == Approx(270.0 / 3600.0));
-  CHECK(m.cost_usd == Approx(0.27));
+  CHECK(*m.host_hours == Approx(270.0 / 3600.0));
+  CHECK(*m.cost_usd == Approx(0.27));
   // To 70 s: server [0, 30) and [50, 70) = 50 s, workers 70 s each: 190 s.
   CHECK(*m.cost_to_target_usd == Approx(0.19));
   // 990 gradients applied, 40 rolled back.
   CHECK(*m.cost_per_useful_gradient_usd == Approx(0.27 / 950.0));
   // Commitment: 3 hosts x 100 s at 1.8 USD/h, down or not.
-  CHECK(compute_metrics(run, round_prices(), "commitment", 0.7).cost_usd ==
+  CHECK(*compute_metrics(run, round_prices(), "commitment", 0.7).cost_usd ==
         Approx(3 * 100.0 * 1.8 / 3600.0));
 
   json r = result_json("cfg", 1);
