@@ -1,6 +1,7 @@
 // `failsim train`: sequential mini-batch SGD with no simulation around it. It checks the math
 // on its own (e.g. one epoch of the study's CNN on Fashion-MNIST) and prints test accuracy.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <exception>
 #include <stdexcept>
@@ -14,7 +15,7 @@ namespace failsim::cli {
 
 namespace {
 struct TrainOptions {
-  std::string model = "cnn";
+  models::ModelKind model = models::ModelKind::CNN;
   std::vector<int> hidden{128};
   int epochs = 1;
   int batch = 32;
@@ -36,9 +37,7 @@ int run_train(const TrainOptions& o) {
   }
   try {
     models::ModelSpec spec;
-    spec.kind = o.model == "softmax" ? models::ModelKind::SOFTMAX
-                : o.model == "mlp"   ? models::ModelKind::MLP
-                                     : models::ModelKind::CNN;
+    spec.kind = o.model;
     spec.hidden = o.hidden;
     auto model = models::make_model(spec, train_set.channels, train_set.height, train_set.width,
                                     train_set.num_classes);
@@ -68,9 +67,17 @@ Command add_train_command(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* sub =
       app.add_subcommand("train", "Train a model with plain SGD on Fashion-MNIST (no simulation)");
-  sub->add_option("--model", options->model, "softmax, mlp or cnn (the study's CNN)")
-      ->check(CLI::IsMember({"softmax", "mlp", "cnn"}))
-      ->capture_default_str();
+  std::vector<std::string> names;
+  for (const auto& [spelling, kind] : models::MODEL_KINDS) names.emplace_back(spelling);
+  sub->add_option_function<std::string>(
+         "--model",
+         [options](const std::string& name) {
+           for (const auto& [spelling, kind] : models::MODEL_KINDS) {
+             if (spelling == name) options->model = kind;
+           }
+         },
+         fmt::format("{} (default: cnn, the study's CNN)", fmt::join(names, ", ")))
+      ->check(CLI::IsMember(names));
   sub->add_option("--hidden", options->hidden, "MLP hidden layer sizes")->capture_default_str();
   sub->add_option("--epochs", options->epochs, "passes over the training set")
       ->check(CLI::PositiveNumber)

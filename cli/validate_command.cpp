@@ -1,8 +1,11 @@
-// `failsim validate FILE...`: check scenario files without running them (a platform file is
-// loaded by SimGrid in a child process, as a run would: sim/simgrid_probe.hpp).
+// `failsim validate FILE...`: check scenario files without running them, with the checks a run
+// makes before simulating: the scenario's own, resolve()'s (data headers, model size, shards:
+// sim/scenario/resolve.hpp) and SimGrid loading a platform file in a child process
+// (sim/simgrid_probe.hpp).
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/simgrid_probe.hpp"
 
@@ -17,9 +20,8 @@ Command add_validate_command(CLI::App& app) {
             for (const std::string& file : *files) {
               try {
                 const sim::Scenario scenario = sim::load_scenario(file);
-                if (scenario.cluster.kind == sim::ClusterKind::PLATFORM) {
-                  sim::probe_simgrid_setup({}, scenario.cluster.platform.file, file);
-                }
+                sim::resolve(scenario, file);
+                sim::probe_simgrid_setup({}, scenario.cluster, file);
                 fmt::print("{}: ok\n", file);
               } catch (const input::InputError& e) {
                 fmt::print(stderr, "{}\n", e.what());

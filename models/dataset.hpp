@@ -15,6 +15,16 @@ namespace failsim::models {
 /// Which part of a data set: the training set or the held-out test set.
 enum class Split { TRAIN, TEST };
 
+/// A data set's shape without its samples: what building a model and splitting the training
+/// set over workers need, known from file headers or a generator's parameters.
+struct DataShape {
+  int samples = 0;
+  int channels = 1;
+  int height = 1;
+  int width = 1;
+  int num_classes = 0;
+};
+
 /// A labelled data set held in memory. Sample i occupies x[i*dim, (i+1)*dim).
 struct Dataset {
   std::string name;

@@ -356,23 +356,18 @@ void write_idx(const std::string& path, const IdxArray& array, bool gzip) {
   }
 }
 
-Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
-                      const std::string& name, float mean, float std_dev, int limit,
-                      int num_classes) {
-  if (num_classes <= 0) {
-    throw std::invalid_argument(
-        fmt::format("load_idx_pair: num_classes must be positive, found {}", num_classes));
-  }
-  const IdxArray labels = read_idx(labels_path);
-  if (labels.dims.size() != 1) {
+namespace {
+/// The shape that an images file's dimensions and its labels file's describe (checked against
+/// each other), with at most `limit` samples when limit >= 0.
+DataShape image_shape(const std::string& images_path, const std::vector<std::uint32_t>& image_dims,
+                      const std::string& labels_path, const std::vector<std::uint32_t>& label_dims,
+                      int limit, int num_classes) {
+  if (label_dims.size() != 1) {
     throw DataError(DataErrorKind::BAD_SHAPE, labels_path,
                     fmt::format("bad labels file: expected 1 dimension (n), found {} "
                                 "(dimensions {})",
-                                labels.dims.size(), dims_text(labels.dims)));
+                                label_dims.size(), dims_text(label_dims)));
   }
-  ByteSource images(images_path);
-  const Header header = read_header(images, images_path);
-  const std::vector<std::uint32_t>& image_dims = header.dims;
   if (image_dims.size() < 2 || image_dims.size() > 4) {
     throw DataError(DataErrorKind::BAD_SHAPE, images_path,
                     fmt::format("bad images file: expected 2 to 4 dimensions (n, dim), "
@@ -380,19 +375,11 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
                                 "(dimensions {})",
                                 image_dims.size(), dims_text(image_dims)));
   }
-  if (image_dims[0] != labels.dims[0]) {
+  if (image_dims[0] != label_dims[0]) {
     throw DataError(DataErrorKind::COUNT_MISMATCH, labels_path,
                     fmt::format("image/label count mismatch: expected as many labels as the "
                                 "{} images in {}, found {} labels",
-                                image_dims[0], images_path, labels.dims[0]));
-  }
-  for (std::size_t i = 0; i < labels.data.size(); ++i) {
-    if (labels.data[i] >= num_classes) {
-      throw DataError(DataErrorKind::LABEL_OUT_OF_RANGE, labels_path,
-                      fmt::format("label out of range at index {}: expected 0 <= label < {}, "
-                                  "found {}",
-                                  i, num_classes, labels.data[i]));
-    }
+                                image_dims[0], images_path, label_dims[0]));
   }
   std::uint64_t sample_size = 1;
   for (std::size_t d = 1; d < image_dims.size(); ++d) sample_size *= image_dims[d];
@@ -402,27 +389,61 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
                                 "pixels, found dimensions {}",
                                 INT_MAX, INT_MAX, dims_text(image_dims)));
   }
+  DataShape shape;
+  shape.num_classes = num_classes;
+  const bool whole = limit < 0 || static_cast<std::uint32_t>(limit) >= image_dims[0];
+  shape.samples = static_cast<int>(whole ? image_dims[0] : static_cast<std::uint32_t>(limit));
+  switch (image_dims.size()) {
+    case 2:
+      shape.width = static_cast<int>(image_dims[1]);
+      break;
+    case 3:
+      shape.height = static_cast<int>(image_dims[1]);
+      shape.width = static_cast<int>(image_dims[2]);
+      break;
+    default:
+      shape.channels = static_cast<int>(image_dims[1]);
+      shape.height = static_cast<int>(image_dims[2]);
+      shape.width = static_cast<int>(image_dims[3]);
+      break;
+  }
+  return shape;
+}
+}  // namespace
+
+Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
+                      const std::string& name, float mean, float std_dev, int limit,
+                      int num_classes) {
+  if (num_classes <= 0) {
+    throw std::invalid_argument(
+        fmt::format("load_idx_pair: num_classes must be positive, found {}", num_classes));
+  }
+  const IdxArray labels = read_idx(labels_path);
+  ByteSource images(images_path);
+  const Header header = read_header(images, images_path);
+  const std::vector<std::uint32_t>& image_dims = header.dims;
+  const DataShape shape =
+      image_shape(images_path, image_dims, labels_path, labels.dims, limit, num_classes);
+  for (std::size_t i = 0; i < labels.data.size(); ++i) {
+    if (labels.data[i] >= num_classes) {
+      throw DataError(DataErrorKind::LABEL_OUT_OF_RANGE, labels_path,
+                      fmt::format("label out of range at index {}: expected 0 <= label < {}, "
+                                  "found {}",
+                                  i, num_classes, labels.data[i]));
+    }
+  }
   const bool whole = limit < 0 || static_cast<std::uint32_t>(limit) >= image_dims[0];
   std::vector<std::uint32_t> dims = image_dims;
   if (!whole) dims[0] = static_cast<std::uint32_t>(limit);
+  std::uint64_t sample_size = 1;
+  for (std::size_t d = 1; d < image_dims.size(); ++d) sample_size *= image_dims[d];
 
   Dataset data;
   data.name = name;
   data.num_classes = num_classes;
-  switch (dims.size()) {
-    case 2:
-      data.width = static_cast<int>(dims[1]);
-      break;
-    case 3:
-      data.height = static_cast<int>(dims[1]);
-      data.width = static_cast<int>(dims[2]);
-      break;
-    default:
-      data.channels = static_cast<int>(dims[1]);
-      data.height = static_cast<int>(dims[2]);
-      data.width = static_cast<int>(dims[3]);
-      break;
-  }
+  data.channels = shape.channels;
+  data.height = shape.height;
+  data.width = shape.width;
   // Decompress and normalise chunk by chunk straight into the floats: the raw bytes of the
   // whole set (47 MB for Fashion-MNIST) are never held, and each chunk is still in cache
   // when it is normalised.
@@ -452,6 +473,14 @@ Dataset load_idx_split(const std::string& dir, Split split, const std::string& n
   const auto labels = pick_file(root, prefix + "-labels-idx1-ubyte");
   return load_idx_pair(images.string(), labels.string(),
                        name + (split == Split::TRAIN ? "-train" : "-test"), 0.5f, 0.5f, limit, 10);
+}
+
+DataShape read_idx_split_shape(const std::string& dir, Split split, int limit) {
+  const std::string prefix = split == Split::TRAIN ? "train" : "t10k";
+  const std::filesystem::path root(dir);
+  const std::string images = pick_file(root, prefix + "-images-idx3-ubyte").string();
+  const std::string labels = pick_file(root, prefix + "-labels-idx1-ubyte").string();
+  return image_shape(images, read_idx_dims(images), labels, read_idx_dims(labels), limit, 10);
 }
 
 Dataset load_fashion_mnist(Split split, const std::string& dir, int limit) {

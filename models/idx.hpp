@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/dataset.hpp"
+#include "models/fashion_mnist.hpp"
 
 namespace failsim::models {
 
@@ -76,14 +77,17 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
                       const std::string& name, float mean = 0.5f, float std_dev = 0.5f,
                       int limit = -1, int num_classes = 10);
 
+/// The shape of a split of an MNIST-layout directory (the files load_idx_split() reads) from
+/// the two files' headers only: samples = min(limit, n) for limit >= 0, 10 classes. Throws
+/// DataError for a missing file, a bad header or an image/label count mismatch; the data
+/// itself is checked only when it is loaded.
+DataShape read_idx_split_shape(const std::string& dir, Split split, int limit = -1);
+
 /// Loads a split of an MNIST-layout directory: train-{images-idx3,labels-idx1}-ubyte or
 /// t10k-..., each taken as `<file>.gz` if present, else the uncompressed `<file>`. The
 /// Dataset is named "<name>-train" or "<name>-test". Mean 0.5, std 0.5, 10 classes.
 Dataset load_idx_split(const std::string& dir, Split split, const std::string& name,
                        int limit = -1);
-
-/// Where setup installs Fashion-MNIST.
-inline constexpr const char* FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
 
 /// Fashion-MNIST (60000 train / 10000 test images of 28x28, 10 classes), normalised to
 /// [-1, 1] with mean 0.5 and std 0.5 as in the study.

@@ -6,18 +6,6 @@
 
 namespace failsim::models {
 
-std::string to_string(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::SOFTMAX:
-      return "softmax";
-    case ModelKind::MLP:
-      return "mlp";
-    case ModelKind::CNN:
-      return "cnn";
-  }
-  return "?";
-}
-
 std::unique_ptr<Model> make_model(const ModelSpec& spec, int channels, int height, int width,
                                   int classes) {
   const int dim = channels * height * width;

@@ -6,19 +6,15 @@
 #include <vector>
 
 #include "models/model.hpp"
+#include "models/model_kind.hpp"
 
 namespace failsim::models {
-
-enum class ModelKind { SOFTMAX, MLP, CNN };
 
 struct ModelSpec {
   ModelKind kind = ModelKind::SOFTMAX;
   std::vector<int> hidden;  ///< MLP hidden layer sizes
   float dropout = 0.25f;    ///< CNN dropout probability (the study's 0.25)
 };
-
-/// "softmax", "mlp", "cnn".
-std::string to_string(ModelKind kind);
 
 /// Builds the model for inputs of the given shape and number of classes. Throws
 /// std::invalid_argument when the shape does not suit the model (e.g. the CNN needs 28x28).

@@ -49,22 +49,6 @@ void Sgd::step(std::span<const float> from, std::span<float> to, std::span<const
   out = p - lr * v;
 }
 
-std::string to_string(StaleRule rule) {
-  switch (rule) {
-    case StaleRule::SUM:
-      return "sum";
-    case StaleRule::MEAN:
-      return "mean";
-    case StaleRule::PAPER:
-      return "paper";
-    case StaleRule::INVERSE_STALENESS:
-      return "inverse_staleness";
-    case StaleRule::DROP_STALE:
-      return "drop_stale";
-  }
-  return "?";
-}
-
 float stale_weight(const StaleRuleConfig& rule, std::int64_t staleness) {
   if (rule.rule == StaleRule::DROP_STALE && staleness > rule.drop_bound) return 0.0f;
   if (rule.rule == StaleRule::INVERSE_STALENESS) {

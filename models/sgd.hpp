@@ -55,8 +55,6 @@ struct StaleRuleConfig {
   int drop_bound = 0;           ///< DROP_STALE: largest staleness still applied
 };
 
-std::string to_string(StaleRule rule);
-
 /// w_i of a gradient of staleness `staleness` under `rule`, before MEAN's 1/k: 0 when the rule
 /// drops it.
 float stale_weight(const StaleRuleConfig& rule, std::int64_t staleness);

@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "input/input_error.hpp"
 #include "sim/failures/failure_injector.hpp"
 #include "sim/log.hpp"
 #include "sim/ps/worker.hpp"
@@ -53,14 +52,9 @@ Shard make_shard(const RunContext& context, int index, int count, const ShardRan
 
 /// Generation 0 (docs/strategies.md, "Sharded servers"): the partition of the model's
 /// parameters, shard k's server hosts (the k-th group of cluster.servers.count), and version 0.
-std::vector<Shard> first_generation(const RunContext& context, const std::string& file) {
+std::vector<Shard> first_generation(const RunContext& context) {
   const int count = context.scenario.cluster.shards;
   const models::Model& model = context.math.model();
-  if (static_cast<std::size_t>(count) > model.num_params()) {
-    throw input::InputError(file, "/cluster/servers/shards",
-                            fmt::format("at most the model's {} parameters", model.num_params()),
-                            std::to_string(count));
-  }
   const std::vector<ShardRange> ranges = partition(model.tensors(), count);
   const auto per_shard = context.roles.servers.size() / static_cast<std::size_t>(count);
   const SnapshotPtr initial = context.math.initial_snapshot();
@@ -81,10 +75,10 @@ bool overlap(const ShardRange& a, const ShardRange& b) {
 }
 }  // namespace
 
-Job::Job(RunContext& context, const std::string& file)
+Job::Job(RunContext& context)
     : context_(context),
       stopped_(static_cast<std::size_t>(context.scenario.cluster.num_workers())) {
-  install(first_generation(context, file));
+  install(first_generation(context));
 }
 
 Job::~Job() = default;

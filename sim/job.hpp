@@ -32,9 +32,8 @@ class Strategy;
 class Job {
  public:
   /// Generation 0 (not started): the model partitioned over cluster.servers.shards shards, a
-  /// strategy each. Sets context.shards and context.strategies. `file` names the scenario in
-  /// errors.
-  Job(RunContext& context, const std::string& file);
+  /// strategy each. Sets context.shards and context.strategies.
+  explicit Job(RunContext& context);
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
   ~Job();

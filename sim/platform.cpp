@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "result_format/process_name.hpp"
+#include "sim/simgrid_probe.hpp"
 
 namespace failsim::sim {
 
@@ -59,22 +60,15 @@ Roles build_platform(sg4::Engine& engine, const ClusterConfig& cluster,
     return roles;
   }
   engine.load_platform(cluster.platform.file);
-  auto lookup = [&](const std::string& name, const std::string& pointer) {
-    sg4::Host* host = engine.host_by_name_or_null(name);
-    if (host == nullptr) {
-      throw input::InputError(file_label, pointer,
-                              fmt::format("the name of a host of {}", cluster.platform.file),
-                              fmt::format("\"{}\"", name));
-    }
-    return host;
-  };
-  for (std::size_t i = 0; i < cluster.platform.server_hosts.size(); ++i) {
-    roles.servers.push_back(
-        lookup(cluster.platform.server_hosts[i], fmt::format("/cluster/servers/hosts/{}", i)));
+  check_platform_hosts(
+      cluster.platform,
+      [&](const std::string& name) { return engine.host_by_name_or_null(name) != nullptr; },
+      file_label);
+  for (const std::string& name : cluster.platform.server_hosts) {
+    roles.servers.push_back(engine.host_by_name(name));
   }
-  for (std::size_t i = 0; i < cluster.platform.worker_hosts.size(); ++i) {
-    roles.workers.push_back(
-        lookup(cluster.platform.worker_hosts[i], fmt::format("/cluster/workers/hosts/{}", i)));
+  for (const std::string& name : cluster.platform.worker_hosts) {
+    roles.workers.push_back(engine.host_by_name(name));
   }
   roles.coordinator = coordinator_host(engine.get_netzone_root());
   return roles;

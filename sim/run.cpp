@@ -20,6 +20,7 @@
 #include "sim/recovery/strategy.hpp"
 #include "sim/run_context.hpp"
 #include "sim/scenario/recovery/checkpoint.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/simgrid_probe.hpp"
 
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
@@ -72,8 +73,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A request must be able to complete within the workers' request timeout, or every push
-// would time out and be lost even without a failure.
 /// The multi-level checkpoint's local-disk level, if the scenario has one (its hosts get disks).
 const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
   const CheckpointConfig* checkpoint = recovery.settings.find<CheckpointConfig>();
@@ -82,31 +81,6 @@ const CheckpointLevel* local_disk_level(const RecoveryConfig& recovery) {
     if (l.kind == CheckpointLevelKind::LOCAL_DISK) return &l;
   }
   return nullptr;
-}
-
-/// The largest parameter message the workers send or receive: the largest shard's (the whole
-/// vector without shards; with elastic resume too, as the job may shrink to one shard).
-double largest_message(const Scenario& s, const TimeModel& time, std::span<const Shard> shards) {
-  if (s.recovery.elastic_patience()) return time.param_bytes;
-  double bytes = 0.0;
-  for (const Shard& shard : shards) bytes = std::max(bytes, shard.bytes);
-  return bytes;
-}
-
-void check_request_timeout(const Scenario& s, double bytes, const std::string& file) {
-  if (s.cluster.kind != ClusterKind::STAR) return;
-  // SimGrid's default network model (LV08) stretches latency by 13.01 and keeps 97% of the
-  // bandwidth: estimate with those factors, whichever model runs (it is the slower one).
-  const double transfer =
-      13.01 * 2 * s.cluster.star.latency + bytes / (0.97 * s.cluster.star.bandwidth);
-  if (s.failures.request_timeout <= 2 * transfer) {
-    throw input::InputError(
-        file, "/failures/request_timeout",
-        fmt::format("more than twice the time one parameter message takes on the "
-                    "network ({} s for {} bytes)",
-                    transfer, bytes),
-        fmt::format("{}", s.failures.request_timeout));
-  }
 }
 
 // Every computed gradient ends applied, dropped, lost or pending: a violation is a bug.
@@ -130,13 +104,15 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   std::vector<std::string> labels{options.file_label};
   labels.insert(labels.end(), options.branch_labels.begin(), options.branch_labels.end());
   labels.resize(members.size(), options.file_label);
+  // Every check that needs the data's and the model's sizes, as `failsim validate` makes them.
+  ResolvedJob resolved;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const ResolvedJob r = resolve(members[m], labels[m]);
+    if (m == 0) resolved = r;
+  }
   Branching branching(std::move(members), std::move(labels));
   // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
-  const std::string platform_file =
-      scenario.cluster.kind == ClusterKind::PLATFORM ? scenario.cluster.platform.file : "";
-  if (!options.simgrid_args.empty() || !platform_file.empty()) {
-    probe_simgrid_setup(options.simgrid_args, platform_file, options.file_label);
-  }
+  probe_simgrid_setup(options.simgrid_args, scenario.cluster, options.file_label);
   // SimGrid consumes its own --cfg= and --log= arguments from an argv.
   std::vector<std::string> args{"failsim"};
   args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
@@ -149,14 +125,14 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
 
-  TrainingMath math(scenario, options.file_label, options.threads);
+  TrainingMath math(scenario, options.threads);
   RunResult result;
   result.scenario = scenario;
   RunContext context{
       .scenario = scenario,
       .math = math,
       .recorder = result.recorder,
-      .time = TimeModel::from(scenario, math.model()),
+      .time = resolved.time,
       .gradient_buffers = BufferPool(math.model().num_params()),
       .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
       .roles = build_platform(engine, scenario.cluster, options.file_label,
@@ -169,10 +145,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
   context.branching = &branching;
-  Job job(context, options.file_label);
+  Job job(context);
   context.job = &job;
-  check_request_timeout(scenario, largest_message(scenario, context.time, context.shards),
-                        options.file_label);
   FailureInjector injector(context);
   context.injector = &injector;
   job.start();

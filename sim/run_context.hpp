@@ -16,7 +16,7 @@
 #include "sim/ps/sharding.hpp"
 #include "sim/ps/snapshot.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/time_model.hpp"
+#include "sim/scenario/time_model.hpp"
 #include "sim/training_math.hpp"
 
 namespace failsim::sim {

@@ -6,10 +6,12 @@
 #include <xbt/log.h>
 
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,6 +23,8 @@ namespace {
 
 /// Written to the child's stderr once the settings are accepted, before the platform loads.
 constexpr const char* PLATFORM_STAGE = "failsim-probe: loading the platform";
+/// Written once the platform is loaded, each followed by the name of one of its hosts.
+constexpr const char* HOST_LINE = "failsim-probe-host: ";
 
 [[noreturn]] void run_child(int out, const std::vector<std::string>& simgrid_args,
                             const std::string& platform_file) {
@@ -40,6 +44,10 @@ constexpr const char* PLATFORM_STAGE = "failsim-probe: loading the platform";
       std::fprintf(stderr, "%s\n", PLATFORM_STAGE);
       std::fflush(stderr);
       engine.load_platform(platform_file);
+      for (const simgrid::s4u::Host* host : engine.get_all_hosts()) {
+        std::fprintf(stderr, "%s%s\n", HOST_LINE, host->get_cname());
+      }
+      std::fflush(stderr);
     }
   }
   _exit(0);  // no atexit handlers: they belong to the parent
@@ -66,8 +74,26 @@ std::string messages_of(const std::string& text) {
 
 }  // namespace
 
-void probe_simgrid_setup(const std::vector<std::string>& simgrid_args,
-                         const std::string& platform_file, const std::string& file_label) {
+void check_platform_hosts(const PlatformCluster& platform,
+                          const std::function<bool(const std::string&)>& has_host,
+                          const std::string& file_label) {
+  auto check = [&](const std::vector<std::string>& names, const char* role) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (has_host(names[i])) continue;
+      throw input::InputError(file_label, fmt::format("/cluster/{}/hosts/{}", role, i),
+                              fmt::format("the name of a host of {}", platform.file),
+                              fmt::format("\"{}\"", names[i]));
+    }
+  };
+  check(platform.server_hosts, "servers");
+  check(platform.worker_hosts, "workers");
+}
+
+void probe_simgrid_setup(const std::vector<std::string>& simgrid_args, const ClusterConfig& cluster,
+                         const std::string& file_label) {
+  const std::string platform_file =
+      cluster.kind == ClusterKind::PLATFORM ? cluster.platform.file : "";
+  if (simgrid_args.empty() && platform_file.empty()) return;
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);  // nothing buffered is written twice
@@ -91,7 +117,18 @@ void probe_simgrid_setup(const std::vector<std::string>& simgrid_args,
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (platform_file.empty()) return;
+    std::set<std::string> hosts;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(HOST_LINE, 0) == 0) hosts.insert(line.substr(std::strlen(HOST_LINE)));
+    }
+    check_platform_hosts(
+        cluster.platform, [&](const std::string& name) { return hosts.count(name) == 1; },
+        file_label);
+    return;
+  }
 
   const std::size_t stage = text.find(PLATFORM_STAGE);
   const bool platform = stage != std::string::npos;

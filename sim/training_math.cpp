@@ -38,9 +38,7 @@ models::Dataset load_split(const Scenario& s, models::Split split) {
 
 std::unique_ptr<models::Model> build_model(const ModelConfig& m, const models::Dataset& data) {
   models::ModelSpec spec;
-  spec.kind = m.kind == ModelKind::CNN   ? models::ModelKind::CNN
-              : m.kind == ModelKind::MLP ? models::ModelKind::MLP
-                                         : models::ModelKind::SOFTMAX;
+  spec.kind = m.kind;
   spec.hidden = m.hidden;
   spec.dropout = static_cast<float>(m.dropout);
   return models::make_model(spec, data.channels, data.height, data.width, data.num_classes);
@@ -108,7 +106,7 @@ std::vector<std::unique_ptr<TrainingMath::Slot>> TrainingMath::make_slots(
   return slots;
 }
 
-TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_label, int threads)
+TrainingMath::TrainingMath(const Scenario& scenario, int threads)
     : scenario_(scenario),
       train_(load_split(scenario, models::Split::TRAIN)),
       test_(load_split(scenario, models::Split::TEST)),
@@ -116,17 +114,7 @@ TrainingMath::TrainingMath(const Scenario& scenario, const std::string& file_lab
       slots_(make_slots(*model_, scenario.optimizer.batch_size, threads)),
       shard_order_(
           models::shuffled_indices(train_.size(), models::derive_seed(scenario.seed, SEED_SHARD))),
-      pool_(threads) {
-  const int workers = scenario.cluster.num_workers();
-  const int smallest_shard = train_.size() / workers;
-  if (scenario.optimizer.batch_size > smallest_shard) {
-    throw input::InputError(
-        file_label, "/optimizer/batch_size",
-        fmt::format("at most the smallest worker shard ({} training samples / {} workers = {})",
-                    train_.size(), workers, smallest_shard),
-        std::to_string(scenario.optimizer.batch_size));
-  }
-}
+      pool_(threads) {}
 
 TrainingMath::~TrainingMath() = default;
 

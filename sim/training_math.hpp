@@ -75,9 +75,9 @@ class GradientJob : public MathJob {
 class TrainingMath {
  public:
   /// Loads or generates the data set and builds the model; `threads` computing threads (see
-  /// MathPool). Throws InputError (naming `file_label`) for data that cannot be used, e.g. a
-  /// batch larger than a worker's shard, and models::DataError for unreadable data files.
-  TrainingMath(const Scenario& scenario, const std::string& file_label, int threads = 1);
+  /// MathPool). The scenario is one that resolve() accepted (sim/scenario/resolve.hpp); throws
+  /// models::DataError if a data file fails past its header.
+  TrainingMath(const Scenario& scenario, int threads = 1);
   ~TrainingMath();
 
   const models::Model& model() const { return *model_; }

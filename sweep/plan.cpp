@@ -18,6 +18,7 @@
 #include "input/json_pointer.hpp"
 #include "input/object_reader.hpp"
 #include "input/units.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace failsim::sweep {
@@ -535,6 +536,7 @@ SweepPlan expand_sweep(const Sweep& sweep) {
       doc["name"] = id;
       try {
         const sim::Scenario scenario = sim::parse_scenario(doc, base.path);
+        sim::resolve(scenario, base.path);
         if (!scenario.output.timeseries) {
           JsonLocation{base.path, "/output/timeseries"}.fail(
               "true in a sweep (runs.csv and the table read timeseries.csv)", "false");

@@ -73,7 +73,7 @@ std::optional<double> accuracy_at(const IsolatedRun& run, double after, long ver
 
 models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates) {
   const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
-  sim::TrainingMath math(scenario, "hand.json");
+  sim::TrainingMath math(scenario);
   sim::Snapshot snapshot = *math.initial_snapshot();
   models::Sgd sgd({static_cast<float>(scenario.optimizer.learning_rate), 0, 0},
                   snapshot.params.size());
@@ -88,7 +88,7 @@ models::FloatBuffer sgd_by_hand(const std::string& scenario_text, int updates) {
 
 double accuracy_of(const std::string& scenario_text, const models::FloatBuffer& params) {
   const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "hand.json");
-  sim::TrainingMath math(scenario, "hand.json");
+  sim::TrainingMath math(scenario);
   models::Evaluator evaluator(math.model());
   return evaluator.evaluate(params, math.test_set()).accuracy;
 }

@@ -224,8 +224,8 @@ grep -q "8 runs as a Slurm job array of 3 tasks (3 runs each)" "$work/emit.txt" 
 grep -q '^#SBATCH --array=0-2$' "$out/slurm/array.sbatch" || fail "array range is not 0-2"
 
 cat >"$work/fails.json" <<EOF
-{"name": "fails", "scenarios": ["$source_dir/scenarios/examples/quickstart.json"], "seeds": [1],
- "vary": [{"path": "/optimizer/batch_size", "values": [32, 3000]}]}
+{"name": "fails", "seeds": [1], "scenarios": ["$source_dir/scenarios/examples/quickstart.json",
+ "$source_dir/tests/fixtures/truncated-data.json"]}
 EOF
 fails_out=$work/fails
 "$failsim" sweep "$work/fails.json" --emit slurm -o "$fails_out" -q

@@ -137,6 +137,23 @@ TEST_CASE("SimGrid settings and platform files SimGrid rejects are exit 2 with i
                      "found " +
                      dir.path() + "/lab-platform.xml (Link not found: zzps-link)\n");
   CHECK_FALSE(std::filesystem::exists(dir.path() + "/c"));
+
+  // A host name the platform file does not define: refused by validate as by run.
+  write_text(dir.path() + "/lab-platform.xml", xml);
+  std::string misnamed = read_file(dir.path() + "/lab.json");
+  misnamed.replace(misnamed.find("\"slow-1\""), 8, "\"slow-9\"");
+  write_text(dir.path() + "/lab.json", misnamed);
+  const std::string message = dir.path() +
+                              "/lab.json: /cluster/workers/hosts/2: expected the name of a host "
+                              "of " +
+                              dir.path() + "/lab-platform.xml, found \"slow-9\"\n";
+  r = run_cli("validate '" + dir.path() + "/lab.json'", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err == message);
+  r = run_cli("run '" + dir.path() + "/lab.json' -q -o '" + dir.path() + "/c'", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err == "failsim run: " + message);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/c"));
 }
 
 TEST_CASE("failsim run --seed replaces the scenario's seed and a bad seed is exit 2", "[cli]") {

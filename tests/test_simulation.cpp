@@ -99,7 +99,7 @@ namespace {
 // The same updates applied by hand in models/, with the simulator's own data streams.
 std::vector<float> by_hand(const json& s, int updates) {
   const failsim::sim::Scenario scenario = failsim::sim::parse_scenario_text(s.dump(), "hand.json");
-  failsim::sim::TrainingMath math(scenario, "hand.json");
+  failsim::sim::TrainingMath math(scenario);
   auto snapshot = std::make_shared<failsim::sim::Snapshot>(*math.initial_snapshot());
   failsim::models::SgdConfig config;
   config.learning_rate = static_cast<float>(scenario.optimizer.learning_rate);

@@ -241,23 +241,26 @@ TEST_CASE(
     "exit 1",
     "[cli][sweep]") {
   TempDir dir;
-  // A batch larger than a worker's shard (4000 samples / 2 workers) passes validation and fails
-  // when the run loads the data: exit status 2 of that run.
-  const std::string file = quick_sweep(dir, "fails", "[32, 3000]");
+  // tests/fixtures/truncated-data.json passes the plan's checks (they read the IDX headers only)
+  // and fails when its runs load the data: exit status 2 of those runs.
+  const std::string file = dir.file("fails.json");
+  write_text(file, R"({"name": "fails", "seeds": [1, 2], "scenarios": [
+    ")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json",
+    ")" FAILSIM_SOURCE_DIR R"(/tests/fixtures/truncated-data.json"]})");
   const fs::path out = dir.file("out");
   const auto r = run_cli("sweep '" + file + "' -j 2 -q -o '" + out.string() + "'", dir);
   CHECK(r.status == 1);
-  CHECK_THAT(r.err, Catch::Contains("failsim sweep: run 2 (quickstart_batch_size-3000 seed 1) "
+  CHECK_THAT(r.err, Catch::Contains("failsim sweep: run 2 (truncated-data seed 1) "
                                     "failed: exit status 2") &&
                         Catch::Contains("command: " FAILSIM_BINARY " run ") &&
-                        Catch::Contains("scenarios/quickstart_batch_size-3000.json --seed 1 -o ") &&
+                        Catch::Contains("scenarios/truncated-data.json --seed 1 -o ") &&
                         Catch::Contains("  | failsim run: ") &&
-                        Catch::Contains("run 3 (quickstart_batch_size-3000 seed 2) failed"));
+                        Catch::Contains("truncated IDX data") &&
+                        Catch::Contains("run 3 (truncated-data seed 2) failed"));
   CHECK(complete_runs(out).size() == 2);
   const std::string csv = read_text(out / "runs.csv");
-  CHECK_THAT(
-      csv, Catch::Contains("\n2,quickstart_batch_size-3000,") && Catch::Contains(",2,missing,,,"));
-  CHECK_THAT(read_text(out / "table.md"), Catch::Contains("quickstart\\_batch\\_size-32"));
+  CHECK_THAT(csv, Catch::Contains("\n2,truncated-data,") && Catch::Contains(",2,missing,,,"));
+  CHECK_THAT(read_text(out / "table.md"), Catch::Contains("quickstart"));
   CHECK(hidden_entries(out).empty());
 
   // Started again: the complete runs are kept, the failed ones are tried again.
@@ -265,6 +268,25 @@ TEST_CASE(
   CHECK(again.status == 1);
   CHECK_THAT(again.err, Catch::Contains("2 done before, 2 to run"));
   CHECK(read_text(out / "runs.csv") == csv);
+}
+
+TEST_CASE("failsim sweep refuses a point that cannot run before any run starts", "[cli][sweep]") {
+  // batch_size 3000 is more than a worker's share of quickstart's data (4000 samples / 2
+  // workers): resolve() refuses point 1, so the sweep runs nothing, --dry-run included.
+  TempDir dir;
+  const std::string file = quick_sweep(dir, "bad-point", "[32, 3000]");
+  const fs::path out = dir.file("out");
+  for (const std::string extra : {"", " --dry-run"}) {
+    INFO(extra);
+    const auto r = run_cli("sweep '" + file + "' -q -o '" + out.string() + "'" + extra, dir);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("/vary/0: expected values that make a valid scenario of "
+                                      "every point, found point 1") &&
+                          Catch::Contains("/optimizer/batch_size: expected at most the smallest "
+                                          "worker shard (4000 training samples / 2 workers = "
+                                          "2000), found 3000"));
+    CHECK_FALSE(fs::exists(out));
+  }
 }
 
 TEST_CASE("failsim sweep refuses a directory of another plan, or one another sweep runs in",

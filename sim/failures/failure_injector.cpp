@@ -28,24 +28,6 @@ namespace {
 constexpr std::uint64_t SEED_FAILURES = 5;  // next to training_math.hpp's streams
 constexpr double NEVER = std::numeric_limits<double>::infinity();
 
-std::string target_name(FailureTarget t) {
-  switch (t) {
-    case FailureTarget::SERVER:
-      return "server";
-    case FailureTarget::REPLICA:
-      return "replica";
-    case FailureTarget::WORKER:
-      return "worker";
-    case FailureTarget::STORAGE:
-      return "storage";
-    case FailureTarget::SERVER_LINK:
-      return "server_link";
-    case FailureTarget::WORKER_LINK:
-      return "worker_link";
-  }
-  return "?";
-}
-
 /// One draw of a duration.
 double draw(const Distribution& d, models::Rng& rng) {
   switch (d.kind) {
@@ -158,9 +140,9 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
 void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
   sg4::Host* host = target_host(event);
   if (host == nullptr) {
-    FAILSIM_INFO("failure event {} skipped: no {} process is up", i, target_name(event.target));
+    FAILSIM_INFO("failure event {} skipped: no {} process is up", i, to_string(event.target));
     context_.recorder.event(sg4::Engine::get_clock(), EventType::FAILURE_SKIPPED,
-                            target_name(event.target),
+                            to_string(event.target),
                             {{"event", i}, {"reason", "no such process is up"}});
     return;
   }

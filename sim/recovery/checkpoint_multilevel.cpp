@@ -36,20 +36,6 @@ namespace failsim::sim {
 namespace {
 namespace sg4 = simgrid::s4u;
 
-std::string level_name(CheckpointLevelKind kind) {
-  switch (kind) {
-    case CheckpointLevelKind::MEMORY:
-      return "memory";
-    case CheckpointLevelKind::LOCAL_DISK:
-      return "local-disk";
-    case CheckpointLevelKind::REMOTE:
-      return "remote";
-    case CheckpointLevelKind::PEER:
-      return "peer";
-  }
-  return "?";
-}
-
 /// The background writer of one persistent level on one host: it holds at most one snapshot
 /// waiting to be written; a newer snapshot replaces a waiting one (which is then never
 /// written) but never interrupts the write in progress.
@@ -136,7 +122,7 @@ class MultilevelCheckpointing final : public Strategy {
     const double seconds = storage_.bytes(copy) / config_.memory_bandwidth;
     sg4::this_actor::sleep_for(seconds);
     nlohmann::json levels = nlohmann::json::array();
-    for (const CheckpointLevelKind kind : due) levels.push_back(level_name(kind));
+    for (const CheckpointLevelKind kind : due) levels.push_back(to_string(kind));
     context_.recorder.event(
         sg4::Engine::get_clock(), EventType::CHECKPOINT_SNAPSHOT, server.name(),
         {{"version", state.snapshot->version}, {"seconds", seconds}, {"levels", levels}});
@@ -188,7 +174,7 @@ class MultilevelCheckpointing final : public Strategy {
     if (p.waiting) {
       context_.recorder.event(
           sg4::Engine::get_clock(), EventType::CHECKPOINT_SUPERSEDED,
-          shard_.name(fmt::format("{}:{}", host->get_name(), level_name(kind))),
+          shard_.name(fmt::format("{}:{}", host->get_name(), to_string(kind))),
           {{"version", p.waiting->snapshot->version}, {"by", copy.snapshot->version}});
     }
     p.waiting = copy;
@@ -197,7 +183,7 @@ class MultilevelCheckpointing final : public Strategy {
       p.host = host;
       p.alive = true;
       const int incarnation = persisters_started_++;
-      sg4::Actor::create(shard_.name(fmt::format("persist-{}", level_name(kind))), host,
+      sg4::Actor::create(shard_.name(fmt::format("persist-{}", to_string(kind))), host,
                          [this, &p, incarnation] { persist(p, incarnation); });
     }
     const std::unique_lock lock(*p.mutex);
@@ -242,7 +228,7 @@ class MultilevelCheckpointing final : public Strategy {
     for (const CheckpointLevel& l : config_.levels) {
       if (l.kind == kind) return l;
     }
-    throw std::logic_error("no checkpoint level " + level_name(kind));
+    throw std::logic_error("no checkpoint level " + to_string(kind));
   }
 
   /// How long a transfer of `bytes` to or from a peer may take before the peer counts as gone:
@@ -408,9 +394,9 @@ class MultilevelCheckpointing final : public Strategy {
       }
       context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_UNREACHABLE,
                               server.name(),
-                              {{"version", c.version}, {"level", level_name(c.kind)}});
-      FAILSIM_INFO("{}: the {} copy of version {} is unreachable", server.name(),
-                   level_name(c.kind), c.version);
+                              {{"version", c.version}, {"level", to_string(c.kind)}});
+      FAILSIM_INFO("{}: the {} copy of version {} is unreachable", server.name(), to_string(c.kind),
+                   c.version);
     }
     ServerState state = initial_state();
     if (copy) state = ServerState{copy->snapshot, copy->velocity};
@@ -418,14 +404,14 @@ class MultilevelCheckpointing final : public Strategy {
     nlohmann::json details{{"version", state.snapshot->version},
                            {"updates_lost", lost},
                            {"found", copy.has_value()},
-                           {"level", copy ? level_name(from.kind) : "none"},
+                           {"level", copy ? to_string(from.kind) : "none"},
                            {"seconds", sg4::Engine::get_clock() - start}};
     if (copy && from.kind == CheckpointLevelKind::PEER) details["peer"] = from.peer->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_LOADED, server.name(),
                             details);
     FAILSIM_INFO("{} loaded version {} from {}: {} updates lost", server.name(),
                  state.snapshot->version,
-                 copy ? fmt::format("level {}", level_name(from.kind)) : "nothing reachable", lost);
+                 copy ? fmt::format("level {}", to_string(from.kind)) : "nothing reachable", lost);
     server.restore(state);
     holder_ = &server;
     context_.coordinator.set_primary(shard_.index, &server);

@@ -16,22 +16,8 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
         "\"cnn\"");
   }
 
-  const bool synthetic = s.data.kind == DatasetKind::SYNTHETIC;
-  const int train_size = synthetic ? s.data.synthetic.train_size : s.data.train_limit;
-  const int workers = s.cluster.num_workers();
-  if (train_size > 0 && train_size < workers) {
-    const JsonLocation where = synthetic ? root.child("data").child("train_size")
-                                         : root.child("data").child("train_limit");
-    where.fail(fmt::format("at least one training sample per worker ({} workers)", workers),
-               std::to_string(train_size));
-  }
-  const int test_size = synthetic ? s.data.synthetic.test_size : s.data.test_limit;
-  if (test_size > 0 && s.evaluation.test_subset > test_size) {
-    root.child("evaluation")
-        .child("test_subset")
-        .fail(fmt::format("at most the {} test samples of the data set (0 = all)", test_size),
-              std::to_string(s.evaluation.test_subset));
-  }
+  // The sizes of the data against workers, batch and test subset are resolve()'s
+  // (sim/scenario/resolve.hpp): they need the data set's real size.
 
   // What the simulation does not do yet is refused here rather than crashing a run later.
   const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();

@@ -14,8 +14,6 @@ namespace {
 const Choices<DatasetKind> DATASET_KINDS{{"fashion-mnist", DatasetKind::FASHION_MNIST},
                                          {"synthetic", DatasetKind::SYNTHETIC}};
 
-const char* const DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
-
 }  // namespace
 
 std::string to_string(DatasetKind kind) { return spelling_of(kind, DATASET_KINDS); }
@@ -33,7 +31,7 @@ DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
          {"num_classes", "dim", "train_size", "test_size", "separation", "noise_sigma"}) {
       r.forbid(key, "it applies only to kind \"synthetic\"");
     }
-    const std::string written = r.string_or("dir", DEFAULT_FASHION_MNIST_DIR);
+    const std::string written = r.string_or("dir", models::FASHION_MNIST_DIR);
     d.dir = resolve_path(written, file_label);
     if (!fs::is_directory(d.dir)) {
       const std::string found =

@@ -250,3 +250,9 @@ nlohmann::json failures_to_json(const FailureConfig& f) {
 }
 
 }  // namespace failsim::sim::detail
+
+namespace failsim::sim {
+std::string to_string(FailureTarget target) {
+  return input::spelling_of(target, detail::EVENT_TARGETS);
+}
+}  // namespace failsim::sim

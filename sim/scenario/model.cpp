@@ -6,12 +6,9 @@ namespace failsim::sim {
 using namespace failsim::input;
 namespace {
 
-const Choices<ModelKind> MODEL_KINDS{
-    {"softmax", ModelKind::SOFTMAX}, {"mlp", ModelKind::MLP}, {"cnn", ModelKind::CNN}};
+const Choices<ModelKind> MODEL_KINDS(models::MODEL_KINDS.begin(), models::MODEL_KINDS.end());
 
 }  // namespace
-
-std::string to_string(ModelKind kind) { return spelling_of(kind, MODEL_KINDS); }
 
 namespace detail {
 

@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "input/input_error.hpp"
+#include "models/fashion_mnist.hpp"
+#include "models/model_kind.hpp"
 #include "sim/scenario/recovery.hpp"
 
 namespace failsim::sim {
@@ -46,7 +48,7 @@ struct SyntheticData {
 struct DataConfig {
   DatasetKind kind = DatasetKind::FASHION_MNIST;
   /// FASHION_MNIST: absolute path of the directory holding the four IDX files.
-  std::string dir = "/usr/share/datasets/fashion-mnist";
+  std::string dir = models::FASHION_MNIST_DIR;
   /// SYNTHETIC: its parameters.
   SyntheticData synthetic;
   /// FASHION_MNIST: use only the first N training / test samples; 0 = all.
@@ -56,7 +58,8 @@ struct DataConfig {
   bool operator==(const DataConfig&) const = default;
 };
 
-enum class ModelKind { SOFTMAX, MLP, CNN };
+/// The model kinds are the model library's own vocabulary (models/model_kind.hpp).
+using models::ModelKind;
 
 struct ModelConfig {
   ModelKind kind = ModelKind::SOFTMAX;
@@ -307,8 +310,8 @@ nlohmann::json to_json(const Scenario& scenario);
 
 /// Spellings of the enums as the format writes them (e.g. "fashion-mnist", "ssp").
 std::string to_string(DatasetKind kind);
-std::string to_string(ModelKind kind);
 std::string to_string(ConsistencyMode mode);
 std::string to_string(GradientCombine combine);
+std::string to_string(FailureTarget target);
 
 }  // namespace failsim::sim

@@ -8,12 +8,8 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 namespace {
 
-const Choices<models::StaleRule> STALE_RULES{
-    {"paper", models::StaleRule::PAPER},
-    {"sum", models::StaleRule::SUM},
-    {"mean", models::StaleRule::MEAN},
-    {"inverse_staleness", models::StaleRule::INVERSE_STALENESS},
-    {"drop_stale", models::StaleRule::DROP_STALE}};
+const Choices<models::StaleRule> STALE_RULES(models::STALE_RULES.begin(),
+                                             models::STALE_RULES.end());
 
 }  // namespace
 
@@ -38,7 +34,7 @@ StatelessConfig read_stateless_section(const ObjectReader& recovery) {
 }
 
 void write_stateless_section(const StatelessConfig& st, nlohmann::json& recovery) {
-  nlohmann::json stateless{{"rule", spelling_of(st.rule, STALE_RULES)}};
+  nlohmann::json stateless{{"rule", models::to_string(st.rule)}};
   if (st.rule == models::StaleRule::PAPER) {
     stateless["paper_threshold"] = st.paper_threshold;
     stateless["paper_low_lr"] = st.paper_low_lr;
