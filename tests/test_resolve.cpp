@@ -1,15 +1,18 @@
 // The resolve step (sim/scenario/resolve.hpp): what a scenario means for its job, worked out by
 // hand on small cases, and the catalogue of scenarios that parse but cannot run. Each of those
 // is refused by resolve() with one message, and `failsim validate` and `failsim run` refuse it
-// with the same message and exit status 2, the run before simulating or writing anything.
+// with the same message and exit status 2, the run before simulating or writing anything; so
+// do they every scenario of the parser's catalogue (tests/bad_scenarios.hpp).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bad_scenarios.hpp"
 #include "cli_harness.hpp"
 #include "input_error_of.hpp"
 #include "sim/scenario/resolve.hpp"
@@ -17,7 +20,11 @@
 
 using failsim::sim::parse_scenario;
 using failsim::sim::resolve;
+using failsim::testing::BadScenario;
+using failsim::testing::catalogue;
 using failsim::testing::error_of;
+using failsim::testing::MINIMAL;
+using failsim::testing::replace_all;
 using failsim::testing::run_cli;
 using failsim::testing::TempDir;
 using failsim::testing::write_text;
@@ -26,27 +33,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// 2 workers, 1000 training and 200 test samples of 32 dimensions in 10 classes.
-const char* const BASE = R"({
-  "name": "base",
-  "data": { "kind": "synthetic", "train_size": 1000, "test_size": 200 },
-  "model": { "kind": "softmax" },
-  "cluster": {
-    "workers": { "count": 2, "speed": "1Gf" },
-    "servers": { "speed": "2Gf" }
-  },
-  "consistency": { "mode": "async" },
-  "stop": { "time": "10s" }
-})";
-
 struct Unrunnable {
   std::string what;
-  std::string patch;  ///< merged into BASE (RFC 7386); @EMPTY@ is an empty directory
+  std::string patch;  ///< merged into MINIMAL (RFC 7386); @EMPTY@ is an empty directory
   std::string json_path;
   std::vector<std::string> message_parts;
 };
 
-std::vector<Unrunnable> catalogue() {
+std::vector<Unrunnable> unrunnable() {
   return {
       {"batch larger than a worker's share of the data",
        R"({"optimizer": {"batch_size": 501}})",
@@ -94,7 +88,7 @@ std::vector<Unrunnable> catalogue() {
 }
 
 json patched(const Unrunnable& c, const std::string& empty_dir) {
-  json doc = json::parse(BASE);
+  json doc = json::parse(MINIMAL);
   std::string patch = c.patch;
   const std::string mark = "@EMPTY@";
   if (const auto at = patch.find(mark); at != std::string::npos)
@@ -106,7 +100,7 @@ json patched(const Unrunnable& c, const std::string& empty_dir) {
 }  // namespace
 
 TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
-  json doc = json::parse(BASE);
+  json doc = json::parse(MINIMAL);
   doc["cluster"]["servers"]["shards"] = 2;
   doc["timing"] = {{"flops_per_sample", 1e6}};
   const auto job = resolve(parse_scenario(doc, "base.json"), "base.json");
@@ -126,7 +120,7 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
 }
 
 TEST_CASE("resolve: Fashion-MNIST from its headers, limits applied", "[resolve]") {
-  json doc = json::parse(BASE);
+  json doc = json::parse(MINIMAL);
   doc["data"] = {{"kind", "fashion-mnist"}, {"test_limit", 500}};
   const auto job = resolve(parse_scenario(doc, "f.json"), "f.json");
   CHECK(job.train.samples == 60000);
@@ -141,7 +135,7 @@ TEST_CASE("the catalogue of scenarios that parse but cannot run: resolve refuses
   TempDir dir;
   const std::string empty = dir.file("empty");
   fs::create_directories(empty);
-  for (const Unrunnable& c : catalogue()) {
+  for (const Unrunnable& c : unrunnable()) {
     INFO(c.what);
     const json doc = patched(c, empty);
     const auto scenario = parse_scenario(doc, "bad.json");  // the scenario itself is valid
@@ -157,7 +151,7 @@ TEST_CASE("validate refuses what run refuses, with the same message, and run wri
   TempDir dir;
   const std::string empty = dir.file("empty");
   fs::create_directories(empty);
-  for (const Unrunnable& c : catalogue()) {
+  for (const Unrunnable& c : unrunnable()) {
     INFO(c.what);
     const std::string file = dir.file("bad.json");
     write_text(file, patched(c, empty).dump(2));
@@ -170,6 +164,49 @@ TEST_CASE("validate refuses what run refuses, with the same message, and run wri
     const auto ran = run_cli("run '" + file + "' -q -o '" + out + "'", dir);
     CHECK(ran.status == 2);
     for (const std::string& part : c.message_parts) CHECK_THAT(ran.err, Catch::Contains(part));
+    CHECK_FALSE(fs::exists(out));
+  }
+}
+
+TEST_CASE("validate and run refuse every scenario of the parser's catalogue with one message",
+          "[resolve][cli]") {
+  TempDir dir;
+  const std::string examples = FAILSIM_SOURCE_DIR "/scenarios/examples";
+  const json base = json::parse(MINIMAL);
+  const std::vector<BadScenario>& cases = catalogue();
+  std::vector<std::string> files;
+  std::string all;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    files.push_back(dir.file("bad-" + std::to_string(i) + ".json"));
+    all += " '" + files.back() + "'";
+    const std::string input = replace_all(cases[i].input, "@EXAMPLES@", examples);
+    if (cases[i].whole_text) {
+      write_text(files.back(), input);
+    } else {
+      json doc = base;
+      doc.merge_patch(json::parse(input));
+      write_text(files.back(), doc.dump(2));
+    }
+  }
+  // One validate for every file (one line each, in order), then one run per file.
+  const auto validated = run_cli("validate" + all, dir);
+  CHECK(validated.status == 2);
+  std::istringstream lines(validated.err);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const BadScenario& c = cases[i];
+    INFO(c.what);
+    std::string line;
+    REQUIRE(std::getline(lines, line));
+    CHECK_THAT(line, Catch::StartsWith(files[i]));
+    if (!c.whole_text) {  // whole texts give positions in their own layout, not in dump(2)'s
+      for (const std::string& part : c.message_parts) {
+        CHECK_THAT(line, Catch::Contains(replace_all(part, "bad.json", files[i])));
+      }
+    }
+    const std::string out = dir.file("out");
+    const auto ran = run_cli("run '" + files[i] + "' -q -o '" + out + "'", dir);
+    CHECK(ran.status == 2);
+    CHECK(ran.err == "failsim run: " + line + "\n");
     CHECK_FALSE(fs::exists(out));
   }
 }
