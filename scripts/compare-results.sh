@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Byte-identity check for a change that must not change results (a refactoring): runs every
+# shipped example with two failsim binaries and compares events.csv, timeseries.csv and
+# result.json (without its wall-clock timings, with the output root normalised).
+#   usage: scripts/compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR] [-j N]
+# Prints one line per example and exits 1 if any differs. Examples run -j 2 at a time.
+set -euo pipefail
+base=$(realpath "${1:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
+new=$(realpath "${2:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
+out=${3:-$(mktemp -d /tmp/failsim-compare-XXXXXX)}
+jobs=${JOBS:-2}
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out/base" "$out/new"
+
+run_one() {  # BINARY ROOT SCENARIO
+  local name
+  name=$(basename "$3" .json)
+  "$1" run "$3" -q --threads 1 -o "$2/$name" >/dev/null 2>"$2/$name.err" || echo "exit $?" >>"$2/$name.err"
+}
+export -f run_one
+for f in "$source_dir"/scenarios/examples/*.json; do
+  printf '%s\0%s\0%s\0' "$base" "$out/base" "$f"
+  printf '%s\0%s\0%s\0' "$new" "$out/new" "$f"
+done | xargs -0 -n 3 -P "$jobs" bash -c 'run_one "$@"' _
+
+python3 - "$out" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+def strip(v):
+    if isinstance(v, dict):
+        return {k: strip(x) for k, x in v.items() if k != "wall_clock"}
+    if isinstance(v, list):
+        return [strip(x) for x in v]
+    return v
+def result(path, root):
+    text = path.read_text().replace(str(root), "ROOT")
+    return strip(json.loads(text))
+bad = 0
+for b in sorted((out / "base").iterdir()):
+    if not b.is_dir():
+        continue
+    n = out / "new" / b.name
+    diffs = []
+    for f in ("events.csv", "timeseries.csv"):
+        if (b / f).exists() != (n / f).exists() or ((b / f).exists() and (b / f).read_bytes() != (n / f).read_bytes()):
+            diffs.append(f)
+    if not (n / "result.json").exists() or result(b / "result.json", out / "base") != result(n / "result.json", out / "new"):
+        diffs.append("result.json")
+    bad += bool(diffs)
+    print(f"{b.name}: {'differs in ' + ', '.join(diffs) if diffs else 'identical'}")
+for e in sorted((out / "base").glob("*.err")) + sorted((out / "new").glob("*.err")):
+    if e.read_text().strip():
+        print(f"{e}: {e.read_text().strip()}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
