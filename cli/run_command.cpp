@@ -23,7 +23,8 @@ namespace failsim::cli {
 
 namespace {
 struct RunOptions {
-  sim::RunRequest request;            ///< but the seed and the settings, parsed from the two below
+  sim::RunRequest request;            ///< but the seed, the output and the settings, from below
+  std::optional<std::string> output;  ///< -o DIR as given; unset: the scenario's directory
   std::string seed;                   ///< empty: the scenario's
   std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
   std::string threads;                ///< empty: every CPU this process may use
@@ -84,6 +85,13 @@ int run_scenario(RunOptions o) {
                MAX_THREADS, o.threads);
     return BAD_INPUT;
   }
+  if (o.output && o.output->empty()) {
+    fmt::print(stderr,
+               "failsim run: -o/--output: expected a directory, found an empty string "
+               "(leave -o out for the scenario's output.directory)\n");
+    return BAD_INPUT;
+  }
+  o.request.output = o.output.value_or("");
   for (const std::string& text : o.settings) {
     const auto setting = input::parse_pointer_setting(text);
     if (!setting) {
@@ -99,6 +107,16 @@ int run_scenario(RunOptions o) {
     return fail(e, BAD_INPUT);
   } catch (const sim::RunRequestError& e) {
     return fail(e, BAD_INPUT);
+  }
+
+  // Every result directory must be writable before anything is simulated.
+  for (const std::string& directory : set.directories) {
+    try {
+      sim::check_result_directory(directory);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "failsim run: {}; nothing was simulated\n", e.what());
+      return OUTPUT_FAILED;
+    }
   }
 
   sim::RunOptions options;
@@ -134,7 +152,7 @@ Command add_run_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run", "Simulate a scenario and write its result directory");
   sub->add_option("scenario", options->request.scenario, "scenario file (docs/scenario-format.md)")
       ->required();
-  sub->add_option("-o,--output", options->request.output,
+  sub->add_option("-o,--output", options->output,
                   "result directory (default: the scenario's output.directory)");
   sub->add_option("--seed", options->seed,
                   "seed of the run instead of the scenario's (recorded in result.json)");

@@ -1,8 +1,12 @@
 #include "sim/output/result_writer.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -164,6 +168,17 @@ std::string events_csv(const RunResult& r) {
   return out;
 }
 
+namespace {
+void remove_file(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::remove(path, error);
+  if (error) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot be removed: {}", path.string(), error.message()));
+  }
+}
+}  // namespace
+
 void write_result_directory(const RunResult& result, const std::string& directory) {
   const std::filesystem::path dir(directory);
   std::error_code error;
@@ -171,12 +186,48 @@ void write_result_directory(const RunResult& result, const std::string& director
   if (error)
     throw std::runtime_error(
         fmt::format("{}: cannot create directory: {}", directory, error.message()));
-  if (result.scenario.output.timeseries)
-    input::write_atomically(dir / "timeseries.csv", timeseries_csv(result));
-  if (result.scenario.output.events)
-    input::write_atomically(dir / "events.csv", events_csv(result));
-  // result.json last: its presence marks a complete result directory.
+  // result.json marks a complete result directory: gone before any other file changes.
+  remove_file(dir / "result.json");
+  const struct {
+    const char* name;
+    bool written;
+    std::string (*text)(const RunResult&);
+  } data_files[] = {
+      {"timeseries.csv", result.scenario.output.timeseries, timeseries_csv},
+      {"events.csv", result.scenario.output.events, events_csv},
+  };
+  for (const auto& file : data_files) {
+    if (file.written) {
+      input::write_atomically(dir / file.name, file.text(result));
+    } else {
+      remove_file(dir / file.name);  // an earlier run's, which this result does not describe
+    }
+  }
   input::write_atomically(dir / "result.json", result_json(result).dump(2) + "\n");
+}
+
+void check_result_directory(const std::string& directory) {
+  namespace fs = std::filesystem;
+  fs::path existing = fs::absolute(fs::path(directory));
+  std::error_code error;
+  while (!fs::exists(existing, error) && existing.has_parent_path() &&
+         existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, error)) {
+    throw std::runtime_error(fmt::format("{}: cannot be a result directory ({} is not a directory)",
+                                         directory, existing.string()));
+  }
+  // A real file, as the run will write one: permissions, read-only file systems and ACLs alike.
+  const fs::path probe = existing / fmt::format(".failsim-write-check-{}", getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    const int reason = errno;
+    throw std::runtime_error(fmt::format("{}: cannot write the result directory ({}: {})",
+                                         directory, existing.string(), std::strerror(reason)));
+  }
+  ::close(fd);
+  fs::remove(probe, error);
 }
 
 }  // namespace failsim::sim

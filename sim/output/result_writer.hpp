@@ -1,6 +1,8 @@
 // Writes a run's result directory (docs/result-format.md): result.json, timeseries.csv,
 // events.csv. Each file is written to a temporary name and renamed, so a reader never sees a
-// half-written file.
+// half-written file; result.json is removed first and written last, so a directory holding a
+// result.json holds one run's files and no other's (docs/result-format.md, "A complete result
+// directory").
 #pragma once
 
 #include <string>
@@ -21,8 +23,17 @@ std::string timeseries_csv(const RunResult& result);
 /// events.csv: one row per event.
 std::string events_csv(const RunResult& result);
 
-/// Creates `directory` if needed and writes the files the scenario's output section asks for.
-/// Throws std::runtime_error naming the file when one cannot be written.
+/// Creates `directory` if needed and writes the files the scenario's output section asks for:
+/// first the old result.json is removed, then each data file is replaced (or removed, when this
+/// run does not write it), then result.json is written. Interrupted at any point, the directory
+/// has no result.json (incomplete) or this run's whole result. Throws std::runtime_error naming
+/// the file when one cannot be written or removed.
 void write_result_directory(const RunResult& result, const std::string& directory);
+
+/// Checks before a run that its result directory can be written: `directory` is a directory
+/// (or does not exist yet and its nearest existing ancestor is one) in which a file can be
+/// created, tried with a real file that is removed again. Creates nothing that stays. Throws
+/// std::runtime_error naming the directory and the system's reason.
+void check_result_directory(const std::string& directory);
 
 }  // namespace failsim::sim
