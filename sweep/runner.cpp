@@ -189,6 +189,12 @@ void prepare_sweep_directory(const SweepPlan& plan, const SweepDirectory& dir) {
 }
 
 DirectoryLock::DirectoryLock(const fs::path& directory) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot create directory: {}", directory.string(), ec.message()));
+  }
   // O_CLOEXEC: the children must not inherit the lock, or an orphan would hold it.
   fd_ = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) {

@@ -60,11 +60,13 @@ void prepare_sweep_directory(const SweepPlan& plan, const SweepDirectory& dir);
 void check_sweep_plan(const SweepPlan& plan, const SweepDirectory& dir);
 
 /// Holds an exclusive lock on the output directory (flock, released by the kernel when the
-/// process dies, even by SIGKILL) so two local sweeps never run into one directory.
+/// process dies, even by SIGKILL) so two local sweeps never run into one directory. Taken
+/// before the directory is prepared: of two sweeps started at once on a fresh directory, one
+/// writes its plan and runs, the other is refused before it writes anything.
 class DirectoryLock {
  public:
-  /// Throws DirectoryRefused when another process holds it, std::runtime_error when the directory
-  /// cannot be opened.
+  /// Creates the directory (with its parents) if needed. Throws DirectoryRefused when another
+  /// process holds it, std::runtime_error when the directory cannot be created or opened.
   explicit DirectoryLock(const std::filesystem::path& directory);
   ~DirectoryLock();
   DirectoryLock(const DirectoryLock&) = delete;

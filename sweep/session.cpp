@@ -116,8 +116,8 @@ bool SweepSession::run_one(std::size_t index) const {
 }
 
 bool SweepSession::run_all(std::size_t jobs, std::size_t cores) const {
+  const DirectoryLock lock(dir_.root);  // before anything is written (docs/sweeps.md)
   prepare_sweep_directory(plan_, dir_);
-  const DirectoryLock lock(dir_.root);
   std::vector<std::size_t> pending;
   for (const SweepRun& run : plan_.runs) {
     if (!recover_run(dir_, run)) pending.push_back(run.index);
@@ -164,6 +164,7 @@ void SweepSession::emit_slurm(const SlurmOptions& slurm) const {
     throw DirectoryRefused(fmt::format("--emit slurm: {}", e.what()));
   }
   const SweepDirectory dir{job.out_dir};
+  const DirectoryLock lock(dir.root);
   prepare_sweep_directory(plan_, dir);
   write_slurm_scripts(job);
   const std::size_t chunk = slurm.chunk.value_or(1);

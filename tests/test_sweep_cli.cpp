@@ -345,6 +345,21 @@ TEST_CASE("failsim sweep refuses a directory of another plan, or one another swe
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
   CHECK(second.status == 2);
   CHECK_THAT(second.err, Catch::Contains("found another failsim sweep at work there"));
+
+  // The lock comes before the plan is written: a fresh directory another process holds is left
+  // untouched (two sweeps started at once could otherwise write one plan and run the other's).
+  const fs::path fresh = dir.file("fresh");
+  fs::create_directories(fresh);
+  for (const std::string extra : {"", " --emit slurm"}) {
+    INFO(extra);
+    const auto refused =
+        failsim::testing::run_shell("flock '" + fresh.string() + "' '" FAILSIM_BINARY "' sweep '" +
+                                        slow + "' -q -o '" + fresh.string() + "'" + extra,
+                                    dir);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.err, Catch::Contains("found another failsim sweep at work there"));
+    CHECK(fs::is_empty(fresh));
+  }
 }
 
 TEST_CASE(
