@@ -3,6 +3,7 @@
 // this file parses the options, prints the progress line and the summary, and maps errors to
 // the exit statuses of docs/cli.md.
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -12,6 +13,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "input/interrupt.hpp"
 #include "input/json_pointer.hpp"
 #include "models/idx.hpp"
 #include "sim/branching.hpp"
@@ -100,6 +102,7 @@ int run_scenario(RunOptions o) {
     }
     o.request.settings.push_back(*setting);
   }
+  input::catch_interrupts();  // from here on, Ctrl-C ends the command with a message
   sim::RunSet set;
   try {
     set = sim::load_run_set(o.request);
@@ -137,9 +140,20 @@ int run_scenario(RunOptions o) {
     return fail(e, BAD_INPUT);
   } catch (const models::DataError& e) {
     return fail(e, BAD_INPUT);
+  } catch (const input::Interrupted& e) {
+    if (progress) fmt::print(stderr, "\n");
+    fmt::print(stderr, "failsim run: {}; nothing was written to {}\n", e.what(),
+               fmt::join(set.directories, ", "));
+    return 128 + e.signal();
   }
   if (progress && result.member == 0) fmt::print(stderr, "\n");
   int status = report(result, set.directories[result.member], o.quiet);
+  if (const int signal = input::caught_interrupt(); signal != 0 && status == OK) {
+    // Caught while the result directory was written: the writer finished it first.
+    fmt::print(stderr, "failsim run: interrupted by {} after the run ended; {} is complete\n",
+               input::signal_name(signal), set.directories[result.member]);
+    status = 128 + signal;
+  }
   // This process's branches (if any) write their own results; the command is done when they are.
   const int branch_status = sim::wait_for_children(result.children);
   if (status == OK) status = branch_status;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "input/interrupt.hpp"
 #include "sim/math_pool.hpp"
 #include "sweep/session.hpp"
 
@@ -89,6 +90,7 @@ int run_sweep(SweepOptions o) {
       return OK;
     }
     const auto cores = static_cast<std::size_t>(sim::MathPool::hardware_threads());
+    input::catch_interrupts();  // Ctrl-C stops the runs and says how to resume
     const bool complete = o.collect ? session->collect()
                           : o.only  ? session->run_one(*o.only)
                                     : session->run_all(o.jobs, cores);
@@ -97,6 +99,12 @@ int run_sweep(SweepOptions o) {
     return fail(e, BAD_INPUT);
   } catch (const sweep::DirectoryRefused& e) {
     return fail(e, BAD_INPUT);
+  } catch (const input::Interrupted& e) {
+    fmt::print(stderr,
+               "failsim sweep: {}; the runs it stopped left nothing, and the same command "
+               "resumes the sweep\n",
+               e.what());
+    return 128 + e.signal();
   } catch (const std::exception& e) {
     return fail(e, OUTPUT_FAILED);
   }

@@ -12,15 +12,25 @@ volatile std::sig_atomic_t caught = 0;
 extern "C" void on_interrupt(int signal) {
   if (caught == 0) caught = signal;
 }
+
+bool was_ignored(int signal) {
+  struct sigaction current {};
+  return sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
 }  // namespace
 
 void catch_interrupts() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR and the caller looks
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  // A signal ignored when the process started stays ignored (a shell's background job ignores
+  // SIGINT): only the first call can see that, before anyone installed a handler.
+  static const bool ignored_at_start[2] = {was_ignored(SIGINT), was_ignored(SIGTERM)};
+  const int signals[2] = {SIGINT, SIGTERM};
+  for (int i = 0; i < 2; ++i) {
+    struct sigaction action {};
+    action.sa_handler = ignored_at_start[i] ? SIG_IGN : on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR and the caller looks
+    sigaction(signals[i], &action, nullptr);
+  }
 }
 
 int caught_interrupt() { return caught; }

@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "input/interrupt.hpp"
 #include "sim/branching.hpp"
 #include "sim/failures/failure_injector.hpp"
 #include "sim/job.hpp"
@@ -124,6 +125,16 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
 
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+  // Ctrl-C or SIGTERM stops the run at its next simulated event (docs/cli.md, "Interruptions"):
+  // SimGrid's engine has just installed its own SIGINT handler, which exits with status 1.
+  input::catch_interrupts();
+  const auto stop_if_interrupted = [] {
+    if (const int signal = input::caught_interrupt()) {
+      throw input::Interrupted(signal,
+                               fmt::format("at simulated time {:.2f} s", sg4::Engine::get_clock()));
+    }
+  };
+  sg4::Engine::on_time_advance_cb([&](double /*elapsed*/) { stop_if_interrupted(); });
 
   TrainingMath math(scenario, options.threads);
   RunResult result;
@@ -159,7 +170,9 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   sg4::Actor::create("observer", context.roles.coordinator, [&observer] { observer(); });
 
   result.setup_seconds = seconds_since(wall_start);
+  stop_if_interrupted();  // a signal while the data loaded
   engine.run();
+  stop_if_interrupted();
 
   result.end_time = sg4::Engine::get_clock();
   injector.finish(result.end_time);

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "input/atomic_file.hpp"
+#include "input/interrupt.hpp"
 #include "sweep/aggregate.hpp"
 
 namespace failsim::sweep {
@@ -359,7 +360,8 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
     if (finished > 0) {
       eta = "about " + minutes(elapsed / double(finished) * double(remaining)) + " left";
     }
-    fmt::print(stderr, "\r  {}/{} runs done, {} failed, {} elapsed, {}   ",
+    // \x1b[K erases what a longer line before it left (on a terminal only: show_progress).
+    fmt::print(stderr, "\r\x1b[K  {}/{} runs done, {} failed, {} elapsed, {}",
                options.done_before + finished, options.total, failed, minutes(elapsed), eta);
     std::fflush(stderr);
     line_shown = true;
@@ -370,8 +372,19 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
   };
   const bool show_progress = options.terminal && !options.quiet;
 
-  while (next < pending.size() || !running.empty()) {
-    while (running.size() < options.jobs && next < pending.size()) {
+  // Ctrl-C or SIGTERM (input/interrupt.hpp): no run is started after it, the running ones are
+  // asked to stop (SIGTERM), and what they leave is cleaned as for a failed run, so the sweep
+  // resumes exactly where it stopped.
+  bool stopping = false;
+  std::size_t completed = 0;
+  const auto stop_runs = [&] {
+    if (stopping || input::caught_interrupt() == 0) return;
+    stopping = true;
+    for (const auto& [pid, r] : running) kill(pid, SIGTERM);
+  };
+  while ((next < pending.size() && !stopping) || !running.empty()) {
+    stop_runs();
+    while (!stopping && running.size() < options.jobs && next < pending.size()) {
       const SweepRun& run = plan.runs[pending[next++]];
       std::error_code ec;
       fs::create_directories(dir.result_dir(run).parent_path(), ec);
@@ -384,7 +397,8 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
       const pid_t pid = start_run(r.command, dir.stderr_file(run));
       running.emplace(pid, std::move(r));
     }
-    if (show_progress) progress_line();
+    if (show_progress && !stopping) progress_line();
+    if (running.empty()) continue;
 
     int status = 0;
     pid_t pid = 0;
@@ -393,7 +407,7 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
       const auto last_draw = Clock::now();
       while ((pid = waitpid(-1, &status, WNOHANG)) == 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (seconds_since(last_draw) >= 1.0) break;
+        if (seconds_since(last_draw) >= 1.0 || (input::caught_interrupt() && !stopping)) break;
       }
       if (pid == 0) continue;
     } else {
@@ -410,6 +424,8 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
     const SweepRun& run = plan.runs[done.run];
     const RunOutcome outcome = finish_run(dir, run, status);
     ++finished;
+    if (outcome.complete) ++completed;
+    if (stopping) continue;  // ended by the interrupt: not a failure to report
     if (outcome.failed) {
       ++failed;
       clear_line();
@@ -421,6 +437,12 @@ std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
       fmt::print(stderr, "  {}/{} done: {} ({:.1f} s)\n", options.done_before + finished,
                  options.total, run.directory, seconds_since(done.started));
     }
+  }
+  if (stopping) {
+    clear_line();
+    throw input::Interrupted(
+        input::caught_interrupt(),
+        fmt::format("with {} of {} runs done", options.done_before + completed, options.total));
   }
   if (show_progress) {
     progress_line();

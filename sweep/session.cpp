@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "analysis/table.hpp"
+#include "input/interrupt.hpp"
 #include "sweep/aggregate.hpp"
 
 namespace failsim::sweep {
@@ -101,10 +103,18 @@ bool SweepSession::run_one(std::size_t index) const {
   const std::vector<std::string> command = run_command(self_executable(), plan_, dir_, run, 0);
   const pid_t pid = start_run(command, dir_.stderr_file(run));
   int status = 0;
+  bool stopped = false;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error("lost the run's process");
+    if (input::caught_interrupt() && !stopped) {
+      stopped = true;  // Ctrl-C: the run is asked to stop, and cleaned as a failed one
+      kill(pid, SIGTERM);
+    }
   }
   const RunOutcome outcome = finish_run(dir_, run, status);
+  if (stopped && !outcome.complete) {
+    throw input::Interrupted(input::caught_interrupt(), fmt::format("before run {} ended", index));
+  }
   if (outcome.failed) {
     fmt::print(stderr, "failsim sweep: run {} failed: {}\n  command: {}\n{}", index, outcome.status,
                shell_quoted(command), outcome.stderr_tail);

@@ -1,0 +1,152 @@
+// Ctrl-C and SIGTERM on `failsim run` and `failsim sweep` (docs/cli.md, "Interruptions"): a real
+// Ctrl-C typed on a pseudo-terminal (script(1) runs the command on one and forwards ^C from its
+// input), the message and the exit status 128 + N, nothing half-written, and a sweep that
+// resumes exactly. The sweep's progress line is rendered as a terminal shows it: no characters
+// of a longer line stay behind a shorter one.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_harness.hpp"
+
+using failsim::testing::read_text;
+using failsim::testing::run_cli;
+using failsim::testing::run_shell;
+using failsim::testing::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+/// `failsim ARGS` on a pseudo-terminal, with Ctrl-C typed after `seconds`; stdout holds
+/// everything the terminal showed.
+failsim::testing::CliOutcome on_terminal_with_ctrl_c(const std::string& args, double seconds,
+                                                     const TempDir& dir) {
+  return run_shell("(sleep " + std::to_string(seconds) +
+                       "; printf '\\003') | script -qfec \"'" FAILSIM_BINARY "' " + args +
+                       "\" /dev/null",
+                   dir);
+}
+
+/// The lines a terminal shows for `text`: \r returns to the line's start, ESC [ K erases to its
+/// end, other characters overwrite.
+std::vector<std::string> rendered_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t col = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\r') {
+      col = 0;
+    } else if (c == '\n') {
+      lines.push_back(line);
+      line.clear();
+      col = 0;
+    } else if (c == '\x1b' && text.compare(i, 3, "\x1b[K") == 0) {
+      line.resize(col);
+      i += 2;
+    } else {
+      if (col < line.size()) {
+        line[col] = c;
+      } else {
+        line.push_back(c);
+      }
+      ++col;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+/// What was last written on each line: after its last \r, without ESC [ K.
+std::vector<std::string> last_writes(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::string last = line;
+    while (!last.empty() && last.back() == '\r') last.pop_back();
+    last = last.substr(last.rfind('\r') == std::string::npos ? 0 : last.rfind('\r') + 1);
+    for (auto at = last.find("\x1b[K"); at != std::string::npos; at = last.find("\x1b[K"))
+      last.erase(at, 3);
+    lines.push_back(last);
+  }
+  return lines;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+}  // namespace
+
+TEST_CASE("Ctrl-C on failsim run: exit 130, where it was, nothing written, the line ended",
+          "[cli][interrupt]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r = on_terminal_with_ctrl_c(
+      "run scenarios/examples/quickstart.json --set "
+      "/stop/time=100000s -o '" +
+          out + "'",
+      2, dir);
+  CHECK(r.status == 130);
+  // The progress line ("  t = ... test accuracy ...   ") is ended before the message (the
+  // terminal writes \n as \r\n). The output is long: only its end is matched.
+  const std::string message = "\r\nfailsim run: interrupted by SIGINT at simulated time ";
+  const auto at = r.out.rfind(message);
+  REQUIRE(at != std::string::npos);
+  CHECK_THAT(r.out.substr(0, at), Catch::Contains("test accuracy"));
+  CHECK_THAT(r.out.substr(at + message.size()),
+             Catch::Matches("[0-9]+\\.[0-9]{2} s; nothing was written to " + out + "\r\n"));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][interrupt]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r = run_shell("('" FAILSIM_BINARY
+                           "' run scenarios/examples/quickstart.json -q --set "
+                           "/stop/time=100000s -o '" +
+                               out + "' & sleep 2; kill -TERM $!; wait $!)",
+                           dir);
+  CHECK(r.status == 143);
+  CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM at simulated time "
+                                   "[0-9]+\\.[0-9]{2} s; nothing was written to " +
+                                   out + "\n"));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
+          "[cli][interrupt][sweep]") {
+  TempDir dir;
+  // 6 runs of about two seconds each, 2 at a time: Ctrl-C comes while some are running.
+  const std::string sweep = dir.file("six.json");
+  failsim::testing::write_text(sweep, R"({"name": "six", "seeds": [1, 2, 3],
+    "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json"],
+    "vary": [{"path": "/stop/time", "values": ["10s"]},
+             {"path": "/optimizer/batch_size", "values": [32, 64]}]})");
+  const fs::path ref = dir.file("ref"), out = dir.file("out");
+  REQUIRE(run_cli("sweep '" + sweep + "' -j 2 -q -o '" + ref.string() + "'", dir).status == 0);
+
+  const auto r =
+      on_terminal_with_ctrl_c("sweep '" + sweep + "' -j 2 -o '" + out.string() + "'", 2, dir);
+  CHECK(r.status == 130);
+  const std::string message = "failsim sweep: interrupted by SIGINT with ";
+  const auto at = r.out.rfind(message);
+  REQUIRE(at != std::string::npos);
+  CHECK_THAT(r.out.substr(at + message.size()),
+             Catch::Matches("[0-5] of 6 runs done; the runs it stopped left nothing, and the same "
+                            "command resumes the sweep\\r\\n"));
+  // Every line as the terminal shows it is what was written on it last: nothing stale.
+  const auto shown = rendered_lines(r.out), written = last_writes(r.out);
+  REQUIRE(shown.size() == written.size());
+  for (std::size_t i = 0; i < shown.size(); ++i) CHECK(trimmed(shown[i]) == trimmed(written[i]));
+
+  const auto resumed = run_cli("sweep '" + sweep + "' -j 2 -o '" + out.string() + "'", dir);
+  CHECK(resumed.status == 0);
+  CHECK_THAT(resumed.err, Catch::Contains(" done before, "));
+  for (const char* file : {"runs.csv", "table.md", "sweep.json"}) {
+    INFO(file);
+    CHECK(read_text(out / file) == read_text(ref / file));
+  }
+}
