@@ -169,10 +169,12 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("-o,--output", options->output,
                   "result directory (default: the scenario's output.directory)");
   sub->add_option("--seed", options->seed,
-                  "seed of the run instead of the scenario's (recorded in result.json)");
+                  "seed of the run instead of the scenario's (recorded in result.json)")
+      ->type_name("INTEGER");
   sub->add_option("--threads", options->threads,
                   "threads computing gradients and evaluations (default: every CPU this process "
-                  "may use); the results do not depend on it (docs/performance.md)");
+                  "may use); the results do not depend on it (docs/performance.md)")
+      ->type_name("INTEGER");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
   sub->add_option("--set", options->settings,
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "

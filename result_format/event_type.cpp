@@ -15,6 +15,7 @@ constexpr std::array EVENT_TYPES = {
     EventTypeSpelling{STOP, "stop"},
     EventTypeSpelling{FAILURE, "failure"},
     EventTypeSpelling{FAILURE_SKIPPED, "failure_skipped"},
+    EventTypeSpelling{FAILURE_NOT_INJECTED, "failure_not_injected"},
     EventTypeSpelling{LINK_FAILURE, "link_failure"},
     EventTypeSpelling{LINK_UP, "link_up"},
     EventTypeSpelling{HOST_UP, "host_up"},

@@ -17,6 +17,7 @@ enum class EventType {
   STOP,
   FAILURE,
   FAILURE_SKIPPED,
+  FAILURE_NOT_INJECTED,
   LINK_FAILURE,
   LINK_UP,
   HOST_UP,

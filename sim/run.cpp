@@ -200,6 +200,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   // The members still together had the same failures to the end: the same results.
   result.member = branching.settle();
   result.scenario = branching.member(result.member);
+  injector.record_not_injected(result.scenario.failures.events, result.end_time);
   result.children = branching.children();
   result.math_seconds = math.math_seconds();
   result.wall_seconds =

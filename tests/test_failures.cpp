@@ -76,6 +76,29 @@ TEST_CASE("the simulation implements exactly the strategies the scenario format 
   CHECK(simulation == scenario);
 }
 
+TEST_CASE("a scheduled failure the run does not reach is recorded, not silently absent",
+          "[failures]") {
+  // 3 s, one worker at 1 Gf on 1e7 flops per batch: about 300 updates. An event at 5 s (allowed
+  // by after_stop "record") and one at update 100,000 (no stop.updates to compare with) are
+  // both beyond the run's end; the one at update 10 is injected.
+  json s = base_scenario();
+  s["failures"]["after_stop"] = "record";
+  s["failures"]["events"] = {{{"target", "worker"}, {"index", 0}, {"at_update", 10}},
+                             {{"target", "server"}, {"at", "5s"}},
+                             {{"target", "worker"}, {"index", 0}, {"at_update", 100000}}};
+  const auto run = run_isolated(s.dump());
+  CHECK(events_of(run, "failure").size() == 1);
+  const auto missed = events_of(run, "failure_not_injected");
+  REQUIRE(missed.size() == 2);
+  CHECK(missed[0]["subject"] == "server");
+  CHECK(missed[0]["details"] ==
+        json{{"event", 1}, {"at", 5.0}, {"reason", "the run stopped first"}});
+  CHECK(missed[1]["subject"] == "worker");
+  CHECK(missed[1]["details"]["event"] == 2);
+  CHECK(missed[1]["details"]["at_update"] == 100000);
+  for (const auto& e : missed) CHECK(e["time"] == run.result["summary"]["end_time"]);
+}
+
 TEST_CASE("checkpoint every 10 updates, server killed after update 25: resumes from version 20",
           "[failures]") {
   json s = base_scenario();

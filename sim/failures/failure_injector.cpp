@@ -4,6 +4,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -115,6 +116,24 @@ void FailureInjector::finish(double end) {
     context_.recorder.down(host->get_name(), end - outage.since);
 }
 
+void FailureInjector::record_not_injected(const std::vector<FailureEvent>& events, double end) {
+  // Matched by value, not by index: a branch member's list is not the run's (sim/branching.hpp).
+  std::vector<FailureEvent> due = due_;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto it = std::find(due.begin(), due.end(), events[i]);
+    if (it != due.end()) {
+      due.erase(it);
+      continue;
+    }
+    const FailureEvent& e = events[i];
+    nlohmann::json details{{"event", i}, {"reason", "the run stopped first"}};
+    if (e.at_time) details["at"] = *e.at_time;
+    if (e.at_update) details["at_update"] = *e.at_update;
+    FAILSIM_INFO("failure event {} not injected: the run stopped first", i);
+    context_.recorder.event(end, EventType::FAILURE_NOT_INJECTED, to_string(e.target), details);
+  }
+}
+
 sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
   switch (event.target) {
     case FailureTarget::SERVER:
@@ -138,6 +157,7 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
 }
 
 void FailureInjector::fire(const FailureEvent& event, std::size_t i) {
+  due_.push_back(event);
   sg4::Host* host = target_host(event);
   if (host == nullptr) {
     FAILSIM_INFO("failure event {} skipped: no {} process is up", i, to_string(event.target));

@@ -41,10 +41,15 @@ class FailureInjector {
   void restart_worker(Worker& worker);
   /// Adds the downtime of hosts still down at the end of the run (`end`: simulated seconds).
   void finish(double end);
+  /// Records a `failure_not_injected` event at `end` for each of `events` (the scheduled events
+  /// of the scenario the process's result is: sim/branching.hpp) that never came due.
+  void record_not_injected(const std::vector<FailureEvent>& events, double end);
 
  private:
   /// Fails the target of event `i` now.
   void fire(const FailureEvent& event, std::size_t i);
+  /// The scheduled events that came due (injected or skipped), in order.
+  std::vector<FailureEvent> due_;
   /// The host an event strikes now, or whose link it cuts: the event's shard's primary's for
   /// server and server_link, a worker's for worker and worker_link. Null when no such process
   /// is up.

@@ -77,6 +77,27 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
         "unreachable)",
         "nothing");
   }
+  // A scheduled failure the stop comes first would silently never happen (a sweep over failure
+  // times crossing the stop would tabulate failure-free runs under failure names).
+  if (!s.failures.record_after_stop) {
+    for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
+      const FailureEvent& e = s.failures.events[i];
+      const JsonLocation event = root.child("failures").child("events").child(i);
+      const char* allow =
+          "; or \"after_stop\": \"record\" in failures to record it as not injected";
+      if (e.at_time && s.stop.time && *e.at_time >= *s.stop.time) {
+        event.child("at").fail(fmt::format("a time before stop.time = {} s (the run stops first){}",
+                                           *s.stop.time, allow),
+                               fmt::format("{}", *e.at_time));
+      }
+      if (e.at_update && s.stop.updates && *e.at_update > *s.stop.updates) {
+        event.child("at_update")
+            .fail(fmt::format("at most stop.updates = {} (the run stops first){}", *s.stop.updates,
+                              allow),
+                  std::to_string(*e.at_update));
+      }
+    }
+  }
 
   if (s.timing.server_evaluation) {
     // A server evaluates the whole model; a shard's server holds a slice of it.

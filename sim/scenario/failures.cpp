@@ -19,6 +19,9 @@ const Choices<FailureTarget> EVENT_TARGETS{
 const Choices<FailureTarget> STOCHASTIC_TARGETS{{"server", FailureTarget::SERVER},
                                                 {"worker", FailureTarget::WORKER},
                                                 {"storage", FailureTarget::STORAGE}};
+// What a scheduled event the stop comes before means: a mistake, or a point of a sweep that
+// crosses the stop (checks.cpp).
+const Choices<bool> AFTER_STOP{{"refuse", false}, {"record", true}};
 const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::EXPONENTIAL},
                                               {"weibull", DistributionKind::WEIBULL},
                                               {"fixed", DistributionKind::FIXED}};
@@ -181,9 +184,9 @@ nlohmann::json distribution_to_json(const Distribution& d) {
 
 FailureConfig read_failures(const ObjectReader& top, const ClusterConfig& cluster,
                             const RecoveryStrategy& strategy) {
-  const ObjectReader r = top.object_or_empty(
-      "failures",
-      {"detection_timeout", "restart_delay", "request_timeout", "events", "stochastic"});
+  const ObjectReader r =
+      top.object_or_empty("failures", {"detection_timeout", "restart_delay", "request_timeout",
+                                       "events", "stochastic", "after_stop"});
   FailureConfig f;
   f.detection_timeout =
       r.quantity_or("detection_timeout", f.detection_timeout, Quantity::TIME, Sign::POSITIVE);
@@ -191,6 +194,7 @@ FailureConfig read_failures(const ObjectReader& top, const ClusterConfig& cluste
       r.quantity_or("restart_delay", f.restart_delay, Quantity::TIME, Sign::NON_NEGATIVE);
   f.request_timeout =
       r.quantity_or("request_timeout", f.request_timeout, Quantity::TIME, Sign::POSITIVE);
+  f.record_after_stop = r.choice_or("after_stop", f.record_after_stop, AFTER_STOP);
   if (r.has("events")) {
     f.events = r.list("events", 0, "failure events (objects)",
                       [&](const nlohmann::json& v, const JsonLocation& where) {
@@ -246,7 +250,8 @@ nlohmann::json failures_to_json(const FailureConfig& f) {
               {"restart_delay", f.restart_delay},
               {"request_timeout", f.request_timeout},
               {"events", events},
-              {"stochastic", stochastic}};
+              {"stochastic", stochastic},
+              {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
 }
 
 }  // namespace failsim::sim::detail

@@ -253,6 +253,11 @@ struct FailureConfig {
   double request_timeout = 1.0;
   std::vector<FailureEvent> events;
   std::vector<StochasticFailures> stochastic;
+  /// A scheduled event the stop may come before (its `at` at or after stop.time, its `at_update`
+  /// above stop.updates): refused, unless the scenario allows it ("after_stop": "record"); such
+  /// an event that the stop beats is then recorded as `failure_not_injected`. Either way, every
+  /// scheduled event a run does not reach is recorded so.
+  bool record_after_stop = false;
 
   bool operator==(const FailureConfig&) const = default;
 };
