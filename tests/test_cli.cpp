@@ -32,6 +32,21 @@ TEST_CASE("failsim validate accepts every example and paper and comparison scena
   CHECK(checked >= 26);  // 9 examples, 11 paper and 6 comparison scenarios at least
 }
 
+TEST_CASE("failsim validate checks a sweep file as a sweep, every point", "[cli]") {
+  TempDir dir;
+  const auto good = run_cli("validate scenarios/sweeps/quickstart.json", dir);
+  CHECK(good.status == 0);
+  CHECK(good.out == "scenarios/sweeps/quickstart.json: ok (a sweep: 18 runs of 6 points)\n");
+  const std::string bad = dir.file("bad-sweep.json");
+  write_text(bad, R"({"name": "bad", "scenarios": [")" FAILSIM_SOURCE_DIR
+                  R"(/scenarios/examples/quickstart.json"],
+    "vary": [{"path": "/optimizer/batch_size", "values": [32, 3000]}]})");
+  const auto refused = run_cli("validate '" + bad + "'", dir);
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err, Catch::Contains(bad + ": /vary/0: expected values that make a valid "
+                                                "scenario of every point, found point 1"));
+}
+
 TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
           "[cli]") {
   TempDir dir;
@@ -272,6 +287,14 @@ TEST_CASE("failsim --version and --help", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("Usage"));
   }
   CHECK(run_cli("frobnicate", dir).status == 2);
+  // A misspelt subcommand is named, with the closest one and the list.
+  const auto typo = run_cli("rn scenarios/examples/quickstart.json", dir);
+  CHECK(typo.status == 2);
+  CHECK_THAT(typo.err, Catch::StartsWith("failsim: expected a subcommand (run, validate, ") &&
+                           Catch::Contains("found unknown subcommand 'rn' (did you mean 'run'?)"));
+  // Numbers say so in the help.
+  const auto help = run_cli("run --help", dir);
+  CHECK_THAT(help.out, Catch::Contains("--seed INTEGER") && Catch::Contains("--threads INTEGER"));
   // Impossible training input is bad input too, not a crash.
   const auto train = run_cli("train --model softmax --train-limit 10 --batch 32", dir);
   CHECK(train.status == 2);
