@@ -116,11 +116,14 @@ std::optional<PointerSetting> parse_pointer_setting(const std::string& text) {
   PointerSetting s;
   s.pointer = text.substr(0, eq);
   s.text = text.substr(eq + 1);
+  try {
+    s.value = setting_value(s);
+  } catch (const InputError&) {
+    // Left null: apply_setting reads `text` again and reports the error where it can.
+  }
   return s;
 }
 
-namespace {
-/// The JSON a --set VALUE stands for, with a scenario file's checks.
 json setting_value(const PointerSetting& setting) {
   const std::string& text = *setting.text;
   const std::string label = "--set " + setting.pointer;
@@ -132,7 +135,6 @@ json setting_value(const PointerSetting& setting) {
   }
   return text;
 }
-}  // namespace
 
 void apply_setting(json& doc, const PointerSetting& setting, const std::string& file_label) {
   const std::string syntax = pointer_syntax_error(setting.pointer);

@@ -41,6 +41,9 @@ struct PointerSetting {
 };
 std::optional<PointerSetting> parse_pointer_setting(const std::string& text);
 
+/// The JSON a setting's `text` stands for, with the checks above (InputError of "--set POINTER").
+nlohmann::json setting_value(const PointerSetting& setting);
+
 /// Applies `setting` to the scenario JSON `doc` read from `file_label`; a pointer that does not
 /// fit is a InputError at the pointer, naming the file and why; a VALUE refused as above is an
 /// InputError of "--set POINTER".
