@@ -154,4 +154,44 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file_
   }
 }
 
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char lead = byte(i);
+    std::size_t length = 0;
+    unsigned low = 0x80, high = 0xBF;  // the range of the second byte (RFC 3629, table 3-7)
+    if (lead < 0x80) {
+      length = 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;   // no overlong forms
+      if (lead == 0xED) high = 0x9F;  // no surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;   // no overlong forms
+      if (lead == 0xF4) high = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned b = byte(i + k);
+      if (k == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+std::string escape_non_ascii(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    out += b >= 0x20 && b < 0x7F ? std::string(1, c) : fmt::format("\\x{:02x}", b);
+  }
+  return out + "\"";
+}
+
 }  // namespace failsim::input

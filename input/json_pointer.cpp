@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "input/input_error.hpp"
+#include "input/json_input.hpp"
 
 namespace failsim::input {
 using nlohmann::json;
@@ -114,10 +115,25 @@ std::optional<PointerSetting> parse_pointer_setting(const std::string& text) {
   if (eq == std::string::npos) return std::nullopt;
   PointerSetting s;
   s.pointer = text.substr(0, eq);
-  const std::string value = text.substr(eq + 1);
-  s.value = json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (s.value.is_discarded()) s.value = value;
+  s.text = text.substr(eq + 1);
+  try {
+    s.value = setting_value(s);
+  } catch (const InputError&) {
+    // Left null: apply_setting reads `text` again and reports the error where it can.
+  }
   return s;
+}
+
+json setting_value(const PointerSetting& setting) {
+  const std::string& text = *setting.text;
+  const std::string label = "--set " + setting.pointer;
+  // accept() checks the syntax without building a document (so without recursion).
+  if (json::accept(text)) return parse_json_text(text, label);
+  if (const auto bad = first_invalid_utf8(text)) {
+    throw InputError(label, "", "a value of UTF-8 text (JSON or a string)",
+                     fmt::format("{} (byte {} is not UTF-8)", escape_non_ascii(text), *bad + 1));
+  }
+  return text;
 }
 
 void apply_setting(json& doc, const PointerSetting& setting, const std::string& file_label) {
@@ -128,7 +144,8 @@ void apply_setting(json& doc, const PointerSetting& setting, const std::string& 
                      "/optimizer/learning_rate",
                      describe_found(setting.pointer) + " (" + syntax + ")");
   }
-  const std::string problem = set_at_pointer(doc, setting.pointer, setting.value);
+  const std::string problem =
+      set_at_pointer(doc, setting.pointer, setting.text ? setting_value(setting) : setting.value);
   if (!problem.empty()) {
     throw InputError(file_label, setting.pointer,
                      "a field of the scenario whose parent exists (--set POINTER=VALUE)", problem);

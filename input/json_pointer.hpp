@@ -31,15 +31,22 @@ std::string pointer_syntax_error(const std::string& pointer);
 
 /// `failsim run --set` text "POINTER=VALUE" split at the first '='; VALUE is JSON when it parses
 /// as JSON, else the string as typed (so `/failures/events/0/at=40s` sets the string "40s").
-/// nullopt when there is no '='.
+/// nullopt when there is no '='. The VALUE is kept as typed (`text`) and read by apply_setting,
+/// which refuses what a scenario file would be refused: a key twice in one object, nesting
+/// deeper than MAX_JSON_DEPTH, bytes that are not UTF-8 (they would make result.json unwritable).
 struct PointerSetting {
   std::string pointer;
-  nlohmann::json value;
+  nlohmann::json value;             ///< the value, when `text` is not set
+  std::optional<std::string> text;  ///< VALUE as typed on the command line
 };
 std::optional<PointerSetting> parse_pointer_setting(const std::string& text);
 
+/// The JSON a setting's `text` stands for, with the checks above (InputError of "--set POINTER").
+nlohmann::json setting_value(const PointerSetting& setting);
+
 /// Applies `setting` to the scenario JSON `doc` read from `file_label`; a pointer that does not
-/// fit is a InputError at the pointer, naming the file and why.
+/// fit is a InputError at the pointer, naming the file and why; a VALUE refused as above is an
+/// InputError of "--set POINTER".
 void apply_setting(nlohmann::json& doc, const PointerSetting& setting,
                    const std::string& file_label);
 

@@ -113,10 +113,10 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   }
   Branching branching(std::move(members), std::move(labels));
   // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
-  probe_simgrid_setup(options.simgrid_args, scenario.cluster, options.file_label);
-  // SimGrid consumes its own --cfg= and --log= arguments from an argv.
+  probe_simgrid_setup(options.simgrid_args, scenario, resolved, options.file_label);
+  // SimGrid consumes its own --cfg= and --log= arguments from an argv (failsim's defaults first).
   std::vector<std::string> args{"failsim"};
-  args.insert(args.end(), options.simgrid_args.begin(), options.simgrid_args.end());
+  for (const std::string& a : simgrid_arguments(options.simgrid_args)) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());

@@ -3,6 +3,11 @@
 namespace failsim::testing {
 
 const std::vector<BadScenario>& catalogue() {
+  // A name one byte longer than a directory name may be (NAME_MAX), and an output directory
+  // with such a component.
+  static const std::string long_name = R"({"name": ")" + std::string(256, 'a') + R"("})";
+  static const std::string long_component =
+      R"({"output": {"directory": "results/)" + std::string(256, 'b') + R"("}})";
   static const std::vector<BadScenario> cases{
       // Keys.
       {"misspelt top-level key",
@@ -793,6 +798,37 @@ const std::vector<BadScenario>& catalogue() {
        R"({"output": {"events": 1}})",
        "/output/events",
        {"expected true or false, found 1"}},
+      // Hostile sizes and strings (issue 21, item 6): refused before anything proportional to
+      // them is allocated, and before a run that would fail writing its result.
+      {"a billion workers (7.8 GB of speeds before any other check)",
+       R"({"cluster": {"workers": {"count": 1000000000}}})",
+       "/cluster/workers/count",
+       {"expected at most 1000000 workers (the simulator's limit, docs/scenario-format.md), "
+        "found 1000000000"}},
+      {"server processes beyond the limit (count x shards overflows an int)",
+       R"({"cluster": {"servers": {"shards": 2147483647}}})",
+       "/cluster/servers/shards",
+       {"expected at most 100000 server processes in all (count x shards; the simulator's "
+        "limit, docs/scenario-format.md), found 1 x 2147483647"}},
+      {"a name longer than a directory name may be",
+       long_name.c_str(),
+       "/name",
+       {"of at most 255 bytes (it names the default output directory), found \"aaaa"}},
+      {"a NUL in the output directory",
+       R"({"output": {"directory": "results/a\u0000b"}})",
+       "/output/directory",
+       {"expected a path without a NUL character (the system cannot open it), found "
+        "\"results/a\\u0000b\""}},
+      {"an output directory with a component longer than NAME_MAX",
+       long_component.c_str(),
+       "/output/directory",
+       {"expected a path whose every component is at most 255 bytes (NAME_MAX), found a "
+        "component of 256 bytes"}},
+      {"a NUL in the data directory",
+       R"({"data": {"kind": "fashion-mnist", "train_size": null, "test_size": null,
+                    "dir": "/usr/share\u0000/x"}})",
+       "/data/dir",
+       {"expected a path without a NUL character"}},
   };
   return cases;
 }

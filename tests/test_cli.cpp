@@ -472,3 +472,144 @@ TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input e
   CHECK_THAT(unwritable.err, Catch::Contains("no/such/dir"));
   CHECK_FALSE(fs::exists(dir.path() + "/no"));
 }
+
+// Issue 21, item 6: what a --set VALUE, a platform file and the actors' stacks can do to a run,
+// refused with exit 2 before anything is simulated or written.
+TEST_CASE("run --set refuses duplicate keys and bytes that are not UTF-8, writing nothing",
+          "[cli]") {
+  TempDir dir;
+  const std::string run = "run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/out' ";
+  auto r = run_cli(run + R"(--set '/optimizer={"learning_rate": 0.1, "learning_rate": 0.2}')", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "failsim run: --set /optimizer: /learning_rate: expected each key at most once in an "
+        "object, found 'learning_rate' a second time\n");
+  // Before, the run simulated and then failed writing result.json (exit 3, CSVs left behind).
+  // (/bin/sh's printf writes the bytes: \377 is 0xff, never a UTF-8 byte.)
+  r = run_cli(run + "--set \"/description=$(printf 'caf\\377')\"", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "failsim run: --set /description: expected a value of UTF-8 text (JSON or a string), "
+        "found \"caf\\xff\" (byte 4 is not UTF-8)\n");
+  r = run_cli(run + "--set \"/description=$(printf '\"caf\\377\"')\"", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("(byte 5 is not UTF-8)"));
+  CHECK_FALSE(fs::exists(dir.path() + "/out"));
+  // UTF-8 is taken, as JSON or as a string.
+  CHECK(run_cli(run + "--set \"/description=$(printf 'caf\\303\\251')\"", dir).status == 0);
+}
+
+TEST_CASE("platform files: role hosts of speed 0, no route, a link of bandwidth 0 are exit 2",
+          "[cli]") {
+  TempDir dir;
+  const std::string xml = read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/lab-platform.xml");
+  const std::string scenario =
+      read_file(FAILSIM_SOURCE_DIR "/scenarios/examples/platform-lab.json");
+  const auto edit = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  struct Case {
+    const char* what;
+    std::string xml, scenario, message;  ///< the message after "<scenario>: "
+  };
+  const std::string platform = dir.path() + "/lab-platform.xml";
+  const std::vector<Case> cases{
+      // SimGrid: "The Impossible Did Happen (yet again)", exit 134, once the run started.
+      {"a negative host speed",
+       edit(xml, R"(id="fast-2" speed="8Gf")", R"(id="fast-2" speed="-8Gf")"), scenario,
+       "/cluster/workers/hosts/1: expected a host of speed > 0 in " + platform +
+           ", found \"fast-2\" (speed -8000000000 flop/s)"},
+      {"a link of bandwidth 0",
+       edit(xml, R"(id="fast-2-link" bandwidth="10Gbps")", R"(id="fast-2-link" bandwidth="0")"),
+       scenario,
+       "/cluster/platform: expected links of bandwidth > 0 between server host \"ps\" and worker "
+       "host \"fast-2\", found " +
+           platform + " (link \"fast-2-link\" of bandwidth 0 B/s)"},
+      // SimGrid: "there is no connecting path between these two hosts", exit 134.
+      {"no route between a worker and the server",
+       edit(
+           xml,
+           R"(<route src="ps" dst="fast-2"><link_ctn id="ps-link"/><link_ctn id="fast-2-link"/></route>)",
+           ""),
+       scenario,
+       "/cluster/workers/hosts/1: expected a host with a route to and from server host \"ps\" in " +
+           platform + ", found \"fast-2\" (no route from \"ps\" to \"fast-2\")"},
+      {"a worker on the server's own host (no loopback route)", xml,
+       edit(scenario, R"("slow-1")", R"("ps")"),
+       "/cluster/workers/hosts/2: expected a host with a route to and from server host \"ps\" in " +
+           platform + ", found \"ps\" (no route from \"ps\" to \"ps\")"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    write_text(platform, c.xml);
+    write_text(dir.path() + "/lab.json", c.scenario);
+    const std::string label = dir.path() + "/lab.json: ";
+    auto r = run_cli("validate '" + dir.path() + "/lab.json'", dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == label + c.message + "\n");
+    r = run_cli("run '" + dir.path() + "/lab.json' -q -o '" + dir.path() + "/out'", dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == "failsim run: " + label + c.message + "\n");
+    CHECK_FALSE(fs::exists(dir.path() + "/out"));
+  }
+}
+
+TEST_CASE("actors whose stacks do not fit the address-space limit are exit 2 with the remedy",
+          "[cli]") {
+  TempDir dir;
+  // 10,000 softmax workers: SimGrid's 8 MiB stacks need 78 GiB of address space, failsim's
+  // default 256 KiB stacks 2.5 GiB; under a 2.5 GiB limit (ulimit -v) neither fits, 192 KiB does.
+  const std::string file = dir.path() + "/many.json";
+  write_text(file, R"({"name": "many", "data": {"kind": "synthetic", "train_size": 320000,
+    "test_size": 200}, "model": {"kind": "softmax"},
+    "cluster": {"workers": {"count": 10000, "speed": "1Gf"}, "servers": {"speed": "1Gf"}},
+    "consistency": {"mode": "async"}, "evaluation": {"interval": 0}, "stop": {"time": "1ms"}})");
+  const std::string limit = "ulimit -v 2621440 && '" FAILSIM_BINARY "' ";
+  auto r = failsim::testing::run_shell(limit + "validate '" + file + "'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith(file + ": /cluster/workers/count: expected a job that fits "
+                                             "in the address-space limit of 2.5 GiB (ulimit -v): "
+                                             "10018 SimGrid actors x 256 KiB stacks"));
+  CHECK_THAT(r.err, Catch::EndsWith("a smaller stack, e.g. --cfg=contexts/stack-size:192, or "
+                                    "fewer workers, found 10000\n"));
+  r = failsim::testing::run_shell(limit + "run '" + file + "' -q -o '" + dir.path() + "/out'", dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("--cfg=contexts/stack-size:192"));
+  CHECK_FALSE(fs::exists(dir.path() + "/out"));
+  // The remedy passes the check; a stack below the measured need is refused.
+  r = failsim::testing::run_shell(limit + "validate --cfg=contexts/stack-size:192 '" + file + "'",
+                                  dir);
+  CHECK(r.status == 0);
+  r = run_cli("validate --cfg=contexts/stack-size:64 '" + file + "'", dir);
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "--cfg/--log: expected contexts/stack-size of at least 192 KiB (the deepest actor's "
+        "measured need with a margin: docs/performance.md), found 64 KiB\n");
+  // Without a limit, mappings: 40,000 workers need two each, beyond vm.max_map_count (65530).
+  std::string text = read_file(file);
+  text.replace(text.find("10000"), 5, "40000");
+  text.replace(text.find("320000"), 6, "1280000");
+  write_text(file, text);
+  r = run_cli("validate '" + file + "'", dir);
+  if (read_file("/proc/sys/vm/max_map_count") == "65530\n") {
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("expected a job whose SimGrid actors fit in the system's "
+                                      "65530 memory mappings (vm.max_map_count"));
+  }
+}
+
+TEST_CASE("the examples that need the deepest stacks run at the smallest stack accepted", "[cli]") {
+  // Measured (docs/performance.md): on one math thread, Eigen's temporaries of up to 128 KiB
+  // (EIGEN_STACK_ALLOCATION_LIMIT) live on the actor's stack; these two need more than 128 KiB.
+  TempDir dir;
+  for (const char* example : {"platform-lab", "sync-mlp"}) {
+    INFO(example);
+    const auto r = run_cli(std::string("run scenarios/examples/") + example +
+                               ".json -q --threads 1 --cfg=contexts/stack-size:192 -o '" +
+                               dir.path() + "/" + example + "'",
+                           dir);
+    CHECK(r.status == 0);
+  }
+}

@@ -86,7 +86,7 @@ TEST_CASE("Ctrl-C on failsim run: exit 130, where it was, nothing written, the l
   const std::string out = dir.file("out");
   const auto r = on_terminal_with_ctrl_c(
       "run scenarios/examples/quickstart.json --set "
-      "/stop/time=100000s -o '" +
+      "/stop/time=10000s -o '" +
           out + "'",
       2, dir);
   CHECK(r.status == 130);
@@ -106,7 +106,7 @@ TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][inter
   const std::string out = dir.file("out");
   const auto r = run_shell("('" FAILSIM_BINARY
                            "' run scenarios/examples/quickstart.json -q --set "
-                           "/stop/time=100000s -o '" +
+                           "/stop/time=10000s -o '" +
                                out + "' & sleep 2; kill -TERM $!; wait $!)",
                            dir);
   CHECK(r.status == 143);
@@ -119,17 +119,17 @@ TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][inter
 TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
           "[cli][interrupt][sweep]") {
   TempDir dir;
-  // 6 runs of about two seconds each, 2 at a time: Ctrl-C comes while some are running.
+  // 6 runs of about 1.5 s each, 2 at a time: Ctrl-C after 1 s comes while the first ones run.
   const std::string sweep = dir.file("six.json");
   failsim::testing::write_text(sweep, R"({"name": "six", "seeds": [1, 2, 3],
     "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json"],
-    "vary": [{"path": "/stop/time", "values": ["10s"]},
+    "vary": [{"path": "/stop/time", "values": ["50s"]},
              {"path": "/optimizer/batch_size", "values": [32, 64]}]})");
   const fs::path ref = dir.file("ref"), out = dir.file("out");
   REQUIRE(run_cli("sweep '" + sweep + "' -j 2 -q -o '" + ref.string() + "'", dir).status == 0);
 
   const auto r =
-      on_terminal_with_ctrl_c("sweep '" + sweep + "' -j 2 -o '" + out.string() + "'", 2, dir);
+      on_terminal_with_ctrl_c("sweep '" + sweep + "' -j 2 -o '" + out.string() + "'", 1, dir);
   CHECK(r.status == 130);
   const std::string message = "failsim sweep: interrupted by SIGINT with ";
   const auto at = r.out.rfind(message);

@@ -67,3 +67,19 @@ TEST_CASE("parse_json_text takes MAX_JSON_DEPTH levels and refuses one more, whe
       error_of([&] { parse_json_text("{\"a\":" + nested_arrays(1000000) + "}", "b.json"); });
   CHECK(deep.expected() == "at most 64 levels of nested arrays and objects");
 }
+
+TEST_CASE("first_invalid_utf8 finds the first byte that is not UTF-8 (RFC 3629)") {
+  using failsim::input::escape_non_ascii;
+  using failsim::input::first_invalid_utf8;
+  CHECK_FALSE(first_invalid_utf8("plain ascii"));
+  CHECK_FALSE(first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));  // é € 😀
+  CHECK(first_invalid_utf8("caf\xff") == 3u);           // never a UTF-8 byte
+  CHECK(first_invalid_utf8("ab\xc3") == 2u);            // cut short
+  CHECK(first_invalid_utf8("\xc0\xaf") == 0u);          // overlong '/'
+  CHECK(first_invalid_utf8("\xe0\x80\xaf") == 0u);      // overlong, three bytes
+  CHECK(first_invalid_utf8("x\xed\xa0\x80") == 1u);     // a UTF-16 surrogate
+  CHECK(first_invalid_utf8("\xf4\x90\x80\x80") == 0u);  // above U+10FFFF
+  CHECK(first_invalid_utf8("\xe2\x82"
+                           "a") == 0u);  // a continuation byte missing
+  CHECK(escape_non_ascii("caf\xff\n") == "\"caf\\xff\\x0a\"");
+}

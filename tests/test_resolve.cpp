@@ -84,6 +84,57 @@ std::vector<Unrunnable> unrunnable() {
        {"expected more than twice the time one parameter message takes on the network "
         "(0.010886",
         "for 1320 bytes), found 0.02"}},
+      // Sizes against this machine's memory (issue 21, item 6): each estimate is petabytes or
+      // more, beyond any machine, so the cases do not depend on where the test runs.
+      // 2^31 - 1 samples of 10^6 floats: 7.6 PiB of data, and a batch of all of them as scratch.
+      {"a batch of 2^31 - 1 samples of a million features",
+       R"({"data": {"dim": 1000000, "train_size": 2147483647},
+           "cluster": {"workers": {"count": 1}},
+           "optimizer": {"batch_size": 2147483647}})",
+       "/optimizer/batch_size",
+       {"expected a job that fits in this machine's ", "found 2147483647"}},
+      // Softmax on 2^31 - 1 inputs and as many classes: 4.6e18 parameters.
+      {"dim and num_classes near 2^31",
+       R"({"data": {"dim": 2147483647, "num_classes": 2147483647}})",
+       "/data/dim",
+       {"expected a job that fits in this machine's ", "4611686016279904256 parameters x 10 copies",
+        "found 2147483647"}},
+      {"two billion Fashion-MNIST-sized samples",
+       R"({"data": {"dim": 784, "train_size": 2147483647}})",
+       "/data/train_size",
+       {"expected a job that fits in this machine's ", "found 2147483647"}},
+      // Work: 2 s / 1 ps = 2e12 evaluations; 1e30 s of two 1 Gf workers at 41,600 flops a batch.
+      {"an evaluation every picosecond",
+       R"({"evaluation": {"interval": "1ps"}})",
+       "/evaluation/interval",
+       {"expected at most 1000000 scheduled evaluations in the run (1e+13 at this interval), "
+        "found 1e-12"}},
+      {"an evaluation every picosecond of a run stopped by its updates",
+       R"({"evaluation": {"interval": "1ps"}, "stop": {"time": null, "updates": 1000000}})",
+       "/evaluation/interval",
+       {"expected at most 1000000 scheduled evaluations in the run"}},
+      {"a stop time of 1e30 s",
+       R"({"stop": {"time": 1e30}})",
+       "/stop/time",
+       {"expected a run of at most 1000000000 gradients (the workers can compute 4.81e+34 "
+        "before this stop",
+        "found 1e+30"}},
+      {"speeds so high that simulated time stops advancing",
+       R"({"cluster": {"workers": {"speed": 1e300}, "network": {"latency": 0}},
+           "stop": {"time": "1us"}})",
+       "/stop/time",
+       {"expected a run of at most 1000000000 gradients", "found 1e-06"}},
+      {"a stop after 2^62 updates",
+       R"({"stop": {"time": null, "updates": 4611686018427387904}})",
+       "/stop/updates",
+       {"expected a run of at most 1000000000 gradients", "found 4611686018427387904"}},
+      {"a worker lifetime of 1 ns: an event storm",
+       R"({"failures": {"stochastic": [{"target": "worker",
+             "lifetime": {"distribution": "exponential", "mean": "1ns"},
+             "repair": {"distribution": "exponential", "mean": "1ns"}}]}})",
+       "/failures/stochastic/0/lifetime",
+       {"expected at most 1000000 random failures before the stop (1e+10 expected with "
+        "these lifetimes and repairs), found a mean lifetime of 1e-09 s"}},
   };
 }
 

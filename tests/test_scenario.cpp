@@ -264,10 +264,11 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
 
   SECTION("a failure event is a process crash unless down_for says otherwise") {
     json doc = json::parse(MINIMAL);
-    doc["failures"] = json::parse(R"({"events": [{"target": "server", "at": "30s"}]})");
+    doc["failures"] = json::parse(R"({"events": [{"target": "server", "at": "3s"}]})");
     const Scenario f = parse_scenario(doc, "m.json");
+    CHECK_FALSE(f.failures.record_after_stop);
     CHECK(f.failures.events ==
-          std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 30.0, std::nullopt, 0.0}});
+          std::vector<FailureEvent>{{FailureTarget::SERVER, 0, 3.0, std::nullopt, 0.0}});
   }
   SECTION("checkpoint: every 100 updates, blocking, to a 500 MB/s read, 200 MB/s write disk") {
     json doc = json::parse(MINIMAL);
@@ -356,7 +357,7 @@ TEST_CASE("to_json writes every field, resolved, and parses back to an equal sce
   CHECK(minimal["output"] ==
         json::parse(R"({"directory": "results/base", "timeseries": true, "events": true})"));
   CHECK(minimal["failures"] == json::parse(R"({"detection_timeout": 5.0, "restart_delay": 15.0,
-      "request_timeout": 1.0, "events": [], "stochastic": []})"));
+      "request_timeout": 1.0, "events": [], "stochastic": [], "after_stop": "refuse"})"));
   CHECK(minimal["recovery"] == json::parse(R"({"strategy": "none"})"));
   CHECK_FALSE(minimal["cluster"].contains("storage"));
 }

@@ -102,6 +102,7 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     c.kind = ClusterKind::PLATFORM;
     PlatformCluster& p = c.platform;
     const std::string written = r.string("platform");
+    check_path(r.at("platform"), written);
     p.file = resolve_path(written, file_label);
     if (!fs::is_regular_file(p.file)) {
       r.at("platform")
@@ -114,6 +115,12 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
     p.worker_hosts = read_hosts(workers);
     p.server_hosts = read_hosts(servers);
+    if (static_cast<std::int64_t>(p.worker_hosts.size()) > MAX_WORKERS) {
+      workers.at("hosts").fail(
+          fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
+                      MAX_WORKERS),
+          fmt::format("{} hosts", p.worker_hosts.size()));
+    }
     servers.forbid("shards", "sharded servers need the built-in star cluster");
     check_server_count(
         static_cast<int>(p.server_hosts.size()), recovery, servers.at("hosts"),
@@ -125,6 +132,12 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
     workers.forbid("hosts", star_only);
     servers.forbid("hosts", star_only);
     const int count = to_int(workers.integer("count", 1, INT_LIMIT));
+    if (count > MAX_WORKERS) {
+      workers.at("count").fail(
+          fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
+                      MAX_WORKERS),
+          std::to_string(count));
+    }
     if (workers.has("speed") && workers.has("speeds")) {
       workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
                                 "both 'speed' and 'speeds'");
@@ -148,6 +161,13 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
                                             : fmt::format("{} (the default)", s.servers));
     s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
     c.shards = to_int(servers.integer_or("shards", c.shards, 1, INT_LIMIT));
+    if (static_cast<std::int64_t>(s.servers) * c.shards > MAX_SERVER_PROCESSES) {
+      servers.at(servers.has("shards") ? "shards" : "count")
+          .fail(fmt::format("at most {} server processes in all (count x shards; the "
+                            "simulator's limit, docs/scenario-format.md)",
+                            MAX_SERVER_PROCESSES),
+                fmt::format("{} x {}", s.servers, c.shards));
+    }
     const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
     s.bandwidth =
         network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);

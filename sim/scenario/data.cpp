@@ -32,6 +32,7 @@ DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
       r.forbid(key, "it applies only to kind \"synthetic\"");
     }
     const std::string written = r.string_or("dir", models::FASHION_MNIST_DIR);
+    if (r.has("dir")) check_path(r.at("dir"), written);
     d.dir = resolve_path(written, file_label);
     if (!fs::is_directory(d.dir)) {
       const std::string found =

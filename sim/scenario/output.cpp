@@ -9,6 +9,7 @@ OutputConfig read_output(const ObjectReader& top, const std::string& name) {
   const ObjectReader r = top.object_or_empty("output", {"directory", "timeseries", "events"});
   OutputConfig o;
   o.directory = r.string_or("directory", "results/" + name);
+  if (r.has("directory")) check_path(r.at("directory"), o.directory);
   o.timeseries = r.boolean_or("timeseries", o.timeseries);
   o.events = r.boolean_or("events", o.events);
   return o;

@@ -2,9 +2,17 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
-#include <stdexcept>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "models/cnn.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
 
@@ -95,7 +103,205 @@ void check_request_timeout(const Scenario& s, const ResolvedJob& job, const std:
   }
 }
 
+/// Floats of one sample's activations in a training step: its inputs, every layer's outputs and
+/// their gradients. The CNN computes in chunks of Cnn::MAX_CHUNK samples (models/cnn.hpp).
+double activations_per_sample(const Scenario& s, const models::DataShape& data) {
+  const double inputs = static_cast<double>(data.channels) * data.height * data.width;
+  double layers = data.num_classes;
+  for (const int h : s.model.hidden) layers += h;
+  if (s.model.kind == ModelKind::CNN) {
+    layers +=
+        static_cast<double>(models::Cnn::CONV1_FILTERS) * data.height * data.width +
+        static_cast<double>(models::Cnn::CONV2_FILTERS) * (data.height / 2) * (data.width / 2) +
+        models::Cnn::HIDDEN;
+  }
+  return inputs + 2.0 * layers;
+}
+
+double samples_per_step(const Scenario& s) {
+  const double batch = s.optimizer.batch_size;
+  return s.model.kind == ModelKind::CNN ? std::min(batch, double{models::Cnn::MAX_CHUNK}) : batch;
+}
+
+/// What the run allocates at its peak (docs/scenario-format.md, "Limits"): the data sets as
+/// floats with int labels; the parameters held by every server process (its parameters, its
+/// optimizer's momentum and two snapshots), by every worker (the parameters it computes on and its
+/// gradient) and by the observer; one batch's activations per math thread.
+MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job) {
+  MemoryEstimate m;
+  const double floats = sizeof(float);
+  const auto sample_bytes = [&](const models::DataShape& d) {
+    return static_cast<double>(d.samples) *
+           (floats * d.channels * d.height * d.width + sizeof(std::int32_t));
+  };
+  m.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
+  const double workers = s.cluster.num_workers();
+  const double servers = static_cast<double>(s.cluster.num_servers()) * s.cluster.shards;
+  const double copies = 4.0 * servers + 2.0 * workers + 2.0;
+  m.model_bytes = copies * floats * static_cast<double>(job.num_params);
+  const double threads = std::max(1u, std::thread::hardware_concurrency());
+  m.scratch_bytes = threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+  // One actor per worker (and one per shard it talks to with shards), two per server process
+  // (itself and its helpers: replication, storage, drains), one per scheduled failure, one per
+  // host of a random failure process, and the observer, coordinator and transient ones.
+  double actors = workers * (s.cluster.shards > 1 ? 1.0 + s.cluster.shards : 1.0) + 2.0 * servers +
+                  static_cast<double>(s.failures.events.size()) + 16.0;
+  for (const StochasticFailures& f : s.failures.stochastic) {
+    actors += f.target == FailureTarget::WORKER   ? workers
+              : f.target == FailureTarget::SERVER ? servers
+                                                  : 1.0;
+  }
+  m.actors = actors;
+  return m;
+}
+
+// A job larger than the machine's memory ends in std::bad_alloc inside SimGrid (an abort) or
+// in swapping: refused here, at the field whose size dominates the estimate.
+void check_memory(const Scenario& s, const ResolvedJob& job, const std::string& file) {
+  const MemoryEstimate& m = job.memory;
+  const double budget = physical_memory_bytes();
+  if (m.resident_bytes() <= budget) return;
+  const bool synthetic = s.data.kind == DatasetKind::SYNTHETIC;
+  std::string field;
+  std::string found;
+  if (m.data_bytes >= m.model_bytes && m.data_bytes >= m.scratch_bytes) {
+    if (synthetic && job.train.width > job.train.samples) {
+      field = "/data/dim";
+      found = std::to_string(s.data.synthetic.dim);
+    } else {
+      field = synthetic ? "/data/train_size" : "/data/train_limit";
+      found = std::to_string(job.train.samples);
+    }
+  } else if (m.model_bytes >= m.scratch_bytes) {
+    const bool many_workers = s.cluster.num_workers() > 64;
+    field = many_workers ? (s.cluster.kind == ClusterKind::STAR ? "/cluster/workers/count"
+                                                                : "/cluster/workers/hosts")
+            : synthetic  ? "/data/dim"
+                         : "/model/kind";
+    found = many_workers ? std::to_string(s.cluster.num_workers())
+            : synthetic  ? std::to_string(s.data.synthetic.dim)
+                         : fmt::format("\"{}\"", to_string(s.model.kind));
+  } else {
+    field = "/optimizer/batch_size";
+    found = std::to_string(s.optimizer.batch_size);
+  }
+  throw input::InputError(
+      file, field,
+      fmt::format("a job that fits in this machine's {} of memory (estimated {}: data {}, {} "
+                  "parameters x {} copies {}, batch scratch {})",
+                  format_bytes(budget), format_bytes(m.resident_bytes()),
+                  format_bytes(m.data_bytes), job.num_params,
+                  m.model_bytes / (sizeof(float) * static_cast<double>(job.num_params)),
+                  format_bytes(m.model_bytes), format_bytes(m.scratch_bytes)),
+      found);
+}
+
+double mean_of(const Distribution& d) {
+  if (d.kind == DistributionKind::WEIBULL) return d.value * std::tgamma(1.0 + 1.0 / d.shape);
+  return d.value;
+}
+
+WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job) {
+  WorkEstimate w;
+  const double workers = s.cluster.num_workers();
+  const double gradient_flops = job.time.gradient_flops;
+  // The workers' gradients per simulated second, at most (star only: a platform file's speeds
+  // are read by the probe).
+  double rate = 0.0;
+  if (s.cluster.kind == ClusterKind::STAR) {
+    for (const double speed : s.cluster.star.worker_speeds) rate += speed / gradient_flops;
+  }
+  constexpr double UNBOUNDED = std::numeric_limits<double>::infinity();
+  double gradients = UNBOUNDED;
+  if (s.stop.time && s.cluster.kind == ClusterKind::STAR)
+    gradients = std::min(gradients, *s.stop.time * rate + workers);
+  // Each update takes at least one gradient and at most one from every worker (sync).
+  if (s.stop.updates)
+    gradients = std::min(gradients, static_cast<double>(*s.stop.updates) * workers);
+  if (s.stop.version)
+    gradients = std::min(gradients, static_cast<double>(*s.stop.version) * workers);
+  if (gradients == UNBOUNDED && s.cluster.kind == ClusterKind::PLATFORM && s.stop.time)
+    gradients = 0.0;
+  w.gradients = gradients;
+  if (s.evaluation.interval > 0.0) {
+    // The run lasts its stop time, or at least as long as the updates it stops at take.
+    double duration = s.stop.time.value_or(0.0);
+    const std::optional<std::int64_t> updates = s.stop.updates ? s.stop.updates : s.stop.version;
+    if (!s.stop.time && updates && rate > 0.0) duration = static_cast<double>(*updates) / rate;
+    w.evaluations = duration / s.evaluation.interval;
+  }
+  const double servers = static_cast<double>(s.cluster.num_servers()) * s.cluster.shards;
+  for (const StochasticFailures& f : s.failures.stochastic) {
+    const double hosts = f.target == FailureTarget::WORKER   ? workers
+                         : f.target == FailureTarget::SERVER ? servers
+                                                             : 1.0;
+    w.failures += hosts * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
+  }
+  return w;
+}
+
+void check_work(const Scenario& s, const ResolvedJob& job, const std::string& file) {
+  const WorkEstimate& w = job.work;
+  if (w.gradients > MAX_GRADIENTS && w.gradients != std::numeric_limits<double>::infinity()) {
+    const bool by_time = s.stop.time && s.cluster.kind == ClusterKind::STAR;
+    const std::string field = by_time          ? "/stop/time"
+                              : s.stop.updates ? "/stop/updates"
+                                               : "/stop/version";
+    const std::string found = by_time          ? fmt::format("{}", *s.stop.time)
+                              : s.stop.updates ? std::to_string(*s.stop.updates)
+                                               : std::to_string(*s.stop.version);
+    throw input::InputError(
+        file, field,
+        fmt::format("a run of at most {:.0f} gradients (the workers can compute {:.3g} before "
+                    "this stop: one per {:.3g} flops of a batch on each worker's CPU)",
+                    MAX_GRADIENTS, w.gradients, job.time.gradient_flops),
+        found);
+  }
+  if (w.evaluations > MAX_EVALUATIONS) {
+    throw input::InputError(
+        file, "/evaluation/interval",
+        fmt::format("at most {:.0f} scheduled evaluations in the run ({:.3g} at this interval)",
+                    MAX_EVALUATIONS, w.evaluations),
+        fmt::format("{}", s.evaluation.interval));
+  }
+  if (w.failures > MAX_FAILURES) {
+    std::size_t i = 0;
+    double most = -1.0;
+    for (std::size_t k = 0; k < s.failures.stochastic.size(); ++k) {
+      const StochasticFailures& f = s.failures.stochastic[k];
+      const double rate = 1.0 / (mean_of(f.lifetime) + mean_of(f.repair));
+      if (rate > most) most = rate, i = k;
+    }
+    throw input::InputError(
+        file, fmt::format("/failures/stochastic/{}/lifetime", i),
+        fmt::format("at most {:.0f} random failures before the stop ({:.3g} expected with "
+                    "these lifetimes and repairs)",
+                    MAX_FAILURES, w.failures),
+        fmt::format("a mean lifetime of {} s", mean_of(s.failures.stochastic[i].lifetime)));
+  }
+}
+
 }  // namespace
+
+double physical_memory_bytes() {
+  double bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  // A container's memory limit (cgroup v2, then v1) when it is lower: "max" means none.
+  for (const char* limit :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(limit);
+    double value = 0.0;
+    if (in >> value && value > 0.0) bytes = std::min(bytes, value);
+  }
+  return bytes;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "kiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
+}
 
 models::DataShape data_shape(const Scenario& s, models::Split split, const std::string& file) {
   const DataConfig& d = s.data;
@@ -124,6 +330,10 @@ ResolvedJob resolve(const Scenario& s, const std::string& file) {
   job.time = TimeModel::from(s, *model);
   check_data_sizes(s, job, file);
   check_shards(s, job, file);
+  job.memory = estimate_memory(s, job);
+  check_memory(s, job, file);
+  job.work = estimate_work(s, job);
+  check_work(s, job, file);
   job.shards = models::partition(model->tensors(), s.cluster.shards);
   check_request_timeout(s, job, file);
   return job;

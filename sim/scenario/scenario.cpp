@@ -18,7 +18,8 @@ namespace failsim::sim {
 using namespace failsim::input;
 using namespace failsim::sim::detail;
 bool is_valid_name(const std::string& name) {
-  if (name.empty() || name.front() == '.' || name.front() == '-') return false;
+  if (name.empty() || name.size() > MAX_NAME_BYTES || name.front() == '.' || name.front() == '-')
+    return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
            c == '_' || c == '-';
@@ -38,8 +39,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   s.name = top.string("name");
   if (!is_valid_name(s.name)) {
     top.at("name").fail(
-        "a name of letters, digits, '.', '_' and '-', not starting with '.' or '-' (it names "
-        "the default output directory)",
+        "a name of letters, digits, '.', '_' and '-', not starting with '.' or '-', of at most "
+        "255 bytes (it names the default output directory)",
         describe_found(doc.at("name")));
   }
   if (const nlohmann::json* d = top.find("description")) {

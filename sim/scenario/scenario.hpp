@@ -31,6 +31,17 @@ namespace failsim::sim {
 
 enum class DatasetKind { FASHION_MNIST, SYNTHETIC };
 
+/// Counts refused before anything proportional to them is allocated (docs/scenario-format.md,
+/// "Limits"): far beyond what SimGrid's actors fit in memory (docs/performance.md, "Scale"), so
+/// a typo of a few zeros is an error, not gigabytes of worker speeds.
+constexpr std::int64_t MAX_WORKERS = 1'000'000;
+/// Server processes: servers per shard x shards.
+constexpr std::int64_t MAX_SERVER_PROCESSES = 100'000;
+/// Bytes of a name, a path, and a path's component: Linux's NAME_MAX and PATH_MAX (a name is a
+/// directory name).
+constexpr std::size_t MAX_NAME_BYTES = 255;
+constexpr std::size_t MAX_PATH_BYTES = 4095;
+
 /// Parameters of the synthetic data set: Gaussian blobs (models/synthetic.hpp), one mean per
 /// class, every two means `separation` apart, isotropic noise of standard deviation
 /// noise_sigma, so the best achievable accuracy is known. Drawn from the scenario seed.
@@ -292,7 +303,8 @@ struct Scenario {
 };
 
 /// Whether `name` is a valid scenario name: letters, digits, '.', '_' and '-', not starting
-/// with '.' or '-' (it names a directory). Sweep files name their points with the same rule.
+/// with '.' or '-', at most MAX_NAME_BYTES long (it names a directory). Sweep files name their
+/// points with the same rule.
 bool is_valid_name(const std::string& name);
 
 /// Reads and parses a scenario file. A missing or unreadable file, malformed JSON (with line and

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 namespace failsim::sim::detail {
 namespace fs = std::filesystem;
 
@@ -11,6 +13,25 @@ std::string resolve_path(const std::string& written, const std::string& file_lab
   if (p.is_absolute()) return p.lexically_normal().string();
   const fs::path base = fs::path(file_label).parent_path();
   return fs::absolute(base / p).lexically_normal().string();
+}
+
+void check_path(const input::JsonLocation& where, const std::string& written) {
+  const nlohmann::json found(written);
+  if (written.find('\0') != std::string::npos) {
+    where.fail("a path without a NUL character (the system cannot open it)",
+               input::describe_found(found));
+  }
+  if (written.size() > MAX_PATH_BYTES) {
+    where.fail(fmt::format("a path of at most {} bytes (PATH_MAX)", MAX_PATH_BYTES),
+               fmt::format("{} bytes", written.size()));
+  }
+  for (const fs::path& part : fs::path(written)) {
+    if (part.native().size() > MAX_NAME_BYTES) {
+      where.fail(fmt::format("a path whose every component is at most {} bytes (NAME_MAX)",
+                             MAX_NAME_BYTES),
+                 fmt::format("a component of {} bytes", part.native().size()));
+    }
+  }
 }
 
 nlohmann::json optional_to_json(const std::optional<double>& v) {

@@ -27,6 +27,10 @@ inline int to_int(std::int64_t v) { return static_cast<int>(v); }
 /// A path written in the scenario, made absolute against the scenario file's directory.
 std::string resolve_path(const std::string& written, const std::string& file_label);
 
+/// Fails at `where` for a path the system cannot use: a NUL character, more than
+/// MAX_PATH_BYTES, a component of more than MAX_NAME_BYTES.
+void check_path(const input::JsonLocation& where, const std::string& written);
+
 /// An unset optional field is written as null.
 nlohmann::json optional_to_json(const std::optional<double>& v);
 
