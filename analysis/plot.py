@@ -802,7 +802,8 @@ def figure_timeline(run, title):
     on a pale bar for the time it was up and idle or waiting."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
-    names = [h for h, _ in run.hosts]
+    # A platform host listed for several workers is one row.
+    names = list(dict.fromkeys(h for h, _ in run.hosts))
     for host, _, _, _ in run.intervals:
         if host not in names:
             names.append(host)

@@ -541,6 +541,34 @@ TEST_CASE(
   CHECK_FALSE(fs::exists(off + "/figures"));
 }
 
+TEST_CASE("failsim report: bad DIR is exit 2 with one message and nothing written",
+          "[cli][report]") {
+  // The page itself is tested in a browser: report_in_browser (tests/report_in_browser.sh).
+  TempDir dir;
+  const auto missing = run_cli("report '" + dir.file("nope") + "'", dir);
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope: expected a result directory, a directory "
+                                          "holding them or a sweep directory, found nothing"));
+  write_text(dir.file("file.txt"), "x");
+  const auto file = run_cli("report '" + dir.file("file.txt") + "'", dir);
+  CHECK(file.status == 2);
+  CHECK_THAT(file.err, Catch::Contains("file.txt: expected a result directory") &&
+                           Catch::Contains("found a file"));
+  fs::create_directories(dir.file("empty"));
+  const auto empty = run_cli("report '" + dir.file("empty") + "'", dir);
+  CHECK(empty.status == 2);
+  CHECK_THAT(empty.err, Catch::StartsWith("failsim report: ") && Catch::Contains("empty"));
+  CHECK(fs::is_empty(dir.file("empty")));
+  // A result directory whose timeseries.csv is broken: refused before anything is written.
+  REQUIRE(run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.file("run") + "'", dir)
+              .status == 0);
+  write_text(dir.file("run") + "/timeseries.csv", "time,version\n0,0\n");
+  const auto broken = run_cli("report '" + dir.file("run") + "'", dir);
+  CHECK(broken.status == 2);
+  CHECK_THAT(broken.err, Catch::Contains("run/timeseries.csv"));
+  CHECK_FALSE(fs::exists(dir.file("run") + "/report.html"));
+}
+
 TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input exit 2",
           "[cli][table]") {
   TempDir dir;
