@@ -94,6 +94,21 @@ TEST_CASE(
   CHECK_THAT(read_text(sweep + "/sweep.json"),
              Catch::Contains("\"labels\": [\n    \"stop\",\n    \"workers\"\n  ]"));
 
+  // A plan written before sweep.json held the labels is still this sweep's: resumed (nothing to
+  // redo), and its figure uses the default labels (the pointer's last key).
+  std::string plan = read_text(sweep + "/sweep.json");
+  const std::string labels = "  \"labels\": [\n    \"stop\",\n    \"workers\"\n  ],\n";
+  REQUIRE(plan.find(labels) != std::string::npos);
+  plan.erase(plan.find(labels), labels.size());
+  write_text(sweep + "/sweep.json", plan);
+  const auto resumed = run_cli("sweep '" + file + "' -j 2 -q -o '" + sweep + "'", dir);
+  INFO(resumed.err);
+  CHECK(resumed.status == 0);
+  const std::string old_plan = dir.file("old-plan");
+  REQUIRE(run_cli("plot '" + sweep + "' -o '" + old_plan + "' --format svg", dir).status == 0);
+  CHECK_THAT(read_text(old_plan + "/sweep-final_accuracy.svg"),
+             Catch::Contains("<!-- time (s) -->") && Catch::Contains("(count=1)"));
+
   // Bad options: one message naming the file, the expectation and what was found; exit 2.
   const std::string bad = dir.file("bad");
   const auto metric = run_cli("plot '" + sweep + "' -o '" + bad + "' --metric accuracy", dir);
