@@ -7,6 +7,8 @@ runs into configurations by `scenario.name` and seeds by `scenario.seed`, and dr
   accuracy     test accuracy against simulated time, mean over seeds with a 95% confidence band
   gradients    cumulative gradients computed (solid) and applied (dashed), mean over seeds
   utilisation  worker time: busy / waiting for recovery / down / idle, mean over seeds
+  timeline     of each run that recorded intervals.csv: per host, busy / checkpointing /
+               waiting for recovery / down / up and idle over simulated time (a Gantt chart)
   sweep        of a sweep directory (`failsim sweep`): a summary metric of runs.csv against one
                varied value, one line per base scenario, mean over seeds with a 95% band
 
@@ -32,7 +34,7 @@ import sys
 import failsim_results
 
 PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
-FIGURES = ("accuracy", "gradients", "utilisation", "sweep")
+FIGURES = ("accuracy", "gradients", "utilisation", "timeline", "sweep")
 RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result directories
 FORMATS = ("png", "svg")
 BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
@@ -156,6 +158,46 @@ def read_timeseries(file, columns):
     return data
 
 
+# The states of intervals.csv (docs/result-format.md#intervalscsv), in drawing order, with
+# their legend text and colour; the rest of a host's time is up and idle or waiting.
+HOST_STATES = {"busy": ("busy (computing)", "#4c72b0"),
+               "checkpointing": ("checkpointing", "#8172b3"),
+               "recovery_wait": ("waiting for recovery", "#dd8452"),
+               "down": ("down", "#c44e52")}
+
+
+def read_intervals(file):
+    """intervals.csv as [(host, state, begin, end)], checked: a known state, begin <= end."""
+    try:
+        with open(file, newline="") as f:
+            rows = list(csv.reader(f))
+    except FileNotFoundError:
+        raise BadInput(f"{file}: expected intervals.csv (written by `failsim run` when the "
+                       "scenario sets output.intervals to true), found no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(f"{file}: expected a readable CSV file, found {e}") from None
+    header = ["host", "state", "begin", "end"]
+    if not rows or rows[0] != header:
+        raise BadInput(f"{file}: expected the header {','.join(header)}, found "
+                       + (",".join(rows[0]) if rows else "an empty file"))
+    intervals = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != 4:
+            raise BadInput(f"{file}:{line}: expected 4 fields, found {len(row)}")
+        if row[1] not in HOST_STATES:
+            raise BadInput(f"{file}:{line}: expected a state among {', '.join(HOST_STATES)}, "
+                           f"found {row[1]!r}")
+        try:
+            begin, end = float(row[2]), float(row[3])
+        except ValueError:
+            raise BadInput(f"{file}:{line}: expected numbers in columns begin and end, found "
+                           f"{row[2]!r}, {row[3]!r}") from None
+        if not begin <= end:
+            raise BadInput(f"{file}:{line}: expected begin <= end, found {row[2]} > {row[3]}")
+        intervals.append((row[0], row[1], begin, end))
+    return intervals
+
+
 class Run:
     """One result directory: what the figures need of it."""
 
@@ -166,14 +208,28 @@ class Run:
         self.name = field(result, ["scenario", "name"], "string", file)
         self.seed = field(result, ["scenario", "seed"], "integer", file)
         self.end_time = field(result, ["summary", "end_time"], "number", file)
+        events = field(result, ["events"], "list", file)
         try:
-            self.windows = failsim_results.failure_windows(
-                field(result, ["events"], "list", file), self.end_time)
+            self.windows = failsim_results.failure_windows(events, self.end_time)
         except ValueError as e:
             raise BadInput(f"{file}: {e}") from None
+        # (type, time) of the recovery events marked on the accuracy figure.
+        self.recovery = []
+        for i, event in enumerate(events):
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind in RECOVERY_MARKERS:
+                self.recovery.append(
+                    (kind, field(event, ["time"], "number", f"{file}: /events/{i}")))
         if "utilisation" in figures:
             self.worker_time = self._worker_time(field(result, ["summary", "hosts"], "list", file),
                                                  file)
+        if "timeline" in figures:
+            self.hosts = [(field(h, ["host"], "string", f"{file}: /summary/hosts/{i}"),
+                           field(h, ["role"], "string", f"{file}: /summary/hosts/{i}"))
+                          for i, h in enumerate(field(result, ["summary", "hosts"], "list", file))]
+            self.intervals = read_intervals(os.path.join(directory, "intervals.csv"))
+        if not any(f in figures for f in ("accuracy", "gradients")):
+            return  # the other figures need no time series
         columns = ["time"]
         if "accuracy" in figures:
             columns.append("test_accuracy")
@@ -255,52 +311,6 @@ def wrap_name(name, width=18):
     return name[:cut + 1] + "\n" + name[cut + 1:]
 
 
-def failure_windows(configs):
-    """Every distinct failure window of the runs shown (failsim_results.failure_windows: host
-    and link failures), (start, end, hosts, link), in time order. One window struck different
-    hosts in different runs (a chain's head moves, a replacement server runs elsewhere): its
-    hosts are listed together, so their labels do not overprint."""
-    hosts = {}
-    for runs in configs.values():
-        for r in runs:
-            for w in r.windows:
-                hosts.setdefault((w.begin, w.end, w.link), set()).add(w.host)
-    return [(start, end, ", ".join(sorted(names)), link)
-            for (start, end, link), names in sorted(hosts.items())]
-
-
-# ---------------------------------------------------------------------------------------------
-# Figures
-
-WINDOW_COLOUR = "0.85"
-
-
-def shade_failures(ax, windows, end):
-    """Failure windows in light grey behind the curves, each labelled with its host at the top;
-    a link's window hatched (the host stayed up); a process crash with the host up (down_for 0)
-    is a thin dashed line."""
-    from matplotlib.transforms import blended_transform_factory
-    label = "failure (host down)"
-    link_label = "failure (link down)"
-    crash_label = "failure (process crash)"
-    top = blended_transform_factory(ax.transData, ax.transAxes)
-    for start, stop, host, link in windows:
-        if stop > start and link:
-            ax.axvspan(start, stop, facecolor="none", edgecolor=WINDOW_COLOUR, hatch="//",
-                       zorder=0, lw=0, label=link_label)
-            link_label = None
-        elif stop > start:
-            ax.axvspan(start, stop, color=WINDOW_COLOUR, zorder=0, lw=0, label=label)
-            label = None
-        else:
-            ax.axvline(start, color="0.6", ls=":", lw=1, zorder=0.5, label=crash_label)
-            crash_label = None
-        if len(windows) <= 6:
-            ax.text(start, 0.99, f" {host}", transform=top, va="top", ha="left",
-                    fontsize="x-small", color="0.35", zorder=0.6)
-    ax.set_xlim(0, end)
-
-
 def colours(configs):
     """One colour per configuration, none repeated: tab10, or tab20 beyond 10 configurations."""
     import matplotlib
@@ -317,9 +327,13 @@ def legend_below(ax, handles=None, labels=None):
     the labels are long (a row of small text holds about 130 characters across the figure)."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
+    from matplotlib.transforms import ScaledTranslation
     longest = max((len(label) for label in labels), default=1)
     ncol = max(1, min(3, len(labels), 130 // longest))
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+    # A fixed distance (in inches) under the axes, below the x label, whatever the axes' height
+    # (a short lane of failures as well as a tall panel).
+    below = ax.transAxes + ScaledTranslation(0, -0.5, ax.figure.dpi_scale_trans)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
               ncol=ncol, frameon=False, fontsize="small")
 
 
@@ -342,24 +356,83 @@ def zoom_range(curves, end):
     return (low, high) if high - low <= 0.6 else None
 
 
+# Events of a run marked on its configuration's accuracy curve and failure lane: type -> (marker,
+# legend text). The three steps of a recovery, in the order they happen.
+RECOVERY_MARKERS = {"detected": ("v", "failure detected"),
+                    "restart": ("^", "process restarted"),
+                    "training_resumed": ("o", "training resumed")}
+
+
+def failure_lanes(ax, configs, colour, end):
+    """One lane per configuration that has failures: its failure windows (every seed's, each
+    distinct window once) as bars in its colour, and its recovery events as markers. Each
+    configuration's windows stay on its own lane, so one configuration's failures never shade
+    another's curve."""
+    lanes = [name for name, runs in configs.items() if any(r.windows or r.recovery for r in runs)]
+    for i, name in enumerate(lanes):
+        y = len(lanes) - 1 - i
+        windows = sorted({(w.begin, w.end, w.link) for r in configs[name] for w in r.windows})
+        spans = [(b, e - b) for b, e, link in windows if e > b and not link]
+        links = [(b, e - b) for b, e, link in windows if e > b and link]
+        crashes = [b for b, e, _ in windows if e <= b]
+        if spans:
+            ax.broken_barh(spans, (y - 0.35, 0.7), facecolor=colour[name], alpha=0.45, lw=0,
+                           gid=f"failures-{name}")
+        if links:
+            ax.broken_barh(links, (y - 0.35, 0.7), facecolor="none", edgecolor=colour[name],
+                           hatch="//", lw=0, gid=f"link-failures-{name}")
+        if crashes:
+            ax.vlines(crashes, y - 0.35, y + 0.35, color=colour[name], lw=1.2, ls=":",
+                      gid=f"crashes-{name}")
+        for kind, (marker, _) in RECOVERY_MARKERS.items():
+            times = sorted({t for r in configs[name] for k, t in r.recovery if k == kind})
+            if times:
+                ax.scatter(times, [y] * len(times), marker=marker, s=22, color=colour[name],
+                           edgecolor="black", lw=0.5, zorder=3, gid=f"{kind}-{name}")
+    ax.set_yticks(range(len(lanes)), [wrap_name(n, 28) for n in reversed(lanes)],
+                  fontsize="x-small")
+    ax.set_ylim(-0.6, len(lanes) - 0.4)
+    ax.set_xlim(0, end)
+    ax.grid(True, axis="x", color="0.92", zorder=0)
+    ax.set_title("failures (bars: host down, hatched: link down, dotted: process crash) and "
+                 "recovery", fontsize="small", loc="left")
+    return lanes
+
+
+def mark_recovery(ax, configs, curves, colour):
+    """The recovery events of each configuration on its mean accuracy curve (its value there,
+    interpolated)."""
+    import numpy as np
+    for name, runs in configs.items():
+        t, mean, _ = curves[name]
+        ok = ~np.isnan(mean)
+        for kind, (marker, _) in RECOVERY_MARKERS.items():
+            times = sorted({tt for r in runs for k, tt in r.recovery if k == kind})
+            if times and ok.any():
+                ax.scatter(times, np.interp(times, t[ok], mean[ok]), marker=marker, s=28,
+                           color=colour[name], edgecolor="black", lw=0.6, zorder=4)
+
+
 def figure_accuracy(configs, title):
     """Full range on top; below, when the curves settle in a narrow range, the same curves
-    zoomed on it (where setbacks after failures are visible)."""
+    zoomed on it (where setbacks after failures are visible); at the bottom, one lane per
+    configuration with failures: its windows and recovery events."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     colour = colours(configs)
     curves = {name: mean_curve(runs, "test_accuracy") for name, runs in configs.items()}
     end = end_time(configs)
     zoom = zoom_range(curves.values(), end)
-    if zoom:
-        fig, (full, ax) = plt.subplots(2, 1, figsize=(9, 7.5), sharex=True, layout="constrained",
-                                       gridspec_kw={"height_ratios": [1, 2]})
-        panels = [(full, (0, 1)), (ax, zoom)]
-    else:
-        fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
-        full, panels = ax, [(ax, (0, 1))]
-    windows = failure_windows(configs)
+    n_lanes = sum(1 for runs in configs.values() if any(r.windows or r.recovery for r in runs))
+    heights = ([1, 2] if zoom else [3]) + ([0.25 + 0.22 * n_lanes] if n_lanes else [])
+    fig, axes = plt.subplots(len(heights), 1, figsize=(9, (7.5 if zoom else 5.5) +
+                                                        (0.4 + 0.3 * n_lanes if n_lanes else 0)),
+                             sharex=True, layout="constrained",
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    axes = list(axes[:, 0])
+    full, ax = axes[0], axes[1 if zoom else 0]
+    panels = [(full, (0, 1))] + ([(ax, zoom)] if zoom else [])
     for panel, ylim in panels:
-        shade_failures(panel, windows, end)
         for name, runs in configs.items():
             t, mean, half = curves[name]
             panel.plot(t, mean, color=colour[name], lw=1.6, marker="o", ms=2.5, zorder=3,
@@ -368,23 +441,45 @@ def figure_accuracy(configs, title):
                 # Paler bands when many overlap, so the curves stay readable through them.
                 panel.fill_between(t, mean - half, mean + half, color=colour[name],
                                    alpha=0.2 if len(configs) <= 4 else 0.1, lw=0, zorder=2)
+        panel.set_xlim(0, end)
         panel.set_ylim(*ylim)
-        panel.set_ylabel("test accuracy (fraction correct)" if panel is ax else "test accuracy")
+        panel.set_ylabel("test accuracy (fraction correct)")
         panel.grid(True, color="0.92", zorder=1)
+    mark_recovery(ax, configs, curves, colour)
+    bottom = ax
+    if n_lanes:
+        bottom = axes[-1]
+        failure_lanes(bottom, configs, colour, end)
     if zoom:
         ax.set_title(f"zoomed: accuracy {zoom[0]:.2f} to {zoom[1]:.2f}", fontsize="medium")
-    ax.set_xlabel("simulated time (s)")
-    full.set_title(title or "Test accuracy: mean over seeds, shaded 95% confidence band")
-    legend_below(ax)
+    bottom.set_xlabel("simulated time (s)")
+    banded = any(len(runs) > 1 for runs in configs.values())
+    full.set_title(title or ("Test accuracy: mean over seeds, shaded 95% confidence band"
+                             if banded else "Test accuracy (one seed)"))
+    handles, labels = ax.get_legend_handles_labels()
+    for kind, (marker, text) in RECOVERY_MARKERS.items():
+        if any(k == kind for runs in configs.values() for r in runs for k, _ in r.recovery):
+            handles.append(Line2D([], [], color="0.5", marker=marker, mec="black", mew=0.6,
+                                  ls="none", ms=6))
+            labels.append(text)
+    legend_below(bottom, handles, labels)
     return fig
 
 
 def figure_gradients(configs, title):
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
-    shade_failures(ax, failure_windows(configs), end_time(configs))
     colour = colours(configs)
+    n_lanes = sum(1 for runs in configs.values() if any(r.windows or r.recovery for r in runs))
+    if n_lanes:
+        fig, (ax, lanes) = plt.subplots(2, 1, figsize=(9, 5.9 + 0.3 * n_lanes), sharex=True,
+                                        layout="constrained",
+                                        gridspec_kw={"height_ratios": [3, 0.25 + 0.22 * n_lanes]})
+        failure_lanes(lanes, configs, colour, end_time(configs))
+    else:
+        fig, ax = plt.subplots(figsize=(9, 5.5), layout="constrained")
+        lanes = ax
+    ax.set_xlim(0, end_time(configs))
     for name, runs in configs.items():
         t, computed, _ = mean_curve(runs, "gradients_computed")
         _, applied, _ = mean_curve(runs, "gradients_applied")
@@ -394,7 +489,7 @@ def figure_gradients(configs, title):
                 zorder=3)
         ax.plot(t, applied, color=colour[name], lw=1.4, ls="--", zorder=4,
                 label=seeds_label(name, runs))
-    ax.set_xlabel("simulated time (s)")
+    lanes.set_xlabel("simulated time (s)")
     ax.set_ylabel("gradients (cumulative count)")
     ax.set_ylim(bottom=0)
     ax.grid(True, color="0.92", zorder=1)
@@ -403,7 +498,7 @@ def figure_gradients(configs, title):
     handles += [Line2D([], [], color="0.3", lw=4, alpha=0.35),
                 Line2D([], [], color="0.3", lw=1.4, ls="--")]
     labels += ["computed (wide, pale)", "applied (dashed)"]
-    legend_below(ax, handles, labels)
+    legend_below(lanes, handles, labels)
     return fig
 
 
@@ -501,6 +596,14 @@ def sweep_number(value, path):
     return None
 
 
+def default_label(pointer):
+    """A varied path's default label (sweep/plan.cpp): its last token that is not an array
+    index, `~1` and `~0` unescaped."""
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    words = [t for t in tokens if not t.isdigit()]
+    return words[-1] if words else pointer
+
+
 def is_sweep_dir(path):
     return os.path.isfile(os.path.join(path, "sweep.json"))
 
@@ -520,6 +623,14 @@ class Sweep:
         plan = load_tagged_json(plan_file, "failsim-sweep-plan")
         self.name = field(plan, ["name"], "string", plan_file)
         self.paths = field(plan, ["paths"], "list", plan_file)
+        # Each varied path's label (the sweep file's `label`, docs/sweeps.md); a plan written
+        # before sweep.json held them gets the default label, as the sweep file would.
+        labels = field(plan, ["labels"], "list", plan_file) if "labels" in plan else [
+            default_label(p) for p in self.paths]
+        if len(labels) != len(self.paths) or not all(isinstance(x, str) for x in labels):
+            raise BadInput(f"{plan_file}: expected /labels to be one string per path of /paths "
+                           f"({len(self.paths)}), found {json.dumps(labels)}")
+        self.labels = dict(zip(self.paths, labels))
         self.plan_file = plan_file
         self.points = {}
         for i, point in enumerate(field(plan, ["points"], "list", plan_file)):
@@ -586,7 +697,7 @@ def sweep_series(sweep, metric, x_path):
     groups, left_out = {}, 0
     for line, row in sweep.rows:
         base, values = sweep.points[row["point"]]
-        others = ", ".join(f"{p.rsplit('/', 1)[-1]}={json.dumps(values.get(p))}"
+        others = ", ".join(f"{sweep.labels[p]}={sweep_value_text(values.get(p))}"
                            for p in sweep.paths if p != x_path)
         name = os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
         key = json.dumps(values.get(x_path), sort_keys=True)
@@ -612,14 +723,21 @@ def sweep_series(sweep, metric, x_path):
             points.append((position[key], mean, half, values,
                            raw if isinstance(raw, str) else json.dumps(raw)))
         series[name] = sorted(points, key=lambda p: p[0])
-    ticks = None if numeric else [(position[k], raw if isinstance(raw, str) else json.dumps(raw))
+    ticks = None if numeric else [(position[k], sweep_value_text(raw))
                                   for k, (raw, _) in xs.items()]
-    return series, (units.pop() if units else None), ticks, left_out
+    # Whole numbers without a unit (a count of workers, an update interval): integer ticks.
+    integers = numeric and not units and all(float(n[0]).is_integer() for _, n in xs.values())
+    return series, (units.pop() if units else None), ticks, left_out, integers
+
+
+def sweep_value_text(value):
+    """A varied value as runs.csv shows it: a string as is, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
 def figure_sweep(sweep, metric, x_path, title):
     import matplotlib.pyplot as plt
-    series, unit, ticks, left_out = sweep_series(sweep, metric, x_path)
+    series, unit, ticks, left_out, integers = sweep_series(sweep, metric, x_path)
     cmap = plt.get_cmap("tab10" if len(series) <= 10 else "tab20")
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
@@ -649,13 +767,23 @@ def figure_sweep(sweep, metric, x_path, title):
                    color=colour, s=6, alpha=0.35, lw=0, zorder=2.5)
     if ticks is not None:
         ax.set_xticks([t[0] for t in ticks], [t[1] for t in ticks])
-    ax.set_xlabel(f"{x_path} ({unit})" if unit else x_path)
+    elif integers:
+        from matplotlib.ticker import MaxNLocator
+        xs = sorted({p[0] for points in series.values() for p in points})
+        if len(xs) <= 12:  # few values: a tick at each, written as an integer
+            ax.set_xticks(xs, [f"{x:.0f}" for x in xs])
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    label = sweep.labels[x_path]
+    ax.set_xlabel(f"{label} ({unit})" if unit else label)
     ax.set_ylabel(SWEEP_METRICS.get(metric, metric))
     if metric != "final_accuracy":
         ax.set_ylim(bottom=0)
     ax.grid(True, color="0.92", zorder=1)
     default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
-               f"{x_path}\nmean over seeds (dots: each seed), shaded 95% confidence band")
+               f"{label}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
+                                if any(len(p[3]) > 1 for pts in series.values() for p in pts)
+                                else "one seed per point"))
     if left_out:
         default += (f"; {left_out} run{'s' if left_out > 1 else ''} without a value (failed or "
                     "not run) left out")
@@ -666,6 +794,52 @@ def figure_sweep(sweep, metric, x_path, title):
         labels.append("no run with a value at this point")
     legend_below(ax, handles, labels)
     return fig
+
+
+def figure_timeline(run, title):
+    """One row per host (the servers and workers of summary.hosts, then the others of
+    intervals.csv, e.g. the storage host), its recorded intervals as bars over simulated time
+    on a pale bar for the time it was up and idle or waiting."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    # A platform host listed for several workers is one row.
+    names = list(dict.fromkeys(h for h, _ in run.hosts))
+    for host, _, _, _ in run.intervals:
+        if host not in names:
+            names.append(host)
+    roles = dict(run.hosts)
+    fig, ax = plt.subplots(figsize=(10, 1.6 + 0.32 * len(names)), layout="constrained")
+    for i, host in enumerate(names):
+        y = len(names) - 1 - i
+        ax.broken_barh([(0, run.end_time)], (y - 0.4, 0.8), facecolor="0.93", lw=0, zorder=1)
+        for state, (_, colour) in HOST_STATES.items():
+            bars = [(b, e - b) for h, s, b, e in run.intervals if h == host and s == state]
+            if bars:
+                # The "down" bars on top: a host that is down does nothing else.
+                ax.broken_barh(bars, (y - 0.4, 0.8), facecolor=colour, lw=0,
+                               zorder=3 if state == "down" else 2, gid=f"{state}-{host}")
+    ax.set_yticks(range(len(names)), [f"{h} ({roles[h]})" if h in roles else h
+                                      for h in reversed(names)], fontsize="small")
+    ax.set_ylim(-0.6, len(names) - 0.4)
+    ax.set_xlim(0, run.end_time)
+    ax.set_xlabel("simulated time (s)")
+    ax.grid(True, axis="x", color="0.85", zorder=0)
+    ax.set_title(title or f"Timeline of {run.name} (seed {run.seed}): what each host does",
+                 fontsize="medium")
+    handles = [Patch(facecolor=c, label=t) for t, c in HOST_STATES.values()]
+    handles.append(Patch(facecolor="0.93", label="up, idle or waiting (communicating)"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(names) < 6
+                                                                   else -0.12),
+              ncol=3, frameon=False, fontsize="small")
+    return fig
+
+
+def timeline_drawings(configs, title):
+    """(file name, drawing) of each run's timeline: `timeline` for a single run, else
+    `timeline-<configuration>-seed-<seed>`."""
+    runs = [r for rs in configs.values() for r in rs]
+    return [("timeline" if len(runs) == 1 else f"timeline-{r.name}-seed-{r.seed}",
+             lambda r=r: figure_timeline(r, title)) for r in runs]
 
 
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
@@ -719,8 +893,9 @@ def main(argv):
                         help="a result directory of `failsim run`, or a directory searched "
                              "recursively for them; for the sweep figure, a sweep directory of "
                              "`failsim sweep`")
-    parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
-                        help="where the figures go (created if needed)")
+    parser.add_argument("-o", "--output", metavar="OUTDIR",
+                        help="where the figures go (created if needed; default: DIR/figures "
+                             "when one DIR is given)")
     parser.add_argument("--configs", metavar="A,B,...",
                         help="configurations (scenario.name) to show, in this order "
                              "(default: all, sorted by name)")
@@ -745,7 +920,17 @@ def main(argv):
             figures = ["sweep"]
         else:
             figures = list(RUN_FIGURES)
+            # The timeline too when every run recorded its intervals (output.intervals).
+            if all(os.path.isfile(os.path.join(d, "intervals.csv"))
+                   for d in find_result_dirs(args.results)):
+                figures.append("timeline")
         formats = split_list(args.format, FORMATS, "--format")
+        if args.output is None:
+            if len(args.results) != 1:
+                raise BadInput(f"-o: expected an output directory with several DIRs (the "
+                               f"figures go to DIR/figures for one), found {len(args.results)}: "
+                               f"{', '.join(args.results)}")
+            args.output = os.path.join(args.results[0], "figures")
         order = split_list(args.configs, None, "--configs") if args.configs is not None else None
         drawings = []
         if "sweep" in figures:
@@ -772,8 +957,11 @@ def main(argv):
         run_figures = [f for f in figures if f != "sweep"]
         if run_figures:
             configs = load_configurations(args.results, run_figures, order)
-            drawings += [(name, lambda n=name: DRAW[n](configs, args.title))
-                         for name in run_figures]
+            for name in run_figures:
+                if name == "timeline":
+                    drawings += timeline_drawings(configs, args.title)
+                else:
+                    drawings.append((name, lambda n=name: DRAW[n](configs, args.title)))
     except BadInput as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return BAD_INPUT

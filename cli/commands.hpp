@@ -31,6 +31,9 @@ Command add_table_command(CLI::App& app);
 /// `failsim plot`: figures of result directories (runs analysis/plot.py with matplotlib).
 Command add_plot_command(CLI::App& app);
 
+/// `failsim report`: one self-contained HTML page of a run, a comparison or a sweep.
+Command add_report_command(CLI::App& app);
+
 /// `failsim sweep`: a sweep file's runs as parallel processes, resumable; runs.csv, table.md.
 Command add_sweep_command(CLI::App& app);
 

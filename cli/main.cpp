@@ -17,9 +17,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   const std::vector<failsim::cli::Command> commands{
-      failsim::cli::add_run_command(app),   failsim::cli::add_validate_command(app),
-      failsim::cli::add_train_command(app), failsim::cli::add_plot_command(app),
-      failsim::cli::add_table_command(app), failsim::cli::add_sweep_command(app),
+      failsim::cli::add_run_command(app),    failsim::cli::add_validate_command(app),
+      failsim::cli::add_train_command(app),  failsim::cli::add_plot_command(app),
+      failsim::cli::add_table_command(app),  failsim::cli::add_sweep_command(app),
+      failsim::cli::add_report_command(app),
   };
 
   // CLI11 would take an unknown first word for a stray argument and say "A subcommand is

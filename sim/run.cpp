@@ -149,6 +149,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
       .roles = build_platform(engine, scenario.cluster, options.file_label,
                               local_disk_level(scenario.recovery)),
       .on_evaluation = options.on_evaluation};
+  if (scenario.output.intervals) result.recorder.keep_intervals();
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
   result.gradient_flops = context.time.gradient_flops;

@@ -469,6 +469,7 @@ SweepPlan expand_sweep(const Sweep& sweep) {
   for (const VaryEntry& entry : sweep.vary) {
     for (const VariedPath& p : entry.paths) {
       plan.paths.push_back(p.pointer);
+      plan.labels.push_back(p.label);
       all_paths.push_back(&p);
     }
   }
@@ -623,6 +624,7 @@ json plan_json(const SweepPlan& plan) {
           {"format_version", 1},
           {"name", plan.name},
           {"paths", plan.paths},
+          {"labels", plan.labels},
           {"bases", plan.bases},
           {"points", points},
           {"runs", runs}};

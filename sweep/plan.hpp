@@ -84,10 +84,11 @@ struct SweepRun {
 /// The expanded sweep: what sweep.json holds.
 struct SweepPlan {
   std::string name;
-  std::vector<std::string> paths;  ///< every varied pointer, in vary order (runs.csv columns)
-  std::vector<std::string> bases;  ///< Sweep::scenarios[i].written
-  std::vector<SweepPoint> points;  ///< bases outermost, then vary entries in order
-  std::vector<SweepRun> runs;      ///< points outermost, then seeds
+  std::vector<std::string> paths;   ///< every varied pointer, in vary order (runs.csv columns)
+  std::vector<std::string> labels;  ///< each path's label (VariedPath::label), for figures
+  std::vector<std::string> bases;   ///< Sweep::scenarios[i].written
+  std::vector<SweepPoint> points;   ///< bases outermost, then vary entries in order
+  std::vector<SweepRun> runs;       ///< points outermost, then seeds
 };
 
 /// Expands the grid and validates every point as a scenario (sim::parse_scenario), before

@@ -150,7 +150,10 @@ void check_sweep_plan(const SweepPlan& plan, const SweepDirectory& dir) {
         "into {}",
         dir.plan_file().string(), dir.root.string()));
   }
-  const json existing = json::parse(read_text(dir.plan_file()), nullptr, false);
+  json existing = json::parse(read_text(dir.plan_file()), nullptr, false);
+  // A plan written before sweep.json held the labels (which name nothing a run depends on) is
+  // still this plan: its runs are resumed (its figures use the default labels).
+  if (existing.is_object() && !existing.contains("labels")) existing["labels"] = fresh["labels"];
   if (existing == fresh) return;
   throw DirectoryRefused(fmt::format(
       "{}: expected the plan of this sweep file ({} runs), found {}. The results in {} belong to "

@@ -310,7 +310,11 @@ TEST_CASE(
     const std::string d = dir.path() + "/results/" + name + "/seed-" + std::to_string(seed);
     fs::create_directories(d);
     const std::string failure = kill ? R"({"time": 2.0, "type": "failure", "subject": "server-0",
-                   "details": {"cause": "event 0", "down_for": 1.5, "process": "server-0"}},)"
+                   "details": {"cause": "event 0", "down_for": 1.5, "process": "server-0"}},
+                  {"time": 2.5, "type": "detected", "subject": "server-0", "details": {}},
+                  {"time": 3.5, "type": "restart", "subject": "server-1", "details": {}},
+                  {"time": 3.6, "type": "training_resumed", "subject": "server-1",
+                   "details": {"stalled_for": 1.6, "stalled_since": 2.0}},)"
                                      : "";
     write_text(
         d + "/result.json",
@@ -359,15 +363,56 @@ TEST_CASE(
   for ([[maybe_unused]] const auto& f : fs::directory_iterator(out)) ++files;
   CHECK(files == 6);
 
-  // A real run of the quickstart scenario plots too.
+  // Failure windows per configuration: the failing one has its lane (its windows and its
+  // recovery events), the baseline none, so the baseline's curve is not shaded by them.
+  const std::string accuracy = read_file(out + "/accuracy.svg");
+  CHECK_THAT(accuracy, Catch::Contains("id=\"failures-checkpoint-1kill\"") &&
+                           Catch::Contains("id=\"detected-checkpoint-1kill\"") &&
+                           Catch::Contains("id=\"restart-checkpoint-1kill\"") &&
+                           Catch::Contains("id=\"training_resumed-checkpoint-1kill\"") &&
+                           Catch::Contains("failure detected") &&
+                           Catch::Contains("training resumed"));
+  CHECK_THAT(accuracy, !Catch::Contains("failures-baseline"));
+  CHECK_THAT(
+      read_file(out + "/gradients.svg"),
+      Catch::Contains("id=\"failures-checkpoint-1kill\"") && !Catch::Contains("failures-baseline"));
+
+  // A real run of the quickstart scenario plots too. One seed: no band, so the title does not
+  // promise one.
   REQUIRE(run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.path() + "/quick'", dir)
               .status == 0);
   const auto quick = run_cli("plot '" + dir.path() + "/quick' -o '" + dir.path() +
-                                 "/quick-figures' --figures accuracy,utilisation --format png",
+                                 "/quick-figures' --figures accuracy,utilisation",
                              dir);
   INFO(quick.err);
   CHECK(quick.status == 0);
   CHECK(fs::file_size(dir.path() + "/quick-figures/accuracy.png") > 1000);
+  const std::string one_seed = read_file(dir.path() + "/quick-figures/accuracy.svg");
+  CHECK_THAT(one_seed, Catch::Contains("Test accuracy (one seed)") && !Catch::Contains("95%"));
+  CHECK_THAT(one_seed, !Catch::Contains("id=\"failures-"));  // no failure, no lane
+  // It settles: a zoomed panel below the full one, both with the same y label (the text is a
+  // comment in matplotlib's SVG).
+  const auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK_THAT(one_seed, Catch::Contains("zoomed: accuracy"));
+  CHECK(count(one_seed, "<!-- test accuracy (fraction correct) -->") == 2);
+
+  // Without -o, the figures go next to the input: DIR/figures.
+  const auto beside =
+      run_cli("plot '" + dir.path() + "/quick' --figures accuracy --format png", dir);
+  INFO(beside.err);
+  CHECK(beside.status == 0);
+  CHECK(fs::file_size(dir.path() + "/quick/figures/accuracy.png") > 1000);
+  fs::remove_all(dir.path() + "/quick/figures");
+  const auto two_dirs = run_cli(
+      "plot '" + dir.path() + "/quick' '" + dir.path() + "/results' --figures accuracy", dir);
+  CHECK(two_dirs.status == 2);
+  CHECK_THAT(two_dirs.err, Catch::Contains("-o: expected an output directory with several DIRs") &&
+                               Catch::Contains("found 2"));
 
   // Bad input: one message naming the file and the expectation, exit 2, no figure written.
   const auto no_figures = [&](const std::string& d) { return !fs::exists(d) || fs::is_empty(d); };
@@ -407,6 +452,144 @@ TEST_CASE(
   CHECK(no_python.status == 1);
   CHECK_THAT(no_python.err,
              Catch::Contains("/nonexistent/python3") && Catch::Contains("scripts/setup.sh"));
+}
+
+namespace {
+
+/// intervals.csv summed: (host, state) -> seconds; every row checked (4 fields, begin < end).
+std::map<std::pair<std::string, std::string>, double> interval_sums(const std::string& csv) {
+  std::map<std::pair<std::string, std::string>, double> sums;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "host,state,begin,end");
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 4);
+    const double begin = std::stod(f[2]), end = std::stod(f[3]);
+    CHECK(begin < end);
+    sums[{f[0], f[1]}] += end - begin;
+  }
+  return sums;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "output.intervals writes intervals.csv that adds up to the summary and changes no other "
+    "file, and failsim plot draws its timeline",
+    "[cli][plot][intervals]") {
+  TempDir dir;
+  const std::string on = dir.file("on"), off = dir.file("off");
+  REQUIRE(run_cli("run scenarios/examples/server-kill-checkpoint.json -q --threads 1 --set "
+                  "'/output={\"intervals\": true}' -o '" +
+                      on + "'",
+                  dir)
+              .status == 0);
+  REQUIRE(
+      run_cli("run scenarios/examples/server-kill-checkpoint.json -q --threads 1 -o '" + off + "'",
+              dir)
+          .status == 0);
+  // Off (the default): no file, and the resolved scenario does not name the field, so results
+  // of runs that do not ask for intervals are what they were before it existed.
+  CHECK_FALSE(fs::exists(off + "/intervals.csv"));
+  auto result_on = nlohmann::json::parse(read_file(on + "/result.json"));
+  auto result_off = nlohmann::json::parse(read_file(off + "/result.json"));
+  CHECK_FALSE(result_off["scenario"]["output"].contains("intervals"));
+  CHECK(result_on["scenario"]["output"]["intervals"] == true);
+  // On: the other files are the same.
+  CHECK(read_file(on + "/events.csv") == read_file(off + "/events.csv"));
+  CHECK(read_file(on + "/timeseries.csv") == read_file(off + "/timeseries.csv"));
+  for (auto* r : {&result_on, &result_off}) {
+    r->erase("wall_clock");
+    (*r)["scenario"]["output"].erase("intervals");
+  }
+  CHECK(result_on == result_off);
+
+  // The busy, recovery-wait and down rows add up to the summary's accounts of each host.
+  const auto check_sums = [](const std::string& run) {
+    const auto sums = interval_sums(read_file(run + "/intervals.csv"));
+    const auto result = nlohmann::json::parse(read_file(run + "/result.json"));
+    for (const auto& host : result["summary"]["hosts"]) {
+      const std::string name = host["host"].get<std::string>();
+      for (const auto& [state, key] : {std::pair{"busy", "busy_seconds"},
+                                       {"recovery_wait", "recovery_wait_seconds"},
+                                       {"down", "down_seconds"}}) {
+        INFO(run << ": " << name << " " << state);
+        const auto it = sums.find({name, state});
+        CHECK((it == sums.end() ? 0.0 : it->second) ==
+              Approx(host[key].get<double>()).margin(1e-9));
+      }
+    }
+    return sums;
+  };
+  const auto sums = check_sums(on);
+  CHECK(sums.at({"worker-0", "recovery_wait"}) > 1.0);  // waiting for the restarted server
+  CHECK(sums.at({"storage", "checkpointing"}) > 0.0);   // the storage's disk writes
+  CHECK(sums.at({"server-0", "checkpointing"}) > 0.0);  // the server blocked on them
+  // Worker failures turn hosts off: down rows.
+  const std::string workers = dir.file("workers");
+  REQUIRE(run_cli("run scenarios/examples/worker-failures.json -q --threads 1 --set "
+                  "'/output={\"intervals\": true}' -o '" +
+                      workers + "'",
+                  dir)
+              .status == 0);
+  const auto worker_sums = check_sums(workers);
+  CHECK(std::any_of(worker_sums.begin(), worker_sums.end(),
+                    [](const auto& s) { return s.first.second == "down" && s.second > 0; }));
+
+  // The timeline: one row per host, its intervals as bars of their state.
+  const auto plot = run_cli("plot '" + on + "' --figures timeline", dir);
+  INFO(plot.err);
+  REQUIRE(plot.status == 0);
+  const std::string svg = read_file(on + "/figures/timeline.svg");
+  CHECK(fs::file_size(on + "/figures/timeline.png") > 1000);
+  CHECK_THAT(svg, Catch::Contains("id=\"busy-worker-0\"") &&
+                      Catch::Contains("id=\"recovery_wait-worker-1\"") &&
+                      Catch::Contains("id=\"checkpointing-storage\"") &&
+                      Catch::Contains("server-0 (server)"));
+  // Drawn by default, beside the others, when the run has intervals.csv.
+  const auto by_default = run_cli("plot '" + workers + "' --format svg", dir);
+  INFO(by_default.err);
+  CHECK(by_default.status == 0);
+  CHECK(fs::exists(workers + "/figures/accuracy.svg"));
+  CHECK_THAT(read_file(workers + "/figures/timeline.svg"), Catch::Contains("id=\"down-worker-"));
+  // ...and refused, naming the file and the option, when it has none.
+  const auto none = run_cli("plot '" + off + "' --figures timeline", dir);
+  CHECK(none.status == 2);
+  CHECK_THAT(none.err, Catch::Contains("off/intervals.csv: expected intervals.csv") &&
+                           Catch::Contains("output.intervals"));
+  CHECK_FALSE(fs::exists(off + "/figures"));
+}
+
+TEST_CASE("failsim report: bad DIR is exit 2 with one message and nothing written",
+          "[cli][report]") {
+  // The page itself is tested in a browser: report_in_browser (tests/report_in_browser.sh).
+  TempDir dir;
+  const auto missing = run_cli("report '" + dir.file("nope") + "'", dir);
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope: expected a result directory, a directory "
+                                          "holding them or a sweep directory, found nothing"));
+  write_text(dir.file("file.txt"), "x");
+  const auto file = run_cli("report '" + dir.file("file.txt") + "'", dir);
+  CHECK(file.status == 2);
+  CHECK_THAT(file.err, Catch::Contains("file.txt: expected a result directory") &&
+                           Catch::Contains("found a file"));
+  fs::create_directories(dir.file("empty"));
+  const auto empty = run_cli("report '" + dir.file("empty") + "'", dir);
+  CHECK(empty.status == 2);
+  CHECK_THAT(empty.err, Catch::StartsWith("failsim report: ") && Catch::Contains("empty"));
+  CHECK(fs::is_empty(dir.file("empty")));
+  // A result directory whose timeseries.csv is broken: refused before anything is written.
+  REQUIRE(run_cli("run scenarios/examples/quickstart.json -q -o '" + dir.file("run") + "'", dir)
+              .status == 0);
+  write_text(dir.file("run") + "/timeseries.csv", "time,version\n0,0\n");
+  const auto broken = run_cli("report '" + dir.file("run") + "'", dir);
+  CHECK(broken.status == 2);
+  CHECK_THAT(broken.err, Catch::Contains("run/timeseries.csv"));
+  CHECK_FALSE(fs::exists(dir.file("run") + "/report.html"));
 }
 
 TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input exit 2",

@@ -32,20 +32,22 @@ TEST_CASE(
     "and a bad metric or path or directory exit 2 with no figure",
     "[cli][plot][sweep]") {
   std::string python;
+  // Fails, never passes silently, without matplotlib (scripts/setup.sh installs it).
   if (!have_matplotlib(python)) {
-    WARN("skipped: " << python
-                     << " cannot import matplotlib and numpy (apt-get install "
-                        "python3-matplotlib, or set FAILSIM_PYTHON)");
-    return;
+    FAIL(python << " cannot import matplotlib and numpy (scripts/setup.sh, or apt-get install "
+                   "python3-matplotlib, or set FAILSIM_PYTHON)");
   }
   TempDir dir;
-  // 2 base scenarios x 2 stop times (a duration written in two units) x 2 seeds: 8 short runs.
+  // 2 base scenarios x 2 stop times (a duration written in two units) zipped with 2 worker
+  // counts, each path with its label, x 2 seeds: 8 short runs.
   const std::string file = dir.file("tiny.json");
   write_text(file, R"({"name": "tiny",
     "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json",
                   ")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/ssp-softmax.json"],
     "seeds": [1, 2],
-    "vary": [{"path": "/stop/time", "range": {"from": "500ms", "to": "1s", "step": "500ms"}}]})");
+    "vary": [{"zip": [
+      {"path": "/stop/time", "label": "stop", "range": {"from": "500ms", "to": "1s", "step": "500ms"}},
+      {"path": "/cluster/workers/count", "label": "workers", "values": [1, 2]}]}]})");
   const std::string sweep = dir.file("sweep");
   const auto ran = run_cli("sweep '" + file + "' -j 2 -q -o '" + sweep + "'", dir);
   INFO(ran.err);
@@ -60,8 +62,10 @@ TEST_CASE(
   CHECK(png.rfind("\x89PNG", 0) == 0);
   CHECK(png.size() > 1000);
   const std::string svg = read_text(out + "/sweep-final_accuracy.svg");
-  CHECK_THAT(svg, Catch::Contains("/stop/time (s)") && Catch::Contains("ssp-softmax") &&
-                      Catch::Contains("final test accuracy"));
+  // The axis and the legend name the paths by their labels, not their JSON Pointers.
+  CHECK_THAT(svg, Catch::Contains("<!-- stop (s) -->") && Catch::Contains("ssp-softmax") &&
+                      Catch::Contains("(workers=1)") && Catch::Contains("final test accuracy"));
+  CHECK_THAT(svg, !Catch::Contains("/stop/time") && !Catch::Contains("count="));
   // "0.5s" and "1s" plotted as numbers of seconds: ticks at 0.5 and 1.0, not categories.
   CHECK_THAT(svg, Catch::Contains("0.5") && Catch::Contains("1.0"));
 
@@ -76,6 +80,34 @@ TEST_CASE(
   for (const char* name : {"sweep-updates.png", "sweep-end_time_s.png", "accuracy.png"}) {
     CHECK(fs::file_size(more + "/" + name) > 1000);
   }
+
+  // An integer field on the x axis: a tick at each value, written as an integer (not 1.0, 1.2,
+  // ...); and without -o the figures go next to the sweep, in DIR/figures.
+  const auto counts = run_cli("plot '" + sweep + "' --x /cluster/workers/count --format svg", dir);
+  INFO(counts.err);
+  REQUIRE(counts.status == 0);
+  const std::string by_count = read_text(sweep + "/figures/sweep-final_accuracy.svg");
+  CHECK_THAT(by_count, Catch::Contains("<!-- workers -->") && Catch::Contains("<!-- 1 -->") &&
+                           Catch::Contains("<!-- 2 -->") && Catch::Contains("(stop=0.5s)"));
+  CHECK_THAT(by_count, !Catch::Contains("<!-- 1.0 -->") && !Catch::Contains("<!-- 1.5 -->"));
+  // sweep.json records the labels the figure uses.
+  CHECK_THAT(read_text(sweep + "/sweep.json"),
+             Catch::Contains("\"labels\": [\n    \"stop\",\n    \"workers\"\n  ]"));
+
+  // A plan written before sweep.json held the labels is still this sweep's: resumed (nothing to
+  // redo), and its figure uses the default labels (the pointer's last key).
+  std::string plan = read_text(sweep + "/sweep.json");
+  const std::string labels = "  \"labels\": [\n    \"stop\",\n    \"workers\"\n  ],\n";
+  REQUIRE(plan.find(labels) != std::string::npos);
+  plan.erase(plan.find(labels), labels.size());
+  write_text(sweep + "/sweep.json", plan);
+  const auto resumed = run_cli("sweep '" + file + "' -j 2 -q -o '" + sweep + "'", dir);
+  INFO(resumed.err);
+  CHECK(resumed.status == 0);
+  const std::string old_plan = dir.file("old-plan");
+  REQUIRE(run_cli("plot '" + sweep + "' -o '" + old_plan + "' --format svg", dir).status == 0);
+  CHECK_THAT(read_text(old_plan + "/sweep-final_accuracy.svg"),
+             Catch::Contains("<!-- time (s) -->") && Catch::Contains("(count=1)"));
 
   // Bad options: one message naming the file, the expectation and what was found; exit 2.
   const std::string bad = dir.file("bad");

@@ -113,7 +113,7 @@ bool FailureInjector::wait_until_up(sg4::Host* host) {
 
 void FailureInjector::finish(double end) {
   for (const auto& [host, outage] : down_)
-    context_.recorder.down(host->get_name(), end - outage.since);
+    context_.recorder.down(host->get_name(), end - outage.since, outage.since, end);
 }
 
 void FailureInjector::record_not_injected(const std::vector<FailureEvent>& events, double end) {
@@ -254,13 +254,13 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   if (down_for && *down_for > 0) {
     host->turn_off();
     down_[host] = {now, host_back};
-    sg4::Actor::create("repair", context_.roles.coordinator, [this, host, down_for] {
+    sg4::Actor::create("repair", context_.roles.coordinator, [this, host, down_for, now] {
       sg4::this_actor::sleep_for(*down_for);
       host->turn_on();
       down_.erase(host);
       const std::unique_lock lock(*mutex_);
       host_up_->notify_all();
-      context_.recorder.down(host->get_name(), *down_for);
+      context_.recorder.down(host->get_name(), *down_for, now, sg4::Engine::get_clock());
       context_.recorder.event(sg4::Engine::get_clock(), EventType::HOST_UP, host->get_name());
       FAILSIM_INFO("host {} is up again", host->get_name());
       context_.job->host_up(host);

@@ -2,6 +2,33 @@
 
 namespace failsim::sim {
 
+const char* spelling(HostState state) {
+  switch (state) {
+    case HostState::BUSY:
+      return "busy";
+    case HostState::CHECKPOINTING:
+      return "checkpointing";
+    case HostState::RECOVERY_WAIT:
+      return "recovery_wait";
+    case HostState::DOWN:
+      return "down";
+  }
+  return "?";
+}
+
+void Recorder::interval(const std::string& host, HostState state, double begin, double end) {
+  if (!keep_intervals_ || !(end > begin)) return;
+  // Back-to-back intervals of one state on one host are one row (a server applying updates in
+  // a row, a worker computing without waiting): fewer rows, the same picture.
+  for (auto it = intervals_.rbegin(); it != intervals_.rend() && it->end >= begin; ++it) {
+    if (it->host == host && it->state == state && it->end == begin) {
+      it->end = end;
+      return;
+    }
+  }
+  intervals_.push_back({host, state, begin, end});
+}
+
 void Recorder::event(double time, EventType type, std::string subject, nlohmann::json details) {
   events_.push_back({time, type, std::move(subject), std::move(details)});
 }

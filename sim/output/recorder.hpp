@@ -32,6 +32,20 @@ struct EvalRecord {
   std::int64_t gradients_applied = 0;
 };
 
+/// What a host does during a recorded interval (intervals.csv, docs/result-format.md).
+enum class HostState { BUSY, CHECKPOINTING, RECOVERY_WAIT, DOWN };
+
+/// Its spelling in intervals.csv.
+const char* spelling(HostState state);
+
+/// One interval of a host's time in one state (recorded only with output.intervals).
+struct IntervalRecord {
+  std::string host;
+  HostState state = HostState::BUSY;
+  double begin = 0.0;  ///< simulated seconds
+  double end = 0.0;
+};
+
 struct EventRecord {
   double time = 0.0;
   EventType type = EventType::START;
@@ -74,19 +88,39 @@ class Recorder {
     updates_rolled_back_ += updates;
     gradients_rolled_back_ += gradients;
   }
-  /// Simulated seconds a host's process spent waiting for a failed server to be replaced.
-  void recovery_wait(const std::string& host, double seconds) { recovery_wait_[host] += seconds; }
-  /// Simulated seconds a host was down.
-  void down(const std::string& host, double seconds) { down_[host] += seconds; }
+  /// A host's process waited for a failed server to be replaced from `begin` to `end`.
+  void recovery_wait(const std::string& host, double begin, double end) {
+    recovery_wait_[host] += end - begin;
+    interval(host, HostState::RECOVERY_WAIT, begin, end);
+  }
+  /// A host was down from `begin` to `end`, `seconds` in all (passed on its own: the outage's
+  /// length as scheduled, which `end - begin` may miss by a rounding).
+  void down(const std::string& host, double seconds, double begin, double end) {
+    down_[host] += seconds;
+    interval(host, HostState::DOWN, begin, end);
+  }
   /// SSP: a worker was allowed to start a gradient `lead` clocks ahead of the slowest worker.
   void clock_lead(std::int64_t lead) {
     max_clock_lead_ = std::max(max_clock_lead_.value_or(lead), lead);
   }
-  /// Adds busy (computing) simulated seconds to a host's account.
-  void busy(const std::string& host, double seconds) { busy_[host] += seconds; }
+  /// A host computed from `begin` to `end` (simulated seconds): its busy account.
+  void busy(const std::string& host, double begin, double end) {
+    busy_[host] += end - begin;
+    interval(host, HostState::BUSY, begin, end);
+  }
+  /// A host wrote a checkpoint, or waited for one to be written, from `begin` to `end`
+  /// (intervals.csv only: it is not a summary account).
+  void checkpointing(const std::string& host, double begin, double end) {
+    interval(host, HostState::CHECKPOINTING, begin, end);
+  }
+  /// Keep every interval from now on (output.intervals): off by default, so a run that does
+  /// not ask for intervals.csv pays one branch per interval.
+  void keep_intervals() { keep_intervals_ = true; }
 
   const std::vector<EvalRecord>& evaluations() const { return evaluations_; }
   const std::vector<EventRecord>& events() const { return events_; }
+  /// The intervals kept (with keep_intervals), in the order they ended.
+  const std::vector<IntervalRecord>& intervals() const { return intervals_; }
   std::int64_t gradients_computed() const { return gradients_computed_; }
   std::int64_t gradients_applied() const { return gradients_applied_; }
   /// Updates applied by every shard's servers together.
@@ -110,6 +144,9 @@ class Recorder {
  private:
   std::vector<EvalRecord> evaluations_;
   std::vector<EventRecord> events_;
+  void interval(const std::string& host, HostState state, double begin, double end);
+  bool keep_intervals_ = false;
+  std::vector<IntervalRecord> intervals_;
   std::int64_t gradients_computed_ = 0;
   std::int64_t gradients_applied_ = 0;
   std::int64_t updates_ = 0;

@@ -168,6 +168,21 @@ std::string events_csv(const RunResult& r) {
   return out;
 }
 
+std::string intervals_csv(const RunResult& r) {
+  std::vector<const IntervalRecord*> rows;
+  rows.reserve(r.recorder.intervals().size());
+  for (const IntervalRecord& i : r.recorder.intervals()) rows.push_back(&i);
+  // Recorded as they end; read as they begin (stable: ties keep the recording order).
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->begin < b->begin; });
+  std::string out = "host,state,begin,end\n";
+  for (const IntervalRecord* i : rows) {
+    out +=
+        fmt::format("{},{},{},{}\n", i->host, spelling(i->state), number(i->begin), number(i->end));
+  }
+  return out;
+}
+
 namespace {
 void remove_file(const std::filesystem::path& path) {
   std::error_code error;
@@ -195,6 +210,7 @@ void write_result_directory(const RunResult& result, const std::string& director
   } data_files[] = {
       {"timeseries.csv", result.scenario.output.timeseries, timeseries_csv},
       {"events.csv", result.scenario.output.events, events_csv},
+      {"intervals.csv", result.scenario.output.intervals, intervals_csv},
   };
   for (const auto& file : data_files) {
     if (file.written) {

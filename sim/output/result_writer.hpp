@@ -23,6 +23,9 @@ std::string timeseries_csv(const RunResult& result);
 /// events.csv: one row per event.
 std::string events_csv(const RunResult& result);
 
+/// intervals.csv: one row per recorded interval of a host's time, by begin time.
+std::string intervals_csv(const RunResult& result);
+
 /// Creates `directory` if needed and writes the files the scenario's output section asks for:
 /// first the old result.json is removed, then each data file is replaced (or removed, when this
 /// run does not write it), then result.json is written. Interrupted at any point, the directory

@@ -218,13 +218,13 @@ void ParameterServer::evaluate_in_loop() {
   // Simulated time only: failsim measures accuracy outside simulated time (the observer).
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(evaluation->flops);
-  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
+  context_.recorder.busy(host_->get_name(), start, sg4::Engine::get_clock());
 }
 
 void ParameterServer::charge(std::int64_t gradients) {
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(shard_.update_flops * static_cast<double>(gradients));
-  context_.recorder.busy(host_->get_name(), sg4::Engine::get_clock() - start);
+  context_.recorder.busy(host_->get_name(), start, sg4::Engine::get_clock());
 }
 
 models::ApplyOutcome ParameterServer::step(Snapshot& next, const models::StaleRuleConfig& rule) {

@@ -49,7 +49,7 @@ void Worker::launch() {
 void Worker::finish(double end) {
   if (trouble_since_ >= 0) {
     context_.recorder.recovery_wait(
-        context_.roles.workers[static_cast<std::size_t>(index_)]->get_name(), end - trouble_since_);
+        context_.roles.workers[static_cast<std::size_t>(index_)]->get_name(), trouble_since_, end);
   }
 }
 
@@ -216,7 +216,7 @@ void Worker::run() {
       replies_[0] = acquire(0);
     }
     if (trouble_since_ >= 0) {
-      context_.recorder.recovery_wait(host, sg4::Engine::get_clock() - trouble_since_);
+      context_.recorder.recovery_wait(host, trouble_since_, sg4::Engine::get_clock());
       trouble_since_ = -1;
     }
     for (std::size_t k = 0; k < replies_.size(); ++k) {
@@ -235,7 +235,7 @@ void Worker::run() {
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::execute(context_.time.gradient_flops);
     const float loss = context_.math.finish_gradient(computing);
-    context_.recorder.busy(host, sg4::Engine::get_clock() - start);
+    context_.recorder.busy(host, start, sg4::Engine::get_clock());
     // One count per slice: every shard applies, drops or loses its own.
     context_.recorder.gradient_computed(static_cast<std::int64_t>(replies_.size()));
     holding_ = static_cast<std::int64_t>(replies_.size());

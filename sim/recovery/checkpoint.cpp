@@ -86,6 +86,8 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     }
     const double start = sg4::Engine::get_clock();
     write(server.name() + ".ack", std::move(copy));
+    context_.recorder.checkpointing(sg4::this_actor::get_host()->get_name(), start,
+                                    sg4::Engine::get_clock());
     context_.recorder.event(
         sg4::Engine::get_clock(), EventType::CHECKPOINT_BLOCKED, server.name(),
         {{"version", state.snapshot->version}, {"seconds", sg4::Engine::get_clock() - start}});

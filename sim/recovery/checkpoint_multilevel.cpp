@@ -205,7 +205,9 @@ class MultilevelCheckpointing final : public Strategy {
       }
       const double bytes = storage_.bytes(copy);
       if (p.kind == CheckpointLevelKind::LOCAL_DISK) {
+        const double start = sg4::Engine::get_clock();
         local_disk(p.host)->write(static_cast<sg_size_t>(bytes));
+        context_.recorder.checkpointing(p.host->get_name(), start, sg4::Engine::get_clock());
         hosts_[p.host].local = copy;
         context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_WRITTEN,
                                 shard_.name(fmt::format("{}:local-disk", p.host->get_name())),

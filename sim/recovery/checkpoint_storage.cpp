@@ -34,7 +34,10 @@ void CheckpointStorage::serve() {
       continue;  // the sender died mid-transfer
     }
     if (auto* copy = std::get_if<StateCopy>(message.get())) {
+      const double start = sg4::Engine::get_clock();
       disk->write(static_cast<sg_size_t>(bytes(*copy)));
+      context_.recorder.checkpointing(context_.roles.storage->get_name(), start,
+                                      sg4::Engine::get_clock());
       latest_ = *copy;
       context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_WRITTEN,
                               shard_.name("storage"), {{"version", copy->snapshot->version}});

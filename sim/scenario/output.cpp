@@ -6,17 +6,23 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 
 OutputConfig read_output(const ObjectReader& top, const std::string& name) {
-  const ObjectReader r = top.object_or_empty("output", {"directory", "timeseries", "events"});
+  const ObjectReader r =
+      top.object_or_empty("output", {"directory", "timeseries", "events", "intervals"});
   OutputConfig o;
   o.directory = r.string_or("directory", "results/" + name);
   if (r.has("directory")) check_path(r.at("directory"), o.directory);
   o.timeseries = r.boolean_or("timeseries", o.timeseries);
   o.events = r.boolean_or("events", o.events);
+  o.intervals = r.boolean_or("intervals", o.intervals);
   return o;
 }
 
 nlohmann::json output_to_json(const OutputConfig& o) {
-  return {{"directory", o.directory}, {"timeseries", o.timeseries}, {"events", o.events}};
+  nlohmann::json j{{"directory", o.directory}, {"timeseries", o.timeseries}, {"events", o.events}};
+  // Written only when set, so the resolved scenario (and result.json) of a run that does not ask
+  // for intervals.csv is what it was before the field existed.
+  if (o.intervals) j["intervals"] = true;
+  return j;
 }
 
 }  // namespace failsim::sim::detail

@@ -279,6 +279,7 @@ struct OutputConfig {
   std::string directory;
   bool timeseries = true;  ///< write timeseries.csv
   bool events = true;      ///< write events.csv
+  bool intervals = false;  ///< record every host's intervals and write intervals.csv
 
   bool operator==(const OutputConfig&) const = default;
 };

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""One self-contained HTML page of a run, a comparison or a sweep (`failsim report`, docs/plots.md).
+
+    report.py DIR --table TABLE.md -o REPORT.html [--title TEXT]
+
+DIR is a result directory of `failsim run` (a run), a directory holding several of them (a
+comparison), or a sweep directory of `failsim sweep`. TABLE.md is `failsim table`'s Markdown
+table of its runs (the C++ command computes it with the analysis library and passes it here, so
+the page shows the same numbers as `failsim table`). The page holds the table, the figures of
+plot.py as SVG images in data URIs, and for a single run its summary, hosts and events: no
+external resource, no date, so the same inputs give the same bytes. A short inline script checks,
+once the page has loaded, that every figure decoded, and says so on the console if one did not
+(the browser test reads it). Exit status: as plot.py's (0, 1 no matplotlib, 2 bad input, 3 the
+page could not be written); nothing is written unless the whole page is ready.
+"""
+
+import argparse
+import base64
+import html
+import io
+import json
+import os
+import sys
+
+import plot
+from plot import BadInput
+
+PROG = os.environ.get("FAILSIM_PLOT_PROG", "report.py")
+MAX_EVENTS = 300  # rows of the events table of a run; the rest is counted, not shown
+
+CHECK_SCRIPT = """
+window.addEventListener("load", function () {
+  var figures = document.querySelectorAll("img.figure"), broken = 0;
+  for (var i = 0; i < figures.length; ++i) {
+    if (!(figures[i].complete && figures[i].naturalWidth > 0)) {
+      broken += 1;
+      console.error("failsim report: figure " + figures[i].alt + " did not decode");
+    }
+  }
+  document.body.setAttribute("data-report-check",
+                             broken ? "broken " + broken : "ok " + figures.length);
+});
+"""
+
+STYLE = """
+body { font-family: sans-serif; max-width: 1100px; margin: 1em auto; padding: 0 1em;
+       color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
+th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+.scroll { overflow-x: auto; } figure { margin: 1em 0; }
+img.figure { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption, .note { font-size: 0.85em; color: #555; }
+"""
+
+
+def markdown_table(text):
+    """`failsim table`'s Markdown: its pipe table as HTML, the lines around it as paragraphs."""
+    out, rows = [], []
+
+    def cells(line):
+        inner = line.strip()[1:-1]
+        parts, cell, escaped = [], "", False
+        for c in inner:  # a `\|` or `\_` is the character itself
+            if escaped:
+                cell, escaped = cell + c, False
+            elif c == "\\":
+                escaped = True
+            elif c == "|":
+                parts.append(cell.strip())
+                cell = ""
+            else:
+                cell += c
+        return parts + [cell.strip()]
+
+    def flush():
+        if not rows:
+            return
+        head, body = rows[0], [r for r in rows[2:]]
+        out.append('<div class="scroll"><table><thead><tr>'
+                   + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr></thead><tbody>"
+                   + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                             for r in body) + "</tbody></table></div>")
+        rows.clear()
+
+    for line in text.splitlines():
+        if line.strip().startswith("|"):
+            rows.append(cells(line))
+        else:
+            flush()
+            if line.strip():
+                out.append(f'<p class="note">{html.escape(line.strip())}</p>')
+    flush()
+    return "\n".join(out)
+
+
+def simple_table(header, rows):
+    return ('<div class="scroll"><table><thead><tr>'
+            + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr></thead><tbody>"
+            + "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
+                      for r in rows) + "</tbody></table></div>")
+
+
+def svg_figure(name, draw):
+    """A figure as an <img> of its SVG in a data URI (the SVG's ids stay inside the image, so
+    several figures on one page cannot clash)."""
+    import matplotlib.pyplot as plt
+    fig = draw()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'<figure><img class="figure" alt="{html.escape(name)}" '
+            f'src="data:image/svg+xml;base64,{data}"><figcaption>{html.escape(name)} '
+            f'(<code>failsim plot</code>, docs/plots.md)</figcaption></figure>')
+
+
+def number(v):
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def run_sections(directory):
+    """A single run: its summary and hosts (before the figures) and its events (after them),
+    from result.json."""
+    file = os.path.join(directory, "result.json")
+    result = plot.load_tagged_json(file, "failsim-result")
+    summary = plot.field(result, ["summary"], "object", file)
+    final = summary.get("final") or {}
+    gradients = summary.get("gradients") or {}
+    facts = [("status", summary.get("status")), ("stop reason", summary.get("stop_reason")),
+             ("end time (simulated s)", summary.get("end_time")),
+             ("final test accuracy", final.get("test_accuracy", "—")),
+             ("updates", summary.get("updates")),
+             ("updates rolled back", summary.get("updates_rolled_back"))]
+    facts += [(f"gradients {k.replace('_', ' ')}", v) for k, v in gradients.items()]
+    parts = ["<h2>Summary</h2>", simple_table(["field", "value"],
+                                               [(k, number(v)) for k, v in facts])]
+    hosts = plot.field(result, ["summary", "hosts"], "list", file)
+    keys = ["busy_seconds", "recovery_wait_seconds", "down_seconds", "idle_seconds", "utilisation"]
+    parts += ["<h2>Hosts</h2>",
+              simple_table(["host", "role"] + [k.replace("_", " ") for k in keys],
+                           [[h.get("host"), h.get("role")] + [number(h.get(k)) for k in keys]
+                            for h in hosts])]
+    events = plot.field(result, ["events"], "list", file)
+    rows = [[number(e.get("time")), e.get("type"), e.get("subject"),
+             json.dumps(e.get("details"), sort_keys=True)] for e in events[:MAX_EVENTS]]
+    after = ["<h2>Events</h2>", simple_table(["time (s)", "type", "subject", "details"], rows)]
+    if len(events) > MAX_EVENTS:
+        after.append(f'<p class="note">{len(events) - MAX_EVENTS} more events in '
+                     f"result.json and events.csv.</p>")
+    return result, parts, after
+
+
+def build_page(directory, table_text, title):
+    """The whole page as text; raises BadInput before drawing anything."""
+    directory = directory.rstrip("/") or "/"
+    if not os.path.isdir(directory):
+        raise BadInput(f"{directory}: expected a result directory, a directory holding them or a "
+                       "sweep directory, found " + ("a file" if os.path.exists(directory)
+                                                    else "nothing"))
+    sections, drawings, after = [], [], []
+    if plot.is_sweep_dir(directory):
+        kind = "sweep"
+        sweep = plot.Sweep(directory)
+        if not sweep.paths:
+            raise BadInput(f"{sweep.plan_file}: expected /paths to name a varied field, found "
+                           "none")
+        x_path = sweep.paths[0]
+        metrics = [m for m in ("final_accuracy", "updates_rolled_back", "end_time_s")
+                   if m in sweep.metrics()]
+        for metric in metrics:
+            plot.sweep_series(sweep, metric, x_path)  # checks it now
+            drawings.append((f"sweep-{metric}",
+                             lambda m=metric: plot.figure_sweep(sweep, m, x_path, None)))
+        runs_dir = os.path.join(directory, "runs")
+        configs = plot.load_configurations([runs_dir], ["utilisation"], None) \
+            if os.path.isdir(runs_dir) else {}
+        if configs:
+            drawings.append(("utilisation",
+                             lambda: plot.figure_utilisation(configs, None)))
+        heading = f"Sweep {sweep.name}"
+    else:
+        single = os.path.isfile(os.path.join(directory, "result.json"))
+        kind = "run" if single else "comparison"
+        figures = ["accuracy", "gradients", "utilisation"]
+        dirs = plot.find_result_dirs([directory])
+        timeline = all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in dirs)
+        configs = plot.load_configurations([directory], figures + (["timeline"] if timeline
+                                                                   else []), None)
+        for name in figures:
+            drawings.append((name, lambda n=name: plot.DRAW[n](configs, None)))
+        if timeline:
+            drawings += plot.timeline_drawings(configs, None)
+        if single:
+            result, parts, after = run_sections(directory)
+            sections += parts
+            heading = f"Run {result['scenario']['name']} (seed {result['scenario']['seed']})"
+        else:
+            heading = f"Comparison of {len(configs)} configurations ({len(dirs)} runs)"
+
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "failsim"  # identical inputs, identical bytes
+    figures_html = [svg_figure(name, draw) for name, draw in drawings]
+    title = title or heading
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>", f"<style>{STYLE}</style>", "</head>",
+        f'<body data-report-kind="{kind}">', f"<h1>{html.escape(title)}</h1>",
+        f'<p class="note">failsim report of <code>{html.escape(directory)}</code> '
+        f"({kind}).</p>",
+        "<h2>Table</h2>", markdown_table(table_text), *sections,
+        "<h2>Figures</h2>", *figures_html, *after,
+        f"<script>{CHECK_SCRIPT}</script>", "</body>", "</html>", ""])
+
+
+def write_atomically(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.getpid()}")
+    try:
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument("directory", metavar="DIR")
+    parser.add_argument("--table", required=True, metavar="TABLE.md",
+                        help="failsim table's Markdown table of DIR's runs")
+    parser.add_argument("-o", "--output", required=True, metavar="REPORT.html")
+    parser.add_argument("--title")
+    args = parser.parse_args(argv)
+    try:
+        import matplotlib  # noqa: F401
+        import numpy  # noqa: F401
+    except ImportError as e:
+        print(f"{PROG}: {sys.executable} cannot import matplotlib ({e}); run scripts/setup.sh "
+              "or `apt-get install python3-matplotlib`", file=sys.stderr)
+        return plot.NO_MATPLOTLIB
+    try:
+        with open(args.table, encoding="utf-8") as f:
+            table_text = f.read()
+        page = build_page(args.directory, table_text, args.title)
+    except BadInput as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return plot.BAD_INPUT
+    try:
+        write_atomically(args.output, page)
+    except OSError as e:
+        print(f"{PROG}: {args.output}: cannot write the report: {e.strerror}", file=sys.stderr)
+        return plot.OUTPUT_FAILED
+    print(args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
