@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_harness.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 using failsim::testing::read_text;
@@ -33,10 +34,8 @@ TEST_CASE(
     "[cli][plot][sweep]") {
   std::string python;
   if (!have_matplotlib(python)) {
-    WARN("skipped: " << python
-                     << " cannot import matplotlib and numpy (apt-get install "
-                        "python3-matplotlib, or set FAILSIM_PYTHON)");
-    return;
+    FAILSIM_SKIP(python << " cannot import matplotlib and numpy (apt-get install "
+                           "python3-matplotlib, or set FAILSIM_PYTHON)");
   }
   TempDir dir;
   // 2 base scenarios x 2 stop times (a duration written in two units) x 2 seeds: 8 short runs.
