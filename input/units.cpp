@@ -1,6 +1,9 @@
 #include "input/units.hpp"
 
+#include "input/object_reader.hpp"
+
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -128,6 +131,13 @@ std::string unit_problem(std::string_view unit, Quantity kind) {
       return fmt::format("unknown unit '{}': write '{}'", unit, decimal);
     }
   }
+  // A typo of a unit of this kind ("Gbs" for "Gbps", "mss" for "ms"): name the closest.
+  std::vector<std::string_view> known;
+  for (const auto& [symbol, scale] : units_of(kind)) known.push_back(symbol);
+  // Only for something that looks like a unit: "1.2.3s" is a malformed number, not a typo.
+  const bool word = !unit.empty() && std::isalpha(static_cast<unsigned char>(unit[0])) != 0;
+  const std::string hint = word ? closest_match(unit, known) : std::string();
+  if (!hint.empty()) return fmt::format("unknown unit '{}' (did you mean '{}'?)", unit, hint);
   return fmt::format("unknown unit '{}'", unit);
 }
 

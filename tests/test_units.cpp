@@ -139,14 +139,21 @@ TEST_CASE("every malformed quantity string gets its own explanation", "[units]")
       {"2KB", Quantity::DATA_SIZE, Sign::POSITIVE,
        "\"2KB\" (unknown unit 'KB': write 'kB' (x1000) or 'KiB' (x1024))"},
       {"3Kf", Quantity::SPEED, Sign::POSITIVE, "\"3Kf\" (unknown unit 'Kf': write 'kf')"},
-      {"1Gif", Quantity::SPEED, Sign::POSITIVE, "\"1Gif\" (unknown unit 'Gif')"},
+      {"1Gif", Quantity::SPEED, Sign::POSITIVE,
+       "\"1Gif\" (unknown unit 'Gif' (did you mean 'Gf'?))"},
       {"3 parsecs", Quantity::TIME, Sign::POSITIVE, "\"3 parsecs\" (unknown unit 'parsecs')"},
+      // A typo of a unit of the right kind names the closest one.
+      {"10 Gbs", Quantity::BANDWIDTH, Sign::POSITIVE,
+       "\"10 Gbs\" (unknown unit 'Gbs' (did you mean 'Gbps'?))"},
+      {"2mss", Quantity::TIME, Sign::POSITIVE,
+       "\"2mss\" (unknown unit 'mss' (did you mean 'ms'?))"},
       {"1.2.3s", Quantity::TIME, Sign::POSITIVE, "\"1.2.3s\" (unknown unit '.3s')"},
       {"0x10s", Quantity::TIME, Sign::POSITIVE, "\"0x10s\" (unknown unit 'x10s')"},
       {"1e999s", Quantity::TIME, Sign::POSITIVE, "\"1e999s\" (number out of range)"},
       {"1e300EB", Quantity::DATA_SIZE, Sign::POSITIVE, "\"1e300EB\" (number out of range)"},
       {"0Gbps", Quantity::BANDWIDTH, Sign::POSITIVE, "\"0Gbps\" (zero)"},
-      {"10GBPS", Quantity::BANDWIDTH, Sign::POSITIVE, "\"10GBPS\" (unknown unit 'GBPS')"},
+      {"10GBPS", Quantity::BANDWIDTH, Sign::POSITIVE,
+       "\"10GBPS\" (unknown unit 'GBPS' (did you mean 'GBps'?))"},
   };
   for (const Bad& c : cases) {
     INFO(c.text);
