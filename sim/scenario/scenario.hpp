@@ -25,6 +25,8 @@
 #include "input/input_error.hpp"
 #include "models/fashion_mnist.hpp"
 #include "models/model_kind.hpp"
+#include "sim/scenario/collective.hpp"
+#include "sim/scenario/distribution.hpp"
 #include "sim/scenario/recovery.hpp"
 
 namespace failsim::sim {
@@ -230,18 +232,6 @@ struct FailureEvent {
   bool operator==(const FailureEvent&) const = default;
 };
 
-enum class DistributionKind { FIXED, EXPONENTIAL, WEIBULL };
-
-/// A distribution of durations in seconds. FIXED: always `value`. EXPONENTIAL: mean `value`.
-/// WEIBULL: shape k = `shape`, scale lambda = `value` (mean lambda * Gamma(1 + 1/k)).
-struct Distribution {
-  DistributionKind kind = DistributionKind::FIXED;
-  double value = 0.0;  ///< seconds, > 0 (FIXED may be 0)
-  double shape = 1.0;  ///< WEIBULL only, > 0
-
-  bool operator==(const Distribution&) const = default;
-};
-
 /// Random failures of every process of a role: each has independent lifetimes drawn from
 /// `lifetime` (time from start or repair to the next failure) and downtimes from `repair`,
 /// all from the scenario seed.
@@ -284,7 +274,13 @@ struct OutputConfig {
   bool operator==(const OutputConfig&) const = default;
 };
 
+/// Which training protocol the scenario runs: the parameter server's (cluster, consistency,
+/// timing, recovery strategies of sim/scenario/recovery/) or synchronous collectives over
+/// accelerators in a dp x tp x pp layout (`collective`, sim/scenario/collective.hpp).
+enum class Protocol { PARAMETER_SERVER, COLLECTIVE };
+
 struct Scenario {
+  Protocol protocol = Protocol::PARAMETER_SERVER;
   std::string name;  ///< letters, digits, '.', '_', '-'; names the default output directory
   std::string description;
   std::uint64_t seed = 1;  ///< root of every random stream of the run
@@ -299,6 +295,10 @@ struct Scenario {
   FailureConfig failures;
   RecoveryConfig recovery;
   OutputConfig output;
+  /// COLLECTIVE only: the platform, layout, workload, failures and recovery of the job (the
+  /// parameter server's cluster, consistency, timing, failures and recovery then keep their
+  /// defaults and are not written).
+  CollectiveConfig collective;
 
   bool operator==(const Scenario&) const = default;
 };

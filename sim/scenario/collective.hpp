@@ -1,0 +1,242 @@
+// The collective protocol's scenario (`"protocol": "collective"`, docs/cluster.md): ranks on
+// accelerator nodes in a dp x tp x pp layout, each step made of compute, tensor-parallel
+// all-reduces inside a node, pipeline sends between stages and the data-parallel gradient
+// collective, on a cluster of nodes joined by a fat-tree and sharing a parallel file system.
+// The sections shared with the parameter-server protocol (data, model, optimizer, evaluation,
+// stop, output) keep their structs in scenario.hpp; this header holds the collective's own:
+// platform, layout, workload, failures and recovery. Engine-free, like the whole scenario.
+//
+// Units of every double: seconds, bytes, bytes per second, flop/s, flops.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/distribution.hpp"
+
+namespace failsim::sim {
+
+/// One kind of node: G accelerators, their memory, the node's intra-node link (NVLink-like: each
+/// accelerator has a link of `intra_bandwidth` to the node's switch), its host memory and NICs.
+/// Presets are data files (scenarios/cluster/nodes/*.json) with their sources.
+struct NodeSpec {
+  std::string preset;               ///< the preset file's name it came from, "" when written inline
+  int accelerators = 8;             ///< per node, >= 1
+  double accelerator_speed = 0.0;   ///< peak flop/s of one accelerator at the workload's precision
+  double device_memory = 0.0;       ///< bytes of one accelerator's memory
+  double host_memory = 0.0;         ///< bytes of the node's CPU memory
+  double intra_bandwidth = 0.0;     ///< bytes/s of each accelerator's intra-node link
+  double intra_latency = 0.0;       ///< seconds of an intra-node hop
+  int nics = 1;                     ///< network interfaces of the node, >= 1
+  double nic_bandwidth = 0.0;       ///< bytes/s of one NIC
+  double nic_latency = 0.0;         ///< seconds of a NIC's link to its leaf switch
+  double price_per_hour = 0.0;      ///< cost of the node per hour (0: unknown), in the price unit
+
+  bool operator==(const NodeSpec&) const = default;
+};
+
+/// How the nodes are joined. FAT_TREE: a two-level leaf-spine tree (SimGrid's fat-tree zone):
+/// `nodes_per_leaf` nodes under each leaf switch, every leaf linked to each of `spines` spine
+/// switches by `uplinks` links of `uplink_bandwidth`. A node's NICs are aggregated into one link
+/// to its leaf (nics x nic_bandwidth), as a ring over rail-aligned NICs uses all of them at once.
+enum class TopologyKind { FAT_TREE };
+
+struct TopologyConfig {
+  TopologyKind kind = TopologyKind::FAT_TREE;
+  int nodes_per_leaf = 8;           ///< >= 1
+  int spines = 1;                   ///< >= 1
+  int uplinks = 1;                  ///< parallel links from a leaf to each spine, >= 1
+  double uplink_bandwidth = 0.0;    ///< bytes/s of one leaf-spine link; 0: nodes_per_leaf x a node's NICs / (spines x uplinks) (non-blocking)
+  double switch_latency = 1e-6;     ///< seconds of a leaf-spine hop
+
+  bool operator==(const TopologyConfig&) const = default;
+};
+
+/// The parallel file system: one shared service whose aggregate bandwidth all readers and
+/// writers share (a host with a link of that bandwidth, attached above the spines).
+struct FileSystemConfig {
+  double write_bandwidth = 0.0;  ///< bytes/s, aggregate
+  double read_bandwidth = 0.0;   ///< bytes/s, aggregate
+  double latency = 0.0;          ///< seconds
+
+  bool operator==(const FileSystemConfig&) const = default;
+};
+
+/// Failure domains above the node: racks of consecutive nodes, power domains of consecutive racks.
+struct DomainsConfig {
+  int nodes_per_rack = 8;    ///< >= 1
+  int racks_per_power = 4;   ///< >= 1
+
+  bool operator==(const DomainsConfig&) const = default;
+};
+
+struct ClusterPlatformConfig {
+  NodeSpec node;
+  int nodes = 1;  ///< nodes of the job, >= 1
+  TopologyConfig topology;
+  FileSystemConfig file_system;
+  DomainsConfig domains;
+
+  int accelerators() const { return nodes * node.accelerators; }
+  bool operator==(const ClusterPlatformConfig&) const = default;
+};
+
+/// The data-parallel gradient collective: one ring over the replicas, or hierarchical (a
+/// reduce-scatter inside each node, rings across nodes, an all-gather inside each node).
+enum class DataParallelAlgorithm { RING, HIERARCHICAL };
+
+/// dp x tp x pp = every accelerator of the job. Rank r has coordinates (d, p, t) with t fastest:
+/// r = (d x pp + p) x tp + t, and ranks fill nodes in order, so a tensor-parallel group (tp
+/// consecutive ranks) sits inside a node unless tp > accelerators per node.
+struct LayoutConfig {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  /// What ZeRO/FSDP shards over the data-parallel ranks: nothing (0), optimizer state (1),
+  /// and gradients (2), and parameters (3).
+  int zero_stage = 0;
+  int micro_batches = 1;   ///< m, per step and pipeline, >= 1 (>= pp is advised: the bubble)
+  /// Tensor parallelism across nodes must be asked for (it crosses the NICs every layer).
+  bool tp_across_nodes = false;
+  DataParallelAlgorithm dp_algorithm = DataParallelAlgorithm::RING;
+  /// The data-parallel collective starts during the last micro-batch's backward pass.
+  bool overlap = true;
+
+  int ranks() const { return dp * tp * pp; }
+  bool operator==(const LayoutConfig&) const = default;
+};
+
+/// A transformer the time model poses as (the math stays the scenario's small model).
+struct TransformerConfig {
+  double parameters = 0.0;           ///< N, > 0
+  int layers = 1;                    ///< L, divisible by pp
+  int hidden = 1;                    ///< h
+  int sequence = 1;                  ///< s, tokens per sequence
+  double global_batch_tokens = 0.0;  ///< tokens of one step over every replica, a multiple of s
+
+  bool operator==(const TransformerConfig&) const = default;
+};
+
+/// What one step costs. With a transformer: 6 N T + 12 L h s T flops per step of T tokens
+/// (docs/cluster.md). Without: the real model's flops per sample x dp x batch_size, and its size.
+struct WorkloadConfig {
+  std::optional<TransformerConfig> transformer;
+  double achieved_fraction = 1.0;  ///< of the accelerators' peak the kernels reach (MFU), in (0, 1]
+  int precision_bytes = 2;         ///< bytes of a parameter, gradient or activation on the wire
+  /// Bytes of training state per parameter in a checkpoint (bf16 weights 2 + fp32 master 4 +
+  /// Adam moments 8 = 14), and in device memory the optimizer adds (16 with gradients).
+  double checkpoint_bytes_per_parameter = 14.0;
+  double memory_bytes_per_parameter = 16.0;
+  bool real_math = true;  ///< false: time only, no data and no model (docs/cluster.md)
+
+  bool operator==(const WorkloadConfig&) const = default;
+};
+
+/// What a collective failure hits: one accelerator, a node, a node's NIC(s), a leaf switch
+/// (every node under it), a rack, a power domain (its racks). Each makes a set of nodes
+/// unusable for its repair time; what survives on them (host memory, local disk) differs by
+/// kind (docs/cluster.md, "Failure domains").
+enum class ClusterTarget { ACCELERATOR, NODE, NIC, SWITCH, RACK, POWER };
+
+struct ClusterFailureEvent {
+  ClusterTarget target = ClusterTarget::NODE;
+  int index = 0;            ///< the accelerator's, node's, switch's, rack's or domain's index
+  double at = 0.0;          ///< simulated seconds
+  std::optional<double> down_for;  ///< repair time; nullopt: never back
+
+  bool operator==(const ClusterFailureEvent&) const = default;
+};
+
+/// A straggler: from `from` to `to`, the accelerator (or every accelerator of the node) runs
+/// `slowdown` times slower; a synchronous step waits for the slowest rank.
+struct StragglerEvent {
+  ClusterTarget target = ClusterTarget::NODE;  ///< ACCELERATOR or NODE
+  int index = 0;
+  double from = 0.0;
+  double to = 0.0;
+  double slowdown = 1.0;  ///< > 1
+
+  bool operator==(const StragglerEvent&) const = default;
+};
+
+enum class DetectionKind { WATCHDOG, HEARTBEAT };
+
+/// WATCHDOG: the survivors block in the next collective and give up after `timeout` (NCCL's
+/// watchdog). HEARTBEAT: every rank beats every `interval`; a failure is noticed when `misses`
+/// beats in a row are missing.
+struct DetectionConfig {
+  DetectionKind kind = DetectionKind::WATCHDOG;
+  double timeout = 600.0;   ///< WATCHDOG
+  double interval = 10.0;   ///< HEARTBEAT
+  int misses = 3;           ///< HEARTBEAT
+
+  bool operator==(const DetectionConfig&) const = default;
+};
+
+/// Lifetimes and repairs of every component of a kind, drawn from the seed.
+struct ClusterStochasticFailures {
+  ClusterTarget target = ClusterTarget::NODE;
+  Distribution lifetime;
+  Distribution repair;
+
+  bool operator==(const ClusterStochasticFailures&) const = default;
+};
+
+struct ClusterFailureConfig {
+  DetectionConfig detection;
+  std::vector<ClusterFailureEvent> events;
+  std::vector<ClusterStochasticFailures> stochastic;
+  std::vector<StragglerEvent> stragglers;
+  bool record_after_stop = false;  ///< as FailureConfig::record_after_stop
+
+  bool operator==(const ClusterFailureConfig&) const = default;
+};
+
+/// A job restart after a detected failure: the scheduler's delay, process start, then the
+/// communicators' initialisation, which grows with the ranks (init_base + init_per_rank x
+/// ranks: a rendezvous through one store, docs/cluster.md), then the checkpoint load.
+struct RestartConfig {
+  double scheduler_delay = 60.0;
+  double process_start = 30.0;
+  double init_base = 5.0;
+  double init_per_rank = 0.005;
+
+  bool operator==(const RestartConfig&) const = default;
+};
+
+enum class CheckpointMode {
+  BLOCKING,  ///< training waits while the ranks write to the file system
+  SNAPSHOT   ///< training waits for a device-to-host copy, the write goes on in the background
+};
+
+/// Checkpoint-restart to the parallel file system (the baseline recovery; issue 23 adds the
+/// others beside it).
+struct CollectiveCheckpointConfig {
+  std::int64_t every_steps = 0;  ///< 0: no checkpoints (a failure restarts from step 0)
+  CheckpointMode mode = CheckpointMode::BLOCKING;
+  double host_copy_bandwidth = 50e9;  ///< SNAPSHOT: bytes/s of each accelerator's copy to host
+
+  bool operator==(const CollectiveCheckpointConfig&) const = default;
+};
+
+struct CollectiveRecoveryConfig {
+  std::string strategy = "checkpoint-restart";
+  CollectiveCheckpointConfig checkpoint;
+  RestartConfig restart;
+
+  bool operator==(const CollectiveRecoveryConfig&) const = default;
+};
+
+struct CollectiveConfig {
+  ClusterPlatformConfig platform;
+  LayoutConfig layout;
+  WorkloadConfig workload;
+  ClusterFailureConfig failures;
+  CollectiveRecoveryConfig recovery;
+
+  bool operator==(const CollectiveConfig&) const = default;
+};
+
+}  // namespace failsim::sim
