@@ -11,6 +11,7 @@
 
 #include "input/interrupt.hpp"
 #include "sim/branching.hpp"
+#include "sim/collective/run_collective.hpp"
 #include "sim/failures/failure_injector.hpp"
 #include "sim/job.hpp"
 #include "sim/log.hpp"
@@ -99,6 +100,18 @@ void check_accounting(const RunResult& r) {
 }  // namespace
 
 RunResult run(const Scenario& scenario, const RunOptions& options) {
+  if (scenario.protocol == Protocol::COLLECTIVE) {
+    if (!options.branches.empty()) {
+      throw input::InputError(options.branch_labels.empty() ? "--branch" : options.branch_labels[0],
+                              "", "a parameter-server scenario beside --branch (a collective "
+                              "scenario runs alone)",
+                              "a collective scenario");
+    }
+    const ResolvedJob resolved = resolve(scenario, options.file_label);
+    // SimGrid's refusal of a --cfg setting is found in a child process first.
+    probe_simgrid_setup(options.simgrid_args, scenario, resolved, options.file_label);
+    return run_collective(scenario, resolved, options);
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   std::vector<Scenario> members{scenario};
   members.insert(members.end(), options.branches.begin(), options.branches.end());

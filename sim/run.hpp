@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/collective/collective_summary.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/ps/sharding.hpp"
 #include "sim/ps/snapshot.hpp"
@@ -22,6 +23,9 @@ struct RunOptions {
   /// Threads computing the math (sim/math_pool.hpp), >= 1; the results do not depend on it.
   int threads = 1;
   std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
+  /// Collective runs: simulate the network of every step, not once per state of the network
+  /// (the check that the cached step times are exact; results are identical).
+  bool simulate_every_step = false;
   /// Further scenarios simulated with this one, forking where their failures at a time differ
   /// (sim/branching.hpp), and their file labels.
   std::vector<Scenario> branches;
@@ -56,6 +60,8 @@ struct RunResult {
   double setup_seconds = 0.0;  ///< wall clock before the simulation starts (data, model, platform)
   double math_seconds = 0.0;   ///< thread-seconds in gradients, updates and evaluations
   double wall_seconds = 0.0;   ///< wall clock of the whole run, set-up included
+  /// A collective run's own summary (protocol COLLECTIVE only).
+  std::optional<CollectiveSummary> collective;
 };
 
 /// Simulates the scenario (and RunOptions::branches: then each process that returns holds the

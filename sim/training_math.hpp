@@ -29,6 +29,8 @@ enum SeedStream : std::uint64_t {
   SEED_SHARD = 2,
   SEED_BATCHES = 3,
   SEED_DROPOUT = 4,
+  SEED_FAILURES = 5,          ///< the parameter-server protocol's random failures
+  SEED_CLUSTER_FAILURES = 6,  ///< the collective protocol's random failures
 };
 
 /// The batches of one worker: its shard of the training set (a seeded partition), reshuffled
@@ -87,7 +89,8 @@ class TrainingMath {
   /// Seeded initial parameters as version 0.
   SnapshotPtr initial_snapshot() const;
 
-  /// The batch stream of worker `w` (0-based).
+  /// The batch stream of worker `w` (0-based), or of data-parallel replica `w` in a collective
+  /// scenario.
   BatchStream batch_stream(int worker) const;
 
   /// Dropout seed of the `step`-th gradient of worker `w`: a pure function of (seed, w, step),

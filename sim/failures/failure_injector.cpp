@@ -12,6 +12,7 @@
 #include "models/rng.hpp"
 #include "result_format/process_name.hpp"
 #include "sim/branching.hpp"
+#include "sim/failures/draw.hpp"
 #include "sim/job.hpp"
 #include "sim/log.hpp"
 #include "sim/ps/parameter_server.hpp"
@@ -26,21 +27,8 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-constexpr std::uint64_t SEED_FAILURES = 5;  // next to training_math.hpp's streams
 constexpr double NEVER = std::numeric_limits<double>::infinity();
 
-/// One draw of a duration.
-double draw(const Distribution& d, models::Rng& rng) {
-  switch (d.kind) {
-    case DistributionKind::FIXED:
-      return d.value;
-    case DistributionKind::EXPONENTIAL:
-      return -d.value * std::log(1.0 - rng.uniform());
-    case DistributionKind::WEIBULL:
-      return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
-  }
-  return d.value;
-}
 }  // namespace
 
 Strategy& FailureInjector::strategy(int shard) const {

@@ -27,6 +27,41 @@ nlohmann::json eval_json(const EvalRecord& e) {
           {"test_samples", e.test_samples}};
 }
 
+/// A collective run's own summary (docs/result-format.md, "summary.collective").
+nlohmann::json collective_json(const CollectiveSummary& c) {
+  nlohmann::json time = nlohmann::json::object();
+  for (std::size_t k = 0; k < TIME_CAUSES; ++k)
+    time[std::string(spelling(static_cast<TimeCause>(k)))] = c.seconds[k];
+  const CollectiveCounts& n = c.counts;
+  const double steps_kept = static_cast<double>(c.version);
+  return {{"math", c.real_math ? "real" : "none"},
+          {"ranks", c.ranks},
+          {"nodes", c.nodes},
+          {"ettr", c.ettr},
+          {"time", time},
+          {"steps",
+           {{"completed", n.steps_completed},
+            {"rolled_back", n.steps_rolled_back},
+            {"kept", c.version}}},
+          {"tokens", {{"per_step", c.tokens_per_step}, {"kept", c.tokens_per_step * steps_kept}}},
+          {"samples",
+           {{"per_step", c.samples_per_step}, {"kept", c.samples_per_step * steps_kept}}},
+          {"failures", n.failures},
+          {"restarts", n.restarts},
+          {"checkpoints", n.checkpoints},
+          {"step",
+           {{"nominal_seconds", n.nominal_step_seconds},
+            {"compute_seconds", c.compute_seconds},
+            {"bubble_fraction", c.bubble_fraction},
+            {"tensor_parallel_seconds", n.tensor_parallel_seconds},
+            {"pipeline_send_seconds", n.pipeline_send_seconds},
+            {"data_parallel_seconds", n.data_parallel_seconds},
+            {"flops", c.step_flops},
+            {"flows", c.flows_per_step}}},
+          {"device_memory_bytes", c.device_memory_bytes},
+          {"checkpoint_bytes", c.checkpoint_bytes}};
+}
+
 nlohmann::json summary_json(const RunResult& r) {
   const Recorder& rec = r.recorder;
   nlohmann::json s;
@@ -117,6 +152,7 @@ nlohmann::json summary_json(const RunResult& r) {
   s["model"] = {{"params", r.num_params},
                 {"param_bytes", r.param_bytes},
                 {"gradient_flops", r.gradient_flops}};
+  if (r.collective) s["collective"] = collective_json(*r.collective);
   return s;
 }
 

@@ -32,7 +32,6 @@ struct NodeSpec {
   int nics = 1;                     ///< network interfaces of the node, >= 1
   double nic_bandwidth = 0.0;       ///< bytes/s of one NIC
   double nic_latency = 0.0;         ///< seconds of a NIC's link to its leaf switch
-  double price_per_hour = 0.0;      ///< cost of the node per hour (0: unknown), in the price unit
 
   bool operator==(const NodeSpec&) const = default;
 };
@@ -139,6 +138,13 @@ struct WorkloadConfig {
 /// unusable for its repair time; what survives on them (host memory, local disk) differs by
 /// kind (docs/cluster.md, "Failure domains").
 enum class ClusterTarget { ACCELERATOR, NODE, NIC, SWITCH, RACK, POWER };
+
+/// Its spelling in the format ("accelerator", "node", ...).
+std::string to_string(ClusterTarget target);
+/// How many components of `target` the platform has: accelerators, nodes (a node's NICs fail
+/// together, so NICs count as nodes), leaf switches, racks, power domains (a partial last one
+/// counts).
+int component_count(ClusterTarget target, const ClusterPlatformConfig& platform);
 
 struct ClusterFailureEvent {
   ClusterTarget target = ClusterTarget::NODE;

@@ -9,6 +9,69 @@
 namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.
 using namespace failsim::input;
+
+const Choices<bool> AFTER_STOP{{"refuse", false}, {"record", true}};
+const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::EXPONENTIAL},
+                                              {"weibull", DistributionKind::WEIBULL},
+                                              {"fixed", DistributionKind::FIXED}};
+
+/// A duration >= 0, or "forever" (nullopt).
+std::optional<double> read_down_for(const ObjectReader& r) {
+  const nlohmann::json* v = r.find("down_for");
+  if (v == nullptr) return 0.0;
+  if (v->is_string() && v->get_ref<const std::string&>() == "forever") return std::nullopt;
+  try {
+    return quantity_from_json(*v, Quantity::TIME, Sign::NON_NEGATIVE, r.at("down_for"));
+  } catch (const InputError& e) {
+    r.at("down_for").fail(e.expected() + ", or \"forever\" (the host never comes back)", e.found());
+  }
+}
+
+Distribution read_distribution(const ObjectReader& parent, std::string_view key, Sign fixed_sign) {
+  const ObjectReader r = parent.object(key, {"distribution", "mean", "shape", "scale", "value"});
+  Distribution d;
+  d.kind = r.choice("distribution", DISTRIBUTIONS);
+  const char* only_exponential = "it applies only to distribution \"exponential\"";
+  const char* only_weibull = "it applies only to distribution \"weibull\"";
+  const char* only_fixed = "it applies only to distribution \"fixed\"";
+  switch (d.kind) {
+    case DistributionKind::EXPONENTIAL:
+      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
+      r.forbid("value", only_fixed);
+      d.value = r.quantity("mean", Quantity::TIME, Sign::POSITIVE);
+      break;
+    case DistributionKind::WEIBULL:
+      r.forbid("mean", only_exponential);
+      r.forbid("value", only_fixed);
+      d.shape = r.number("shape", Interval::positive());
+      d.value = r.quantity("scale", Quantity::TIME, Sign::POSITIVE);
+      break;
+    case DistributionKind::FIXED:
+      r.forbid("mean", only_exponential);
+      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
+      d.value = r.quantity("value", Quantity::TIME, fixed_sign);
+      break;
+  }
+  return d;
+}
+
+nlohmann::json distribution_to_json(const Distribution& d) {
+  nlohmann::json out{{"distribution", spelling_of(d.kind, DISTRIBUTIONS)}};
+  switch (d.kind) {
+    case DistributionKind::EXPONENTIAL:
+      out["mean"] = d.value;
+      break;
+    case DistributionKind::WEIBULL:
+      out["shape"] = d.shape;
+      out["scale"] = d.value;
+      break;
+    case DistributionKind::FIXED:
+      out["value"] = d.value;
+      break;
+  }
+  return out;
+}
+
 namespace {
 
 const Choices<FailureTarget> EVENT_TARGETS{
@@ -21,10 +84,6 @@ const Choices<FailureTarget> STOCHASTIC_TARGETS{{"server", FailureTarget::SERVER
                                                 {"storage", FailureTarget::STORAGE}};
 // What a scheduled event the stop comes before means: a mistake, or a point of a sweep that
 // crosses the stop (checks.cpp).
-const Choices<bool> AFTER_STOP{{"refuse", false}, {"record", true}};
-const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::EXPONENTIAL},
-                                              {"weibull", DistributionKind::WEIBULL},
-                                              {"fixed", DistributionKind::FIXED}};
 
 /// Whether the strategy has `target`: a replica is a chain position, and the storage host exists
 /// only for the strategies that store something.
@@ -62,17 +121,6 @@ int read_index(const ObjectReader& r, std::string_view noun, int count, std::str
   return to_int(i);
 }
 
-/// A duration >= 0, or "forever" (nullopt).
-std::optional<double> read_down_for(const ObjectReader& r) {
-  const nlohmann::json* v = r.find("down_for");
-  if (v == nullptr) return 0.0;
-  if (v->is_string() && v->get_ref<const std::string&>() == "forever") return std::nullopt;
-  try {
-    return quantity_from_json(*v, Quantity::TIME, Sign::NON_NEGATIVE, r.at("down_for"));
-  } catch (const InputError& e) {
-    r.at("down_for").fail(e.expected() + ", or \"forever\" (the host never comes back)", e.found());
-  }
-}
 
 FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& where,
                                 const ClusterConfig& cluster, const RecoveryStrategy& strategy) {
@@ -122,33 +170,6 @@ FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& whe
   return e;
 }
 
-Distribution read_distribution(const ObjectReader& parent, std::string_view key, Sign fixed_sign) {
-  const ObjectReader r = parent.object(key, {"distribution", "mean", "shape", "scale", "value"});
-  Distribution d;
-  d.kind = r.choice("distribution", DISTRIBUTIONS);
-  const char* only_exponential = "it applies only to distribution \"exponential\"";
-  const char* only_weibull = "it applies only to distribution \"weibull\"";
-  const char* only_fixed = "it applies only to distribution \"fixed\"";
-  switch (d.kind) {
-    case DistributionKind::EXPONENTIAL:
-      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
-      r.forbid("value", only_fixed);
-      d.value = r.quantity("mean", Quantity::TIME, Sign::POSITIVE);
-      break;
-    case DistributionKind::WEIBULL:
-      r.forbid("mean", only_exponential);
-      r.forbid("value", only_fixed);
-      d.shape = r.number("shape", Interval::positive());
-      d.value = r.quantity("scale", Quantity::TIME, Sign::POSITIVE);
-      break;
-    case DistributionKind::FIXED:
-      r.forbid("mean", only_exponential);
-      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
-      d.value = r.quantity("value", Quantity::TIME, fixed_sign);
-      break;
-  }
-  return d;
-}
 
 StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& where,
                                    const RecoveryStrategy& strategy) {
@@ -163,22 +184,6 @@ StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& 
   return f;
 }
 
-nlohmann::json distribution_to_json(const Distribution& d) {
-  nlohmann::json out{{"distribution", spelling_of(d.kind, DISTRIBUTIONS)}};
-  switch (d.kind) {
-    case DistributionKind::EXPONENTIAL:
-      out["mean"] = d.value;
-      break;
-    case DistributionKind::WEIBULL:
-      out["shape"] = d.shape;
-      out["scale"] = d.value;
-      break;
-    case DistributionKind::FIXED:
-      out["value"] = d.value;
-      break;
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -36,23 +36,26 @@ std::unique_ptr<models::Model> describe_model(const Scenario& s, const models::D
   }
 }
 
-// Every worker draws its batches from its own share of the training set (docs/time-model.md).
+// Every worker (every data-parallel replica of a collective job) draws its batches from its own
+// share of the training set (docs/time-model.md).
 void check_data_sizes(const Scenario& s, const ResolvedJob& job, const std::string& file) {
   const bool synthetic = s.data.kind == DatasetKind::SYNTHETIC;
   const std::string size_field = synthetic ? "/data/train_size" : "/data/train_limit";
-  const int workers = s.cluster.num_workers();
+  const bool collective = s.protocol == Protocol::COLLECTIVE;
+  const int workers = collective ? s.collective.layout.dp : s.cluster.num_workers();
+  const char* noun = collective ? "data-parallel replica" : "worker";
   if (job.train.samples < workers) {
     throw input::InputError(
         file, size_field,
-        fmt::format("at least one training sample per worker ({} workers)", workers),
+        fmt::format("at least one training sample per {} ({} {}s)", noun, workers, noun),
         std::to_string(job.train.samples));
   }
   const int smallest_shard = job.train.samples / workers;
   if (s.optimizer.batch_size > smallest_shard) {
     throw input::InputError(
         file, "/optimizer/batch_size",
-        fmt::format("at most the smallest worker shard ({} training samples / {} workers = {})",
-                    job.train.samples, workers, smallest_shard),
+        fmt::format("at most the smallest {} shard ({} training samples / {} {}s = {})", noun,
+                    job.train.samples, workers, noun, smallest_shard),
         std::to_string(s.optimizer.batch_size));
   }
   if (s.evaluation.test_subset > job.test.samples) {
@@ -321,7 +324,89 @@ models::DataShape data_shape(const Scenario& s, models::Split split, const std::
   }
 }
 
+namespace {
+
+/// The collective protocol's resolve step: the real model's sizes (with real math), the plan
+/// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
+ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
+  ResolvedJob job;
+  std::optional<RealModelSize> real;
+  const double floats = sizeof(float);
+  if (s.collective.workload.real_math) {
+    job.train = data_shape(s, models::Split::TRAIN, file);
+    job.test = data_shape(s, models::Split::TEST, file);
+    const auto model = describe_model(s, job.train, file);
+    job.num_params = model->num_params();
+    job.time = TimeModel::from(s, *model);
+    check_data_sizes(s, job, file);
+    real = RealModelSize{static_cast<double>(job.num_params), model->train_flops_per_sample(),
+                         job.train.samples};
+    // The data sets; the parameters of the running step, its sum, a gradient per math thread,
+    // a durable and a persisting checkpoint and the snapshots evaluations hold.
+    const auto sample_bytes = [&](const models::DataShape& d) {
+      return static_cast<double>(d.samples) *
+             (floats * d.channels * d.height * d.width + sizeof(std::int32_t));
+    };
+    job.memory.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
+    const double threads = std::max(1u, std::thread::hardware_concurrency());
+    job.memory.model_bytes = (threads + 8.0) * floats * static_cast<double>(job.num_params);
+    job.memory.scratch_bytes =
+        threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+    check_memory(s, job, file);
+  }
+  job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
+  job.collective = plan_collective(s, real, file);
+  // Steps at most: the stop's steps, or its time over the compute of a step (a lower bound of
+  // a step's length). Each step of real math is dp gradients.
+  const CollectivePlan& plan = *job.collective;
+  double steps = std::numeric_limits<double>::infinity();
+  if (s.stop.updates) steps = std::min(steps, static_cast<double>(*s.stop.updates));
+  if (s.stop.time) steps = std::min(steps, *s.stop.time / plan.compute_seconds + 1.0);
+  if (s.collective.workload.real_math) {
+    job.work.gradients = steps * plan.dp;
+    if (s.stop.version && std::isinf(steps)) job.work.gradients = std::numeric_limits<double>::infinity();
+    if (job.work.gradients > MAX_GRADIENTS && !std::isinf(job.work.gradients)) {
+      const std::string field = s.stop.updates ? "/stop/updates" : "/stop/time";
+      throw input::InputError(
+          file, field,
+          fmt::format("a run of at most {:.0f} gradients ({:.3g} steps of {} replicas' gradients "
+                      "before this stop: a step is at least {:.3g} s of compute)",
+                      MAX_GRADIENTS, steps, plan.dp, plan.compute_seconds),
+          s.stop.updates ? std::to_string(*s.stop.updates) : fmt::format("{}", *s.stop.time));
+    }
+    if (s.evaluation.interval > 0.0 && s.stop.time) {
+      job.work.evaluations = *s.stop.time / s.evaluation.interval;
+      if (job.work.evaluations > MAX_EVALUATIONS) {
+        throw input::InputError(
+            file, "/evaluation/interval",
+            fmt::format("at most {:.0f} scheduled evaluations in the run ({:.3g} at this interval)",
+                        MAX_EVALUATIONS, job.work.evaluations),
+            fmt::format("{}", s.evaluation.interval));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < s.collective.failures.stochastic.size(); ++i) {
+    const ClusterStochasticFailures& f = s.collective.failures.stochastic[i];
+    const double components =
+        static_cast<double>(component_count(f.target, s.collective.platform));
+    job.work.failures +=
+        components * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
+    if (job.work.failures > MAX_FAILURES) {
+      throw input::InputError(
+          file, fmt::format("/failures/stochastic/{}/lifetime", i),
+          fmt::format("at most {:.0f} random failures before the stop ({:.3g} expected with "
+                      "these lifetimes and repairs)",
+                      MAX_FAILURES, job.work.failures),
+          fmt::format("a mean lifetime of {} s", mean_of(f.lifetime)));
+    }
+  }
+  return job;
+}
+
+}  // namespace
+
 ResolvedJob resolve(const Scenario& s, const std::string& file) {
+  if (s.protocol == Protocol::COLLECTIVE) return resolve_collective(s, file);
   ResolvedJob job;
   job.train = data_shape(s, models::Split::TRAIN, file);
   job.test = data_shape(s, models::Split::TEST, file);

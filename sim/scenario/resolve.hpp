@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/dataset.hpp"
 #include "models/partition.hpp"
+#include "sim/scenario/collective_plan.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/time_model.hpp"
 
@@ -57,6 +59,9 @@ struct ResolvedJob {
   TimeModel time;                          ///< what a step costs (docs/time-model.md)
   MemoryEstimate memory;                   ///< checked against this machine's memory
   WorkEstimate work;                       ///< checked against the MAX_ limits above
+  /// A collective scenario's plan (sim/scenario/collective_plan.hpp); none for the parameter
+  /// server's (the other fields then describe its real model, when it has real math).
+  std::optional<CollectivePlan> collective;
 };
 
 /// This machine's physical memory in bytes (sysconf), or the container's memory limit (cgroup)

@@ -11,6 +11,7 @@
 
 #include "input/json_input.hpp"
 #include "input/object_reader.hpp"
+#include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
 
 namespace failsim::sim {
@@ -26,28 +27,44 @@ bool is_valid_name(const std::string& name) {
   });
 }
 
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label) {
-  const JsonLocation root{file_label, ""};
-  const ObjectReader top(
-      doc, root,
-      {"$schema", "name", "description", "seed", "data", "model", "optimizer", "cluster",
-       "consistency", "timing", "evaluation", "stop", "failures", "recovery", "output"});
+namespace detail {
+namespace {
+const Choices<Protocol> PROTOCOLS{{"parameter-server", Protocol::PARAMETER_SERVER},
+                                  {"collective", Protocol::COLLECTIVE}};
+}  // namespace
+
+void read_common_header(const ObjectReader& top, Scenario& s) {
   // "$schema" points editors at scenarios/schema.json; it does not change the run.
   top.string_or("$schema", "");
-
-  Scenario s;
+  s.protocol = top.choice_or("protocol", s.protocol, PROTOCOLS);
   s.name = top.string("name");
   if (!is_valid_name(s.name)) {
     top.at("name").fail(
         "a name of letters, digits, '.', '_' and '-', not starting with '.' or '-', of at most "
         "255 bytes (it names the default output directory)",
-        describe_found(doc.at("name")));
+        describe_found(*top.find("name")));
   }
   if (const nlohmann::json* d = top.find("description")) {
     if (!d->is_string()) top.at("description").fail("a string", describe_found(*d));
     s.description = d->get<std::string>();
   }
   s.seed = top.uint64_or("seed", s.seed);
+}
+}  // namespace detail
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label) {
+  const JsonLocation root{file_label, ""};
+  // The protocol decides which sections there are: a collective scenario has its own reader.
+  if (doc.is_object() && doc.contains("protocol")) {
+    const Protocol protocol = read_choice(doc.at("protocol"), root.child("protocol"), PROTOCOLS);
+    if (protocol == Protocol::COLLECTIVE) return parse_collective_scenario(doc, file_label);
+  }
+  const ObjectReader top(
+      doc, root,
+      {"$schema", "protocol", "name", "description", "seed", "data", "model", "optimizer",
+       "cluster", "consistency", "timing", "evaluation", "stop", "failures", "recovery", "output"});
+  Scenario s;
+  read_common_header(top, s);
   s.data = read_data(top, file_label);
   s.model = read_model(top);
   s.optimizer = read_optimizer(top);
@@ -74,6 +91,9 @@ Scenario load_scenario(const std::string& path) {
 }
 
 nlohmann::json to_json(const Scenario& s) {
+  // A parameter-server scenario does not write its protocol: it is the default, and its resolved
+  // scenario stays what it was before there were two.
+  if (s.protocol == Protocol::COLLECTIVE) return collective_to_json(s);
   return nlohmann::json{
       {"name", s.name},
       {"description", s.description},

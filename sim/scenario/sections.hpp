@@ -42,6 +42,10 @@ std::string join_and(const std::vector<std::string>& items);
 /// `strategies "a", "b" and "c"` (recovery.cpp).
 std::string strategies_with(const std::function<bool(const RecoveryStrategy&)>& fact);
 
+/// The header every protocol shares: "$schema", protocol, name, description, seed
+/// (scenario.cpp).
+void read_common_header(const input::ObjectReader& top, Scenario& s);
+
 DataConfig read_data(const input::ObjectReader& top, const std::string& file_label);
 nlohmann::json data_to_json(const DataConfig& data);
 
@@ -72,6 +76,16 @@ nlohmann::json evaluation_to_json(const EvaluationConfig& evaluation);
 
 StopConfig read_stop(const input::ObjectReader& top);
 nlohmann::json stop_to_json(const StopConfig& stop);
+
+/// The spellings of failures.after_stop and of a distribution's kind (failures.cpp).
+extern const input::Choices<bool> AFTER_STOP;
+extern const input::Choices<DistributionKind> DISTRIBUTIONS;
+/// `down_for`: a duration >= 0 (absent: 0), or "forever" (nullopt).
+std::optional<double> read_down_for(const input::ObjectReader& r);
+/// A distribution object at `key`; `fixed_sign` says whether a fixed value may be 0.
+Distribution read_distribution(const input::ObjectReader& parent, std::string_view key,
+                               input::Sign fixed_sign);
+nlohmann::json distribution_to_json(const Distribution& d);
 
 FailureConfig read_failures(const input::ObjectReader& top, const ClusterConfig& cluster,
                             const RecoveryStrategy& strategy);

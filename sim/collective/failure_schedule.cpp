@@ -1,0 +1,105 @@
+#include "sim/collective/failure_schedule.hpp"
+
+#include <algorithm>
+
+#include "sim/failures/draw.hpp"
+#include "sim/training_math.hpp"
+
+namespace failsim::sim {
+namespace {
+
+/// Nodes [first, last) clipped to the platform.
+std::vector<int> node_range(int first, int last, int nodes) {
+  std::vector<int> out;
+  for (int n = first; n < std::min(last, nodes); ++n) out.push_back(n);
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatformConfig& p) {
+  switch (target) {
+    case ClusterTarget::ACCELERATOR:
+      return {index / p.node.accelerators};
+    case ClusterTarget::NODE:
+    case ClusterTarget::NIC:
+      return {index};
+    case ClusterTarget::SWITCH:
+      return node_range(index * p.topology.nodes_per_leaf, (index + 1) * p.topology.nodes_per_leaf,
+                        p.nodes);
+    case ClusterTarget::RACK:
+      return node_range(index * p.domains.nodes_per_rack, (index + 1) * p.domains.nodes_per_rack,
+                        p.nodes);
+    case ClusterTarget::POWER: {
+      const int per_domain = p.domains.racks_per_power * p.domains.nodes_per_rack;
+      return node_range(index * per_domain, (index + 1) * per_domain, p.nodes);
+    }
+  }
+  return {};
+}
+
+bool loses_host_memory(ClusterTarget target) {
+  return target == ClusterTarget::NODE || target == ClusterTarget::RACK ||
+         target == ClusterTarget::POWER;
+}
+
+FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
+                                 const ClusterPlatformConfig& platform, std::uint64_t seed)
+    : failures_(failures), platform_(platform) {
+  for (std::size_t i = 0; i < failures.events.size(); ++i) {
+    const ClusterFailureEvent& e = failures.events[i];
+    Entry entry;
+    entry.outage.at = e.at;
+    entry.outage.target = e.target;
+    entry.outage.index = e.index;
+    entry.outage.nodes = nodes_hit(e.target, e.index, platform);
+    entry.outage.back = e.down_for ? e.at + *e.down_for : std::numeric_limits<double>::infinity();
+    entry.outage.host_memory_lost = loses_host_memory(e.target);
+    entry.outage.event = i;
+    entry.order = i;
+    heap_.push(std::move(entry));
+  }
+  // One stream per component of each process, so a component's draws do not depend on how many
+  // others there are or on the order in which their failures are taken.
+  const std::uint64_t root = models::derive_seed(seed, SEED_CLUSTER_FAILURES);
+  for (std::size_t p = 0; p < failures.stochastic.size(); ++p) {
+    const ClusterStochasticFailures& process = failures.stochastic[p];
+    const std::uint64_t per_kind =
+        models::derive_seed(root, static_cast<std::uint64_t>(process.target));
+    const int count = component_count(process.target, platform);
+    streams_.emplace_back();
+    for (int c = 0; c < count; ++c) {
+      streams_.back().emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
+    }
+    for (int c = 0; c < count; ++c) heap_.push(draw_next(static_cast<int>(p), c, 0.0));
+  }
+}
+
+FailureSchedule::Entry FailureSchedule::draw_next(int p, int component, double since) {
+  const ClusterStochasticFailures& process = failures_.stochastic[static_cast<std::size_t>(p)];
+  models::Rng& rng = streams_[static_cast<std::size_t>(p)][static_cast<std::size_t>(component)];
+  Entry entry;
+  entry.outage.at = since + draw(process.lifetime, rng);
+  entry.outage.back = entry.outage.at + draw(process.repair, rng);
+  entry.outage.target = process.target;
+  entry.outage.index = component;
+  entry.outage.nodes = nodes_hit(process.target, component, platform_);
+  entry.outage.host_memory_lost = loses_host_memory(process.target);
+  // Ties: scheduled events first, then processes in file order, then components in index order.
+  entry.order = failures_.events.size() +
+                static_cast<std::size_t>(p) * static_cast<std::size_t>(1u << 24) +
+                static_cast<std::size_t>(component);
+  entry.process = p;
+  entry.component = component;
+  return entry;
+}
+
+Outage FailureSchedule::take() {
+  Entry top = heap_.top();
+  heap_.pop();
+  // A component fails again a lifetime after its repair.
+  if (top.process >= 0) heap_.push(draw_next(top.process, top.component, top.outage.back));
+  return std::move(top.outage);
+}
+
+}  // namespace failsim::sim

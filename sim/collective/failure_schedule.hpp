@@ -1,0 +1,67 @@
+// The collective protocol's failures as data: every outage of the run, in time order, from the
+// scenario's scheduled events and its random failure processes (drawn from the seed, lazily, so
+// a run of unknown length draws only what it reaches). An outage names the component that
+// failed, the nodes it makes unusable and until when. Engine-free: the job asks for the next
+// outage and decides what it means for training (docs/cluster.md, "Failures").
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "models/rng.hpp"
+#include "sim/scenario/collective.hpp"
+
+namespace failsim::sim {
+
+struct Outage {
+  double at = 0.0;  ///< simulated seconds
+  ClusterTarget target = ClusterTarget::NODE;
+  int index = 0;
+  std::vector<int> nodes;  ///< the nodes it makes unusable, ascending
+  double back = std::numeric_limits<double>::infinity();  ///< repaired at (infinity: never)
+  /// Whether the nodes' host memory (and what a process kept there) is lost: a node, rack or
+  /// power failure restarts the machines; an accelerator, NIC or switch failure does not.
+  bool host_memory_lost = true;
+  /// The scheduled event it comes from (failures.events index), or nullopt for a random one.
+  std::optional<std::size_t> event;
+};
+
+/// The nodes a failure of `target` number `index` makes unusable.
+std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatformConfig& platform);
+/// Whether a failure of `target` loses the host memory of the nodes it hits.
+bool loses_host_memory(ClusterTarget target);
+
+class FailureSchedule {
+ public:
+  FailureSchedule(const ClusterFailureConfig& failures, const ClusterPlatformConfig& platform,
+                  std::uint64_t seed);
+
+  /// The earliest outage not taken yet (nullptr: none will ever come).
+  const Outage* next() const { return heap_.empty() ? nullptr : &heap_.top().outage; }
+  /// Takes the earliest outage; a random process draws its next one.
+  Outage take();
+
+ private:
+  struct Entry {
+    Outage outage;
+    std::size_t order;   // ties in time: scheduled events in file order, then processes
+    int process = -1;    // the random process it comes from, or -1
+    int component = 0;   // which component of that process
+    bool operator>(const Entry& other) const {
+      if (outage.at != other.outage.at) return outage.at > other.outage.at;
+      return order > other.order;
+    }
+  };
+  /// The failure of `component` of process `p` whose lifetime starts at `since`.
+  Entry draw_next(int p, int component, double since);
+
+  const ClusterFailureConfig& failures_;
+  const ClusterPlatformConfig& platform_;
+  std::vector<std::vector<models::Rng>> streams_;  // per process, per component
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+};
+
+}  // namespace failsim::sim

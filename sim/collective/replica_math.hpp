@@ -1,0 +1,51 @@
+// The real math of a synchronous collective step, whatever the layout: the dp data-parallel
+// replicas each take a batch of optimizer.batch_size samples from their shard of the training
+// set, and one SGD step is taken on the mean of their mean gradients, which is the mean gradient
+// of the union of their batches (equal batch sizes). Tensor and pipeline parallelism split the
+// work of a replica, not its math. Deterministic for any number of threads: the gradients are
+// summed in replica order. The training state (parameters, optimizer velocity, data streams) is
+// what a checkpoint saves and a restart restores, so a rollback replays the same batches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/sgd.hpp"
+#include "sim/ps/snapshot.hpp"
+#include "sim/training_math.hpp"
+
+namespace failsim::sim {
+
+class ReplicaMath {
+ public:
+  /// Version 0: the seeded initial parameters, each replica at the start of its data stream.
+  ReplicaMath(TrainingMath& math, const OptimizerConfig& optimizer, int replicas);
+
+  /// One synchronous step: version v -> v + 1. Returns the mean training loss of the replicas.
+  double step();
+  std::int64_t version() const { return current_->version; }
+  const SnapshotPtr& parameters() const { return current_; }
+
+  /// Everything a checkpoint holds.
+  struct State {
+    SnapshotPtr parameters;
+    std::vector<float> velocity;
+    std::vector<BatchStream> streams;
+  };
+  State save() const;
+  void restore(const State& state);
+
+ private:
+  TrainingMath& math_;
+  int replicas_;
+  models::Sgd sgd_;
+  std::vector<BatchStream> streams_;
+  SnapshotPtr current_;
+  SnapshotPool pool_;
+  std::vector<std::vector<float>> grads_;  // one per job in flight
+  std::vector<GradientJob> jobs_;
+  std::vector<float> sum_;
+};
+
+}  // namespace failsim::sim

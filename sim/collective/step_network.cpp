@@ -1,0 +1,110 @@
+#include "sim/collective/step_network.hpp"
+
+#include <simgrid/s4u.hpp>
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+simgrid::s4u::Host* StepNetwork::host(int rank) const {
+  // Ranks fill the nodes in order, as the accelerators are numbered (node-major).
+  return platform_.accelerators[static_cast<std::size_t>(rank)];
+}
+
+std::vector<simgrid::s4u::Host*> StepNetwork::hosts(const std::vector<int>& ranks) const {
+  std::vector<simgrid::s4u::Host*> out;
+  out.reserve(ranks.size());
+  for (int r : ranks) out.push_back(host(r));
+  return out;
+}
+
+StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
+                         DataParallelAlgorithm algorithm)
+    : plan_(plan), platform_(platform) {
+  // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
+  // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
+  const double k =
+      static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
+  if (k > 0) {
+    std::vector<Collective> groups;
+    for (const std::vector<int>& group : plan.tp_groups) {
+      const std::vector<sg4::Host*> ring = hosts(group);
+      Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
+      const double more = (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) *
+                          ring_latency(ring);
+      for (Phase& phase : c.phases) {
+        for (Flow& f : phase.flows) f.extra_latency += more;
+      }
+      groups.push_back(std::move(c));
+    }
+    tensor_parallel_ = concurrently(groups);
+  }
+  // Pipeline: one micro-batch's activations from every stage to the next, in every chain.
+  if (plan.pp > 1) {
+    std::vector<Collective> sends;
+    for (const std::vector<int>& chain : plan.pipelines) {
+      for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
+        sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
+      }
+    }
+    pipeline_sends_ = concurrently(sends);
+  }
+  // Data parallel: the plan's collectives in order, every group at once.
+  for (const DataParallelCollective& dc : plan.dp_collectives) {
+    std::vector<Collective> groups;
+    for (const std::vector<int>& group : plan.dp_groups) {
+      if (dc.op == CollectiveOp::ALL_REDUCE && algorithm == DataParallelAlgorithm::HIERARCHICAL) {
+        std::vector<std::vector<sg4::Host*>> nodes;
+        for (const std::vector<int>& part : plan.by_node(group)) nodes.push_back(hosts(part));
+        groups.push_back(hierarchical_all_reduce(nodes, dc.bytes));
+      } else if (dc.op == CollectiveOp::ALL_REDUCE) {
+        groups.push_back(ring_all_reduce(hosts(group), dc.bytes));
+      } else if (dc.op == CollectiveOp::REDUCE_SCATTER) {
+        groups.push_back(ring_reduce_scatter(hosts(group), dc.bytes));
+      } else {
+        groups.push_back(ring_all_gather(hosts(group), dc.bytes));
+      }
+    }
+    Collective c = concurrently(groups);
+    for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
+  }
+}
+
+std::optional<StepTimes> StepNetwork::measure(double deadline) {
+  StepTimes t;
+  double begin = sg4::Engine::get_clock();
+  if (!run(tensor_parallel_, deadline)) return std::nullopt;
+  t.tensor_parallel = sg4::Engine::get_clock() - begin;
+  begin = sg4::Engine::get_clock();
+  if (!run(pipeline_sends_, deadline)) return std::nullopt;
+  t.pipeline_send = sg4::Engine::get_clock() - begin;
+  begin = sg4::Engine::get_clock();
+  if (!run(data_parallel_, deadline)) return std::nullopt;
+  t.data_parallel = sg4::Engine::get_clock() - begin;
+  return t;
+}
+
+std::vector<Flow> StepNetwork::checkpoint_writes() const {
+  std::vector<Flow> flows;
+  for (std::size_t r = 0; r < plan_.checkpoint_write_bytes.size(); ++r) {
+    const double bytes = plan_.checkpoint_write_bytes[r];
+    if (bytes > 0) flows.push_back({host(static_cast<int>(r)), platform_.file_system, bytes});
+  }
+  return flows;
+}
+
+std::vector<Flow> StepNetwork::checkpoint_reads() const {
+  std::vector<Flow> flows;
+  for (std::size_t r = 0; r < plan_.checkpoint_read_bytes.size(); ++r) {
+    const double bytes = plan_.checkpoint_read_bytes[r];
+    if (bytes > 0) flows.push_back({platform_.file_system, host(static_cast<int>(r)), bytes});
+  }
+  return flows;
+}
+
+std::size_t StepNetwork::flows_per_step() const {
+  return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() +
+         data_parallel_.flow_count();
+}
+
+}  // namespace failsim::sim

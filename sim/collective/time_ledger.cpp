@@ -1,0 +1,73 @@
+#include "sim/collective/time_ledger.hpp"
+
+namespace failsim::sim {
+
+std::string_view spelling(TimeCause cause) {
+  switch (cause) {
+    case TimeCause::PRODUCTIVE:
+      return "productive";
+    case TimeCause::STRAGGLERS:
+      return "stragglers";
+    case TimeCause::INTERFERENCE:
+      return "interference";
+    case TimeCause::CHECKPOINT_STALL:
+      return "checkpoint_stall";
+    case TimeCause::LOST_WORK:
+      return "lost_work";
+    case TimeCause::DETECTION:
+      return "detection";
+    case TimeCause::REPAIR_WAIT:
+      return "repair_wait";
+    case TimeCause::RESTART:
+      return "restart";
+    case TimeCause::CHECKPOINT_LOAD:
+      return "checkpoint_load";
+    case TimeCause::UNFINISHED:
+      return "unfinished";
+  }
+  return "?";
+}
+
+void TimeLedger::step(std::int64_t version, double nominal, double stragglers,
+                      double interference) {
+  provisional_.push_back({version, nominal, stragglers, interference});
+}
+
+void TimeLedger::commit_through(std::int64_t version) {
+  while (!provisional_.empty() && provisional_.front().version <= version) {
+    const StepTime& s = provisional_.front();
+    add(TimeCause::PRODUCTIVE, s.nominal);
+    add(TimeCause::STRAGGLERS, s.stragglers);
+    add(TimeCause::INTERFERENCE, s.interference);
+    provisional_.pop_front();
+  }
+}
+
+std::int64_t TimeLedger::roll_back_to(std::int64_t version) {
+  std::int64_t rolled = 0;
+  while (!provisional_.empty() && provisional_.back().version > version) {
+    const StepTime& s = provisional_.back();
+    add(TimeCause::LOST_WORK, s.nominal + s.stragglers + s.interference);
+    provisional_.pop_back();
+    ++rolled;
+  }
+  return rolled;
+}
+
+double TimeLedger::seconds(TimeCause cause) const {
+  double s = seconds_[index(cause)];
+  for (const StepTime& p : provisional_) {
+    if (cause == TimeCause::PRODUCTIVE) s += p.nominal;
+    if (cause == TimeCause::STRAGGLERS) s += p.stragglers;
+    if (cause == TimeCause::INTERFERENCE) s += p.interference;
+  }
+  return s;
+}
+
+double TimeLedger::total() const {
+  double t = 0.0;
+  for (std::size_t c = 0; c < TIME_CAUSES; ++c) t += seconds(static_cast<TimeCause>(c));
+  return t;
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,192 @@
+// The collective protocol's `failures` section: how a failure is detected, scheduled failures of
+// an accelerator, node, NIC, leaf switch, rack or power domain, random failures of every
+// component of a kind, and stragglers (docs/cluster.md, "Failures").
+#include <fmt/format.h>
+
+#include "input/units.hpp"
+#include "sim/scenario/collective/sections.hpp"
+#include "sim/scenario/sections.hpp"
+
+namespace failsim::sim::detail {
+// The scenario reader is built on the input library's readers throughout.
+using namespace failsim::input;
+namespace {
+
+const Choices<ClusterTarget> TARGETS{
+    {"accelerator", ClusterTarget::ACCELERATOR}, {"node", ClusterTarget::NODE},
+    {"nic", ClusterTarget::NIC},                 {"switch", ClusterTarget::SWITCH},
+    {"rack", ClusterTarget::RACK},               {"power", ClusterTarget::POWER}};
+const Choices<ClusterTarget> STRAGGLER_TARGETS{{"accelerator", ClusterTarget::ACCELERATOR},
+                                               {"node", ClusterTarget::NODE}};
+const Choices<DetectionKind> DETECTIONS{{"watchdog", DetectionKind::WATCHDOG},
+                                        {"heartbeat", DetectionKind::HEARTBEAT}};
+
+/// The components of `target`, as messages name them.
+std::string_view noun(ClusterTarget target) {
+  switch (target) {
+    case ClusterTarget::ACCELERATOR:
+      return "accelerators";
+    case ClusterTarget::NODE:
+    case ClusterTarget::NIC:
+      return "nodes";
+    case ClusterTarget::SWITCH:
+      return "leaf switches";
+    case ClusterTarget::RACK:
+      return "racks";
+    case ClusterTarget::POWER:
+      return "power domains";
+  }
+  return "";
+}
+
+int read_component(const ObjectReader& r, ClusterTarget target, const ClusterPlatformConfig& p) {
+  const int count = component_count(target, p);
+  const std::string expected =
+      fmt::format("an index in [0, {}] (the platform has {} {})", count - 1, count, noun(target));
+  const std::int64_t i = read_integer(r.require("index", expected), r.at("index"), 0, INT_LIMIT);
+  if (i >= count) r.at("index").fail(expected, std::to_string(i));
+  return to_int(i);
+}
+
+ClusterFailureEvent read_event(const nlohmann::json& v, const JsonLocation& where,
+                               const ClusterPlatformConfig& p) {
+  const ObjectReader r(v, where, {"target", "index", "at", "down_for"});
+  ClusterFailureEvent e;
+  e.target = r.choice("target", TARGETS);
+  e.index = read_component(r, e.target, p);
+  e.at = r.quantity("at", Quantity::TIME, Sign::NON_NEGATIVE);
+  e.down_for = read_down_for(r);
+  return e;
+}
+
+StragglerEvent read_straggler(const nlohmann::json& v, const JsonLocation& where,
+                              const ClusterPlatformConfig& p) {
+  const ObjectReader r(v, where, {"target", "index", "from", "to", "slowdown"});
+  StragglerEvent s;
+  s.target = r.choice("target", STRAGGLER_TARGETS);
+  s.index = read_component(r, s.target, p);
+  s.from = r.quantity("from", Quantity::TIME, Sign::NON_NEGATIVE);
+  s.to = r.quantity("to", Quantity::TIME, Sign::POSITIVE);
+  if (s.to <= s.from) {
+    r.at("to").fail(fmt::format("a time after 'from' ({} s)", s.from), describe_found(v.at("to")));
+  }
+  s.slowdown = r.number("slowdown", Interval{1.0, 1e6, true, false});
+  return s;
+}
+
+}  // namespace
+
+ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
+                                           const ClusterPlatformConfig& p) {
+  const ObjectReader r = top.object_or_empty(
+      "failures", {"detection", "events", "stochastic", "stragglers", "after_stop"});
+  ClusterFailureConfig f;
+  const ObjectReader d =
+      r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
+  f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
+  if (f.detection.kind == DetectionKind::WATCHDOG) {
+    for (const char* k : {"interval", "misses"}) d.forbid(k, "it applies only to kind \"heartbeat\"");
+    f.detection.timeout =
+        d.quantity_or("timeout", f.detection.timeout, Quantity::TIME, Sign::POSITIVE);
+  } else {
+    d.forbid("timeout", "it applies only to kind \"watchdog\"");
+    f.detection.interval =
+        d.quantity_or("interval", f.detection.interval, Quantity::TIME, Sign::POSITIVE);
+    f.detection.misses = to_int(d.integer_or("misses", f.detection.misses, 1, 1'000'000));
+  }
+  f.record_after_stop = r.choice_or("after_stop", f.record_after_stop, AFTER_STOP);
+  if (r.has("events")) {
+    f.events = r.list("events", 0, "failure events (objects)",
+                      [&](const nlohmann::json& v, const JsonLocation& where) {
+                        return read_event(v, where, p);
+                      });
+  }
+  if (r.has("stochastic")) {
+    f.stochastic = r.list(
+        "stochastic", 0, "random failure processes (objects)",
+        [&](const nlohmann::json& v, const JsonLocation& where) {
+          const ObjectReader s(v, where, {"target", "lifetime", "repair"});
+          ClusterStochasticFailures out;
+          out.target = s.choice("target", TARGETS);
+          out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
+          out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
+          return out;
+        });
+  }
+  for (std::size_t i = 0; i < f.stochastic.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (f.stochastic[i].target != f.stochastic[j].target) continue;
+      const std::string target = spelling_of(f.stochastic[i].target, TARGETS);
+      r.at("stochastic").child(i).child("target").fail(
+          fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
+          "\"" + target + "\"");
+    }
+  }
+  if (r.has("stragglers")) {
+    f.stragglers = r.list("stragglers", 0, "stragglers (objects)",
+                          [&](const nlohmann::json& v, const JsonLocation& where) {
+                            return read_straggler(v, where, p);
+                          });
+  }
+  return f;
+}
+
+nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
+  using nlohmann::json;
+  json detection{{"kind", spelling_of(f.detection.kind, DETECTIONS)}};
+  if (f.detection.kind == DetectionKind::WATCHDOG) {
+    detection["timeout"] = f.detection.timeout;
+  } else {
+    detection["interval"] = f.detection.interval;
+    detection["misses"] = f.detection.misses;
+  }
+  json events = json::array();
+  for (const ClusterFailureEvent& e : f.events) {
+    events.push_back({{"target", spelling_of(e.target, TARGETS)},
+                      {"index", e.index},
+                      {"at", e.at},
+                      {"down_for", e.down_for ? json(*e.down_for) : json("forever")}});
+  }
+  json stochastic = json::array();
+  for (const ClusterStochasticFailures& s : f.stochastic) {
+    stochastic.push_back({{"target", spelling_of(s.target, TARGETS)},
+                          {"lifetime", distribution_to_json(s.lifetime)},
+                          {"repair", distribution_to_json(s.repair)}});
+  }
+  json stragglers = json::array();
+  for (const StragglerEvent& s : f.stragglers) {
+    stragglers.push_back({{"target", spelling_of(s.target, STRAGGLER_TARGETS)},
+                          {"index", s.index},
+                          {"from", s.from},
+                          {"to", s.to},
+                          {"slowdown", s.slowdown}});
+  }
+  return {{"detection", detection},       {"events", events},
+          {"stochastic", stochastic},     {"stragglers", stragglers},
+          {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
+}
+
+}  // namespace failsim::sim::detail
+
+namespace failsim::sim {
+std::string to_string(ClusterTarget target) {
+  return input::spelling_of(target, detail::TARGETS);
+}
+
+int component_count(ClusterTarget target, const ClusterPlatformConfig& p) {
+  switch (target) {
+    case ClusterTarget::ACCELERATOR:
+      return p.accelerators();
+    case ClusterTarget::NODE:
+    case ClusterTarget::NIC:
+      return p.nodes;
+    case ClusterTarget::SWITCH:
+      return detail::leaf_switches(p);
+    case ClusterTarget::RACK:
+      return detail::racks(p);
+    case ClusterTarget::POWER:
+      return detail::power_domains(p);
+  }
+  return 0;
+}
+}  // namespace failsim::sim

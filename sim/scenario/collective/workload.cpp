@@ -1,0 +1,68 @@
+// The collective protocol's `workload` section: the transformer a step's time poses as (or
+// none: the real model's own flops and size), the fraction of peak the kernels reach, the bytes
+// of the training state, and whether the real math runs at all (time only: no data, no model).
+#include "input/units.hpp"
+#include "sim/scenario/collective/sections.hpp"
+#include "sim/scenario/sections.hpp"
+
+namespace failsim::sim::detail {
+// The scenario reader is built on the input library's readers throughout.
+using namespace failsim::input;
+namespace {
+const Choices<bool> MATH{{"real", true}, {"none", false}};
+}  // namespace
+
+WorkloadConfig read_workload(const ObjectReader& top) {
+  const ObjectReader r = top.object_or_empty(
+      "workload", {"transformer", "achieved_fraction", "precision_bytes",
+                   "checkpoint_bytes_per_parameter", "memory_bytes_per_parameter", "math"});
+  WorkloadConfig w;
+  if (r.has("transformer")) {
+    const ObjectReader t = r.object(
+        "transformer", {"parameters", "layers", "hidden", "sequence", "global_batch_tokens"});
+    TransformerConfig tr;
+    // Counts written as numbers (7e9) or integers; at most 1e15 parameters or tokens.
+    tr.parameters = t.number("parameters", Interval{0.0, 1e15, true, false});
+    tr.layers = to_int(t.integer("layers", 1, 1'000'000));
+    tr.hidden = to_int(t.integer("hidden", 1, 1'000'000'000));
+    tr.sequence = to_int(t.integer("sequence", 1, 1'000'000'000));
+    tr.global_batch_tokens = t.number("global_batch_tokens", Interval{0.0, 1e15, true, false});
+    w.transformer = tr;
+  }
+  w.achieved_fraction =
+      r.number_or("achieved_fraction", w.achieved_fraction, Interval{0.0, 1.0, true, false});
+  w.precision_bytes = to_int(r.integer_or("precision_bytes", w.precision_bytes, 1, 16));
+  w.checkpoint_bytes_per_parameter =
+      r.number_or("checkpoint_bytes_per_parameter", w.checkpoint_bytes_per_parameter,
+                  Interval{0.0, 1024.0, true, false});
+  w.memory_bytes_per_parameter =
+      r.number_or("memory_bytes_per_parameter", w.memory_bytes_per_parameter,
+                  Interval{0.0, 1024.0, true, false});
+  w.real_math = r.choice_or("math", w.real_math, MATH);
+  if (!w.real_math && !w.transformer) {
+    r.at("math").fail(
+        "\"real\" without a transformer (time only needs the transformer's sizes: there is no "
+        "model to take them from)",
+        "\"none\"");
+  }
+  return w;
+}
+
+nlohmann::json workload_to_json(const WorkloadConfig& w) {
+  nlohmann::json out{{"achieved_fraction", w.achieved_fraction},
+                     {"precision_bytes", w.precision_bytes},
+                     {"checkpoint_bytes_per_parameter", w.checkpoint_bytes_per_parameter},
+                     {"memory_bytes_per_parameter", w.memory_bytes_per_parameter},
+                     {"math", spelling_of(w.real_math, MATH)}};
+  if (w.transformer) {
+    const TransformerConfig& t = *w.transformer;
+    out["transformer"] = {{"parameters", t.parameters},
+                          {"layers", t.layers},
+                          {"hidden", t.hidden},
+                          {"sequence", t.sequence},
+                          {"global_batch_tokens", t.global_batch_tokens}};
+  }
+  return out;
+}
+
+}  // namespace failsim::sim::detail
