@@ -139,11 +139,11 @@ struct CollectivePlan {
 /// Plans the collective job of `scenario` (protocol COLLECTIVE), parsed from `file_label`, with
 /// the real model's sizes when the workload has real math (`real` must then be set, and is
 /// ignored otherwise). Throws input::InputError, naming the field to change, for a layout
-/// whose ranks are not the accelerators, tensor parallelism across nodes not asked for, layers
-/// not divisible by pp, tensor or pipeline parallelism without a transformer, micro-batches that
-/// are not whole sequences (or samples), a real batch larger than the training set, or a device
-/// memory the estimate exceeds. std::invalid_argument for what the reader guarantees (counts
-/// >= 1, speeds > 0) or a missing `real`.
+/// whose ranks are not the accelerators, tensor parallelism across nodes not asked for, heads
+/// not divisible by tp, layers not divisible by pp, tensor or pipeline parallelism without a
+/// transformer, micro-batches that are not whole sequences (or samples), a real batch larger than
+/// the training set, or a device memory the estimate exceeds. std::invalid_argument for what the
+/// reader guarantees (counts of at least 1, speeds above 0) or a missing `real`.
 CollectivePlan plan_collective(const Scenario& scenario, const std::optional<RealModelSize>& real,
                                const std::string& file_label);
 

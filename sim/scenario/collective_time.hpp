@@ -23,7 +23,7 @@ double ring_reduce_scatter_seconds(int ranks, double bytes, double latency, doub
 double ring_all_gather_seconds(int ranks, double bytes, double latency, double bandwidth);
 
 /// A hierarchical all-reduce (Jia et al. 2018, "Highly Scalable Deep Learning Training System
-/// with Mixed-Precision", section 4; NCCL's intra-node then inter-node rings) of `bytes` over
+/// with Mixed-Precision"; NCCL's intra-node then inter-node rings) of `bytes` over
 /// `nodes` x `ranks_per_node` ranks: a ring reduce-scatter of B inside each node (k ranks, intra
 /// link), k concurrent ring all-reduces of B / k across the n nodes (each at `inter_bandwidth`,
 /// the bandwidth one of the k concurrent flows gets: a rail's NIC, or the node's NICs / k), and a
