@@ -1,9 +1,9 @@
 // The plan of a collective job (sim/scenario/collective_plan.hpp) and the reference formulas of
 // collectives (sim/scenario/collective_time.hpp), worked out by hand: a 7B-like transformer on
 // 8 nodes x 8 accelerators, a 4-stage pipeline, a small real model, and every refusal with its
-// exact message. Engine-free. The scenarios are built as structs: the scenario file's reader of
-// `"protocol": "collective"` is not written yet, so neither is the bad-scenario catalogue's
-// collective part (tests/bad_scenarios.hpp); these cases move there when it is.
+// exact message. Engine-free. The scenarios are built as structs: this file was written before
+// the reader of `"protocol": "collective"` files reached the branch, so the bad-scenario
+// catalogue (tests/bad_scenarios.hpp) could not hold these cases; they move there once it can.
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -409,7 +409,7 @@ TEST_CASE("Workloads without a transformer are refused what needs one", "[collec
   SECTION("time only") {
     CHECK(refusal(s) ==
           "bad.json: /workload/transformer: expected a transformer to pose as when the workload "
-          "is time only (workload.real_math false), found none");
+          "is time only (workload.math \"none\"), found none");
   }
   s.collective.workload.real_math = true;
   SECTION("tensor parallel") {

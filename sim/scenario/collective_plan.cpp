@@ -133,7 +133,7 @@ void check_workload(const Scenario& s, const std::string& file) {
     if (!w.real_math) {
       throw input::InputError(file, TRANSFORMER,
                               "a transformer to pose as when the workload is time only "
-                              "(workload.real_math false)",
+                              "(workload.math \"none\")",
                               "none");
     }
     for (const auto& [field, size] : {std::pair{LAYOUT_TP, l.tp}, std::pair{LAYOUT_PP, l.pp}}) {
