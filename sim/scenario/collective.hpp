@@ -114,6 +114,12 @@ struct TransformerConfig {
   int hidden = 1;                    ///< h
   int sequence = 1;                  ///< s, tokens per sequence
   double global_batch_tokens = 0.0;  ///< tokens of one step over every replica, a multiple of s
+  /// a, attention heads, for the activations' memory (docs/cluster.md, "Layout"); 0: hidden / 128
+  /// (a head dimension of 128, as Llama 2 7B's 32 heads of 4096 and GPT-3 175B's 96 of 12288).
+  int heads = 0;
+
+  /// a as the time model uses it: `heads`, or hidden / 128 (at least 1) when it is 0.
+  int heads_or_default() const { return heads > 0 ? heads : (hidden >= 128 ? hidden / 128 : 1); }
 
   bool operator==(const TransformerConfig&) const = default;
 };
