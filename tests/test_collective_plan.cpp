@@ -36,7 +36,8 @@ Approx exactly(double value) { return Approx(value).epsilon(1e-12); }
 /// the default head dimension of 128) with a global batch of 4M = 2^22 = 4,194,304 tokens (1024
 /// sequences), on 8 nodes x 8 accelerators of 1e15 flop/s at half of it achieved and 80 GB
 /// each, in dp 8 x tp 8 x pp 1 with 128 micro-batches (b = 1024 / (8 x 128) = 1 sequence).
-/// Time only.
+/// Time only, every activation kept (no recomputation): the numbers below are Korthikanti's
+/// first formula; the recomputation test changes it.
 Scenario seven_b() {
   Scenario s;
   s.protocol = Protocol::COLLECTIVE;
@@ -58,6 +59,7 @@ Scenario seven_b() {
   c.workload.transformer = x;
   c.workload.achieved_fraction = 0.5;
   c.workload.real_math = false;
+  c.workload.recompute = failsim::sim::Recompute::NONE;
   return s;
 }
 
@@ -154,6 +156,19 @@ TEST_CASE("A 7B-like transformer on 64 accelerators, worked out by hand", "[coll
   CHECK(std::accumulate(writes.begin(), writes.end(), 0.0) == exactly(9.8e10));
   // Restart: 5 s + 0.005 s x 64 ranks = 5.32 s.
   CHECK(plan.restart_init_seconds == exactly(5.32));
+}
+
+TEST_CASE("Recomputation shrinks the activations by Korthikanti's factors", "[collective_plan]") {
+  // b = 1 sequence, L / pp = 32 layers, one micro-batch in flight, tp = 8:
+  // per layer s b h x factor / tp = 4096 x 1 x 4096 x factor / 8 = 2,097,152 x factor.
+  Scenario s = seven_b();
+  s.collective.workload.recompute = failsim::sim::Recompute::SELECTIVE;  // factor 34
+  CHECK(plan_of(s).memory.activations == exactly(32.0 * 2097152.0 * 34.0));
+  s.collective.workload.recompute = failsim::sim::Recompute::FULL;  // factor 2
+  CHECK(plan_of(s).memory.activations == exactly(32.0 * 2097152.0 * 2.0));
+  // Full recomputation runs the forward pass twice: 8 N + 16 L h s per token, 4/3 of the flops.
+  Scenario none = seven_b();
+  CHECK(plan_of(s).step_flops == exactly(plan_of(none).step_flops * 4.0 / 3.0));
 }
 
 TEST_CASE("ZeRO stages shard the 7B's states and change its collectives", "[collective_plan]") {

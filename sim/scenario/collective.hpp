@@ -124,6 +124,12 @@ struct TransformerConfig {
   bool operator==(const TransformerConfig&) const = default;
 };
 
+/// What the backward pass recomputes instead of keeping (Korthikanti et al. 2022): nothing
+/// (every activation kept, the attention scores included), the attention's scores and softmax
+/// only (selective; what FlashAttention keeps too), or everything but each layer's input (full:
+/// a second forward pass, 4/3 of the flops).
+enum class Recompute { NONE, SELECTIVE, FULL };
+
 /// What one step costs. With a transformer: 6 N T + 12 L h s T flops per step of T tokens
 /// (docs/cluster.md). Without: the real model's flops per sample x dp x batch_size, and its size.
 struct WorkloadConfig {
@@ -134,6 +140,7 @@ struct WorkloadConfig {
   /// Adam moments 8 = 14), and in device memory the optimizer adds (16 with gradients).
   double checkpoint_bytes_per_parameter = 14.0;
   double memory_bytes_per_parameter = 16.0;
+  Recompute recompute = Recompute::SELECTIVE;
   bool real_math = true;  ///< false: time only, no data and no model (docs/cluster.md)
 
   bool operator==(const WorkloadConfig&) const = default;

@@ -191,6 +191,8 @@ void plan_work(const Scenario& s, const std::optional<RealModelSize>& real, Coll
     plan.samples_per_step = x.global_batch_tokens / x.sequence;
     const double attention = 12.0 * x.layers * static_cast<double>(x.hidden) * x.sequence;
     plan.step_flops = (6.0 * x.parameters + attention) * x.global_batch_tokens;
+    // Full recomputation runs each layer's forward pass again in the backward: 4/3 of the flops.
+    if (w.recompute == Recompute::FULL) plan.step_flops *= 4.0 / 3.0;
   } else {
     plan.parameters = real->parameters;
     plan.samples_per_step = static_cast<double>(plan.dp) * s.optimizer.batch_size;
@@ -260,17 +262,22 @@ double model_states_bytes(const Scenario& s, const CollectivePlan& plan) {
   }
 }
 
-// Korthikanti et al. 2022, section 4: s b h (34 + 5 a s / h) bytes per layer of 16-bit
-// activations without recomputation, divided by tp under tensor and sequence parallelism. Under
-// 1F1B the first stage holds min(m, pp) micro-batches of its L / pp layers.
+// Korthikanti et al. 2022, sections 4 and 5: per layer of 16-bit activations, s b h (34 + 5 a s /
+// h) bytes without recomputation, s b h 34 with selective recomputation (the attention's scores
+// and softmax recomputed), s b h 2 with full recomputation (only the layer's input kept), divided
+// by tp under tensor and sequence parallelism. Under 1F1B the first stage holds min(m, pp)
+// micro-batches of its L / pp layers.
 double activation_bytes(const Scenario& s, const CollectivePlan& plan) {
   if (!plan.transformer) return 0.0;
   const TransformerConfig& x = *s.collective.workload.transformer;
   const double sequence = x.sequence;
   const double hidden = x.hidden;
   const double heads = x.heads_or_default();
-  const double per_layer = sequence * plan.micro_batch_samples * hidden *
-                           (34.0 + 5.0 * heads * sequence / hidden) / plan.tp;
+  const Recompute recompute = s.collective.workload.recompute;
+  const double factor = recompute == Recompute::FULL        ? 2.0
+                        : recompute == Recompute::SELECTIVE ? 34.0
+                                                            : 34.0 + 5.0 * heads * sequence / hidden;
+  const double per_layer = sequence * plan.micro_batch_samples * hidden * factor / plan.tp;
   const double in_flight = std::min(plan.micro_batches, plan.pp);
   return in_flight * (x.layers / plan.pp) * per_layer;
 }

@@ -10,21 +10,27 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 namespace {
 const Choices<bool> MATH{{"real", true}, {"none", false}};
+const Choices<Recompute> RECOMPUTE{{"none", Recompute::NONE},
+                                   {"selective", Recompute::SELECTIVE},
+                                   {"full", Recompute::FULL}};
 }  // namespace
 
 WorkloadConfig read_workload(const ObjectReader& top) {
   const ObjectReader r = top.object_or_empty(
       "workload", {"transformer", "achieved_fraction", "precision_bytes",
-                   "checkpoint_bytes_per_parameter", "memory_bytes_per_parameter", "math"});
+                   "checkpoint_bytes_per_parameter", "memory_bytes_per_parameter", "recompute",
+                   "math"});
   WorkloadConfig w;
   if (r.has("transformer")) {
     const ObjectReader t = r.object(
-        "transformer", {"parameters", "layers", "hidden", "sequence", "global_batch_tokens"});
+        "transformer",
+        {"parameters", "layers", "hidden", "heads", "sequence", "global_batch_tokens"});
     TransformerConfig tr;
     // Counts written as numbers (7e9) or integers; at most 1e15 parameters or tokens.
     tr.parameters = t.number("parameters", Interval{0.0, 1e15, true, false});
     tr.layers = to_int(t.integer("layers", 1, 1'000'000));
     tr.hidden = to_int(t.integer("hidden", 1, 1'000'000'000));
+    tr.heads = to_int(t.integer_or("heads", tr.heads, 0, 1'000'000'000));
     tr.sequence = to_int(t.integer("sequence", 1, 1'000'000'000));
     tr.global_batch_tokens = t.number("global_batch_tokens", Interval{0.0, 1e15, true, false});
     w.transformer = tr;
@@ -38,6 +44,7 @@ WorkloadConfig read_workload(const ObjectReader& top) {
   w.memory_bytes_per_parameter =
       r.number_or("memory_bytes_per_parameter", w.memory_bytes_per_parameter,
                   Interval{0.0, 1024.0, true, false});
+  w.recompute = r.choice_or("recompute", w.recompute, RECOMPUTE);
   w.real_math = r.choice_or("math", w.real_math, MATH);
   if (!w.real_math && !w.transformer) {
     r.at("math").fail(
@@ -53,12 +60,14 @@ nlohmann::json workload_to_json(const WorkloadConfig& w) {
                      {"precision_bytes", w.precision_bytes},
                      {"checkpoint_bytes_per_parameter", w.checkpoint_bytes_per_parameter},
                      {"memory_bytes_per_parameter", w.memory_bytes_per_parameter},
+                     {"recompute", spelling_of(w.recompute, RECOMPUTE)},
                      {"math", spelling_of(w.real_math, MATH)}};
   if (w.transformer) {
     const TransformerConfig& t = *w.transformer;
     out["transformer"] = {{"parameters", t.parameters},
                           {"layers", t.layers},
                           {"hidden", t.hidden},
+                          {"heads", t.heads},
                           {"sequence", t.sequence},
                           {"global_batch_tokens", t.global_batch_tokens}};
   }

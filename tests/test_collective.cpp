@@ -1,0 +1,247 @@
+// The collective protocol's simulation, worked out by hand (docs/cluster.md): a step's time from
+// the time model, checkpoint-restart's rollback and lost time cause by cause, heartbeat
+// detection, a straggler's step, a snapshot checkpoint, and the real math of a run with failures
+// against a failure-free run. Each run is a child process (tests/sim_harness.hpp).
+//
+// The platform makes every number simple: 2 nodes x 2 accelerators of 1 Gflop/s, every link
+// 1 GB/s each way and without latency, a file system of 1 GB/s each way; dp 4 (tp = pp = 1),
+// one micro-batch of one sequence per replica; a transformer posing as N = 1e6 parameters with
+// L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "sim_harness.hpp"
+
+using failsim::testing::events_of;
+using failsim::testing::IsolatedRun;
+using failsim::testing::run_isolated;
+using nlohmann::json;
+
+namespace {
+
+// One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
+constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
+// The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
+// 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
+constexpr double T_DP = 3e6 / 1e9;
+// Without overlap a step is its compute, then the all-reduce.
+constexpr double STEP = T_MB + T_DP;
+// A checkpoint (ZeRO 0): rank 0 alone writes 14 x 1e6 bytes at 1 GB/s; at a restart the 4 ranks
+// each read 14e6 bytes through the file system's one read link of 1 GB/s.
+constexpr double WRITE = 14e6 / 1e9;
+constexpr double LOAD = 4.0 * 14e6 / 1e9;
+
+json build(const std::string& name, const json& patch) {
+  json s = json::parse(R"({
+    "protocol": "collective",
+    "seed": 3,
+    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
+    "model": {"kind": "softmax"},
+    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
+    "platform": {
+      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
+               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
+               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
+      "nodes": 2,
+      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
+      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
+      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
+    },
+    "layout": {"dp": 4, "overlap": false},
+    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
+                                 "global_batch_tokens": 4}},
+    "evaluation": {"interval": "10ms"},
+    "stop": {"version": 10},
+    "recovery": {"checkpoint": {"every_steps": 5},
+                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
+                             "init_base": "100ms", "init_per_rank": 0}}
+  })");
+  s["name"] = name;
+  s.merge_patch(patch);
+  return s;
+}
+
+const json& time_of(const IsolatedRun& run) {
+  return run.result["summary"]["collective"]["time"];
+}
+
+double sum_of_causes(const IsolatedRun& run) {
+  double total = 0.0;
+  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
+  return total;
+}
+
+Catch::Detail::Approx near(double v) { return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12); }
+
+}  // namespace
+
+TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, ETTR",
+          "[collective]") {
+  const IsolatedRun run = run_isolated(build("clean", json::object()).dump());
+  const json& summary = run.result["summary"];
+  const json& c = summary["collective"];
+  // 10 steps and the checkpoints after steps 5 and 10.
+  CHECK(summary["end_time"].get<double>() == near(10 * STEP + 2 * WRITE));
+  CHECK(c["step"]["nominal_seconds"].get<double>() == near(STEP));
+  CHECK(c["step"]["data_parallel_seconds"].get<double>() == near(T_DP));
+  CHECK(c["step"]["tensor_parallel_seconds"].get<double>() == 0.0);
+  CHECK(c["steps"]["completed"] == 10);
+  CHECK(c["steps"]["kept"] == 10);
+  CHECK(c["checkpoints"] == 2);
+  CHECK(time_of(run)["productive"].get<double>() == near(10 * STEP));
+  CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(2 * WRITE));
+  CHECK(sum_of_causes(run) == near(summary["end_time"].get<double>()));
+  CHECK(c["ettr"].get<double>() == near(10 * STEP / (10 * STEP + 2 * WRITE)));
+  // 4 replicas x 10 samples a step, 4 tokens a step.
+  CHECK(c["samples"]["kept"].get<double>() == 400.0);
+  CHECK(c["tokens"]["kept"].get<double>() == 40.0);
+}
+
+TEST_CASE("The data-parallel all-reduce hides behind the last backward pass with overlap",
+          "[collective]") {
+  // The window is 2/3 of a micro-batch (4 ms) and the all-reduce takes 3 ms: hidden.
+  const IsolatedRun hidden =
+      run_isolated(build("overlap", {{"layout", {{"overlap", true}}}, {"stop", {{"version", 3}}}}).dump());
+  CHECK(hidden.result["summary"]["collective"]["step"]["nominal_seconds"].get<double>() ==
+        near(T_MB));
+  // A tenth of the bandwidth: 30 ms, of which 4 ms hide.
+  const IsolatedRun slow = run_isolated(
+      build("overlap-slow", {{"layout", {{"overlap", true}}},
+                             {"platform", {{"node", {{"intra_bandwidth", "100MBps"},
+                                                     {"nic_bandwidth", "100MBps"}}}}},
+                             {"stop", {{"version", 3}}}})
+          .dump());
+  CHECK(slow.result["summary"]["collective"]["step"]["nominal_seconds"].get<double>() ==
+        near(T_MB + 10 * T_DP - 2.0 / 3.0 * T_MB));
+}
+
+TEST_CASE("Checkpoint-restart: a node failure's rollback and lost time, cause by cause",
+          "[collective]") {
+  // Checkpoint after step 5 (durable at 5 STEP + WRITE); steps 6 and 7; node 1 fails halfway
+  // through step 8, is noticed 0.5 s later (watchdog), is back 1 s after it failed; restart
+  // 0.3 s, load; steps 6..10 again and the checkpoint after step 10.
+  const double failure = 7 * STEP + WRITE + STEP / 2;
+  const IsolatedRun run = run_isolated(
+      build("ckpt", {{"failures",
+                      {{"detection", {{"kind", "watchdog"}, {"timeout", "500ms"}}},
+                       {"events", {{{"target", "node"}, {"index", 1}, {"at", failure},
+                                    {"down_for", "1s"}}}}}}})
+          .dump());
+  const json& summary = run.result["summary"];
+  const json& c = summary["collective"];
+  const double resumed = failure + 1.0 + 0.3 + LOAD;
+  CHECK(summary["end_time"].get<double>() == near(resumed + 5 * STEP + WRITE));
+  CHECK(time_of(run)["productive"].get<double>() == near(10 * STEP));
+  CHECK(time_of(run)["lost_work"].get<double>() == near(2.5 * STEP));
+  CHECK(time_of(run)["detection"].get<double>() == near(0.5));
+  CHECK(time_of(run)["repair_wait"].get<double>() == near(0.5));
+  CHECK(time_of(run)["restart"].get<double>() == near(0.3));
+  CHECK(time_of(run)["checkpoint_load"].get<double>() == near(LOAD));
+  CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(2 * WRITE));
+  CHECK(sum_of_causes(run) == near(summary["end_time"].get<double>()));
+  CHECK(c["steps"]["completed"] == 12);
+  CHECK(c["steps"]["rolled_back"] == 2);
+  CHECK(c["steps"]["kept"] == 10);
+  CHECK(c["failures"] == 1);
+  CHECK(c["restarts"] == 1);
+  const auto detected = events_of(run, "detected");
+  REQUIRE(detected.size() == 1);
+  CHECK(detected[0]["time"].get<double>() == near(failure + 0.5));
+  const auto loaded = events_of(run, "checkpoint_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0]["time"].get<double>() == near(resumed));
+  CHECK(loaded[0]["details"]["version"] == 5);
+}
+
+TEST_CASE("Checkpoint-restart reaches the failure-free run's parameters at every version",
+          "[collective]") {
+  // The checkpoint holds the parameters, the velocity and the data streams: the replayed steps
+  // draw the same batches, so version 10 is the same whether or not a failure rolled back.
+  const json momentum = {{"optimizer", {{"momentum", 0.9}}}};
+  json with_failure = build("math-failure", momentum);
+  with_failure.merge_patch({{"failures",
+                             {{"detection", {{"timeout", "100ms"}}},
+                              {"events", {{{"target", "rack"}, {"index", 0},
+                                           {"at", 7.5 * STEP + WRITE}, {"down_for", 0}}}}}}});
+  const IsolatedRun failed = run_isolated(with_failure.dump());
+  const IsolatedRun clean = run_isolated(build("math-clean", momentum).dump());
+  REQUIRE(failed.result["summary"]["collective"]["steps"]["rolled_back"] == 2);
+  REQUIRE(failed.final_params.size() == clean.final_params.size());
+  CHECK(failed.final_params == clean.final_params);
+  // And a different seed trains differently (the comparison can fail).
+  json other_seed = build("math-other", momentum);
+  other_seed["seed"] = 4;
+  const IsolatedRun other = run_isolated(other_seed.dump());
+  CHECK(other.final_params != clean.final_params);
+}
+
+TEST_CASE("Heartbeat detection: misses beats after the failed rank's last one", "[collective]") {
+  // Beats every 40 ms from 0; a failure at 0.1 s: the last beat was at 0.08 s, noticed after
+  // 3 missed beats at 0.08 + 3 x 0.04 = 0.2 s.
+  const IsolatedRun run = run_isolated(
+      build("heartbeat",
+            {{"failures",
+              {{"detection", {{"kind", "heartbeat"}, {"interval", "40ms"}, {"misses", 3}}},
+               {"events", {{{"target", "accelerator"}, {"index", 3}, {"at", 0.1},
+                            {"down_for", 0}}}}}}})
+          .dump());
+  const auto detected = events_of(run, "detected");
+  REQUIRE(detected.size() == 1);
+  CHECK(detected[0]["time"].get<double>() == near(0.2));
+  CHECK(time_of(run)["detection"].get<double>() == near(0.1));
+}
+
+TEST_CASE("A straggler slows the steps that start while it is active", "[collective]") {
+  // Node 0 runs 3 times slower from 0 to 2 steps' time: steps 1 and 2 compute at a third of the
+  // speed (the all-reduce does not change); from step 3 on, the nominal step again.
+  const IsolatedRun run = run_isolated(
+      build("straggler", {{"recovery", {{"checkpoint", {{"every_steps", 0}}}}},
+                          {"stop", {{"version", 4}}},
+                          {"failures", {{"stragglers", {{{"target", "node"}, {"index", 0},
+                                                        {"from", 0}, {"to", 2 * STEP},
+                                                        {"slowdown", 3}}}}}}})
+          .dump());
+  const double slow = 3 * T_MB + T_DP;
+  CHECK(run.result["summary"]["end_time"].get<double>() == near(2 * slow + 2 * STEP));
+  CHECK(time_of(run)["stragglers"].get<double>() == near(2 * (slow - STEP)));
+  CHECK(time_of(run)["productive"].get<double>() == near(4 * STEP));
+}
+
+TEST_CASE("A snapshot checkpoint stalls for the copy to host, then writes in the background",
+          "[collective]") {
+  // Rank 0's 14e6 bytes at 1 GB/s to host: 14 ms of stall. The write (14 ms) then leaves
+  // through node 0's NIC, which step 6's all-reduce flow from rank 1 (node 0) to rank 2 (node 1)
+  // crosses too: they share it, and step 6 is slower than nominal (interference).
+  const IsolatedRun run = run_isolated(
+      build("snapshot", {{"recovery", {{"checkpoint", {{"mode", "snapshot"},
+                                                       {"host_copy_bandwidth", "1GBps"}}}}},
+                         {"stop", {{"version", 7}}}})
+          .dump());
+  const json& c = run.result["summary"]["collective"];
+  CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(WRITE));
+  CHECK(c["checkpoints"] == 1);
+  CHECK(time_of(run)["interference"].get<double>() > 0.0);
+  CHECK(sum_of_causes(run) == near(run.result["summary"]["end_time"].get<double>()));
+  const auto written = events_of(run, "checkpoint_written");
+  REQUIRE(written.size() == 1);
+  CHECK(written[0]["details"]["version"] == 5);
+}
+
+TEST_CASE("A time-only run and a math run of the same scenario have the same times",
+          "[collective]") {
+  json time_only = build("time-only", {{"workload", {{"math", "none"}}}});
+  for (const char* key : {"data", "model", "optimizer", "evaluation"}) time_only.erase(key);
+  const json failure = {{"failures",
+                         {{"detection", {{"timeout", "100ms"}}},
+                          {"events", {{{"target", "switch"}, {"index", 0}, {"at", 0.05},
+                                       {"down_for", "200ms"}}}}}}};
+  time_only.merge_patch(failure);
+  const IsolatedRun a = run_isolated(time_only.dump());
+  const IsolatedRun b = run_isolated(build("math", failure).dump());
+  CHECK(a.result["summary"]["end_time"] == b.result["summary"]["end_time"]);
+  CHECK(time_of(a) == time_of(b));
+  CHECK(a.result["summary"]["collective"]["math"] == "none");
+  CHECK(b.result["summary"]["collective"]["math"] == "real");
+}
