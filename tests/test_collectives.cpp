@@ -1,0 +1,331 @@
+// The collective protocol's network (sim/collective/): the platform's routes and the times of
+// collectives, each against its formula computed here by hand (docs/cluster.md, "Platform and
+// network" and "Collectives"). A simulation test: each TEST_CASE runs one Engine in a process
+// of its own (catch_discover_tests), since SimGrid does not reset its clock between engines and
+// its fat-tree numbers the leaves of a process with a static counter. The driver records
+// durations; the checks come after run(), never inside the actor.
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <xbt/log.h>
+#include <catch2/catch.hpp>
+
+#include "sim/collective/cluster_platform.hpp"
+#include "sim/collective/collectives.hpp"
+
+namespace sg4 = simgrid::s4u;
+using failsim::sim::ClusterPlatform;
+using failsim::sim::ClusterPlatformConfig;
+using failsim::sim::Collective;
+using failsim::sim::Flow;
+using failsim::sim::FlowSet;
+namespace collectives = failsim::sim;
+
+namespace {
+
+// Round numbers, so the formulas below read as arithmetic.
+constexpr double INTRA_BW = 100e9;  // bytes/s of an accelerator's link to its node's switch
+constexpr double INTRA_LAT = 1e-6;
+constexpr double NIC_BW = 10e9;  // x 2 NICs: a node's link to its leaf is 20e9
+constexpr double NODE_BW = 2 * NIC_BW;
+constexpr double NIC_LAT = 5e-6;
+constexpr double SWITCH_LAT = 2e-6;
+constexpr double FS_WRITE = 5e9;
+constexpr double FS_READ = 8e9;
+constexpr double FS_LAT = 1e-4;
+
+// Route latencies by class (cluster_platform.hpp).
+constexpr double SAME_NODE = 2 * INTRA_LAT;
+constexpr double SAME_LEAF = 2 * INTRA_LAT + 2 * NIC_LAT;
+constexpr double CROSS_LEAF = SAME_LEAF + 2 * SWITCH_LAT;
+constexpr double TO_FS = INTRA_LAT + NIC_LAT + FS_LAT;
+
+ClusterPlatformConfig config(int nodes, int accelerators, int nodes_per_leaf) {
+  ClusterPlatformConfig c;
+  c.nodes = nodes;
+  c.node.accelerators = accelerators;
+  c.node.accelerator_speed = 1e12;
+  c.node.intra_bandwidth = INTRA_BW;
+  c.node.intra_latency = INTRA_LAT;
+  c.node.nics = 2;
+  c.node.nic_bandwidth = NIC_BW;
+  c.node.nic_latency = NIC_LAT;
+  c.topology.nodes_per_leaf = nodes_per_leaf;
+  c.topology.spines = 1;
+  c.topology.uplinks = 1;
+  c.topology.uplink_bandwidth = 0.0;  // non-blocking: nodes_per_leaf x 20e9
+  c.topology.switch_latency = SWITCH_LAT;
+  c.file_system.write_bandwidth = FS_WRITE;
+  c.file_system.read_bandwidth = FS_READ;
+  c.file_system.latency = FS_LAT;
+  return c;
+}
+
+/// Builds `c` under the cluster network model, runs `driver` in one actor on the coordinator.
+void simulate(const ClusterPlatformConfig& c,
+              const std::function<void(const ClusterPlatform&)>& driver) {
+  static int simulations = 0;
+  REQUIRE(++simulations == 1);  // one per process: run through ctest, or one test case by name
+  xbt_log_control_set("root.thresh:critical");
+  sg4::Engine engine("test_collectives");
+  failsim::sim::use_cluster_network_model(engine);
+  const ClusterPlatform platform = failsim::sim::build_cluster_platform(engine, c);
+  sg4::Actor::create("driver", platform.coordinator, [&] { driver(platform); });
+  engine.run();
+}
+
+/// Simulated seconds `collective` takes when run now.
+double timed(const Collective& collective) {
+  const double start = sg4::Engine::get_clock();
+  collectives::run(collective);
+  return sg4::Engine::get_clock() - start;
+}
+
+std::vector<sg4::Host*> hosts(const ClusterPlatform& p, const std::vector<int>& indices) {
+  std::vector<sg4::Host*> out;
+  for (int i : indices) out.push_back(p.accelerators[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+Approx exactly(double value) { return Approx(value).epsilon(1e-9).margin(0.0); }
+
+}  // namespace
+
+TEST_CASE("routes: every accelerator pair, and each accelerator to and from the file system",
+          "[collective][platform]") {
+  // 3 nodes under leaves of 2: one padding slot. 2 spines x 2 uplinks.
+  ClusterPlatformConfig c = config(3, 2, 2);
+  c.topology.spines = 2;
+  c.topology.uplinks = 2;
+  int leaves = 0;
+  int padding = 0;
+  double uplink = 0.0;
+  std::vector<std::string> wrong;
+  simulate(c, [&](const ClusterPlatform& p) {
+    leaves = p.leaves;
+    padding = p.padding_slots;
+    uplink = p.uplink_bandwidth;
+    const int g = p.accelerators_per_node;
+    const int n = static_cast<int>(p.accelerators.size());
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (a == b) continue;
+        std::vector<sg4::Link*> links;
+        double latency = 0.0;
+        p.accelerators[static_cast<std::size_t>(a)]->route_to(
+            p.accelerators[static_cast<std::size_t>(b)], links, &latency);
+        const int na = a / g;
+        const int nb = b / g;
+        const double expected = na == nb ? SAME_NODE : na / 2 == nb / 2 ? SAME_LEAF : CROSS_LEAF;
+        if (links.empty() || std::abs(latency - expected) > 1e-15) {
+          wrong.push_back(p.accelerators[static_cast<std::size_t>(a)]->get_name() + " -> " +
+                          p.accelerators[static_cast<std::size_t>(b)]->get_name());
+        }
+      }
+      for (bool write : {true, false}) {
+        std::vector<sg4::Link*> links;
+        double latency = 0.0;
+        sg4::Host* acc = p.accelerators[static_cast<std::size_t>(a)];
+        if (write) {
+          acc->route_to(p.file_system, links, &latency);
+        } else {
+          p.file_system->route_to(acc, links, &latency);
+        }
+        const std::string fs_link = write ? "file-system-write" : "file-system-read";
+        bool has_fs_link = false;
+        bool has_nic = false;
+        for (const sg4::Link* l : links) {
+          has_fs_link = has_fs_link || l->get_name() == fs_link;
+          has_nic =
+              has_nic || l == (write ? p.nic_up : p.nic_down)[static_cast<std::size_t>(a / g)];
+        }
+        if (links.size() != 3 || !has_fs_link || !has_nic || std::abs(latency - TO_FS) > 1e-15) {
+          wrong.push_back(acc->get_name() + (write ? " -> file-system" : " <- file-system"));
+        }
+      }
+    }
+  });
+  CHECK(leaves == 2);
+  CHECK(padding == 1);
+  CHECK(uplink == exactly(2 * NODE_BW / (2 * 2)));
+  CHECK(wrong.empty());
+  for (const auto& route : wrong) UNSCOPED_INFO(route);
+}
+
+TEST_CASE("ring all-reduce inside one node: 2(N-1) alpha + 2(N-1)/N B/beta", "[collective][ring]") {
+  const double bytes = 4e8;
+  double took = 0.0;
+  std::size_t flows = 0;
+  simulate(config(1, 4, 8), [&](const ClusterPlatform& p) {
+    const Collective ring = collectives::ring_all_reduce(p.accelerators, bytes);
+    flows = ring.flow_count();
+    took = timed(ring);
+  });
+  const double n = 4;
+  CHECK(flows == 4);
+  CHECK(took == exactly(2 * (n - 1) * SAME_NODE + 2 * (n - 1) / n * bytes / INTRA_BW));
+}
+
+TEST_CASE("ring all-reduce across nodes, uniform and mixed rings", "[collective][ring]") {
+  const double bytes = 8e8;
+  double uniform = 0.0;
+  double mixed = 0.0;
+  // 4 nodes x 2 accelerators, leaves of 2 nodes.
+  simulate(config(4, 2, 2), [&](const ClusterPlatform& p) {
+    // Local index 0 of the two nodes under leaf 0: one hop each way, alike.
+    uniform = timed(collectives::ring_all_reduce(hosts(p, {0, 2}), bytes));
+    // Every accelerator, node-major: hops inside nodes, under a leaf, and across leaves.
+    mixed = timed(collectives::ring_all_reduce(p.accelerators, bytes));
+  });
+  // Uniform: N = 2, alpha = SAME_LEAF, beta = a node's NICs.
+  CHECK(uniform == exactly(2 * 1 * SAME_LEAF + 2.0 * 1 / 2 * bytes / NODE_BW));
+  // Mixed, N = 8: the slowest flow is a cross-leaf hop (alpha = CROSS_LEAF at a node's NIC
+  // bandwidth; each NIC and uplink direction carries one flow), then 2(N-1) - 1 alphas.
+  const double n = 8;
+  const double per_rank = 2 * (n - 1) / n * bytes;
+  CHECK(mixed == exactly(CROSS_LEAF + per_rank / NODE_BW + (2 * (n - 1) - 1) * CROSS_LEAF));
+}
+
+TEST_CASE("reduce-scatter and all-gather: (N-1) alpha + (N-1)/N B/beta each",
+          "[collective][ring]") {
+  const double bytes = 4e8;
+  double reduce_scatter = 0.0;
+  double all_gather = 0.0;
+  simulate(config(1, 4, 8), [&](const ClusterPlatform& p) {
+    reduce_scatter = timed(collectives::ring_reduce_scatter(p.accelerators, bytes));
+    all_gather = timed(collectives::ring_all_gather(p.accelerators, bytes));
+  });
+  const double n = 4;
+  const double expected = (n - 1) * SAME_NODE + (n - 1) / n * bytes / INTRA_BW;
+  CHECK(reduce_scatter == exactly(expected));
+  CHECK(all_gather == exactly(expected));
+}
+
+TEST_CASE("hierarchical all-reduce: reduce-scatter in nodes, rings across, all-gather in nodes",
+          "[collective][hierarchical]") {
+  const double bytes = 8e8;
+  double took = 0.0;
+  std::size_t phases = 0;
+  std::size_t flows = 0;
+  // M = 4 nodes of G = 2, leaves of 2 nodes.
+  simulate(config(4, 2, 2), [&](const ClusterPlatform& p) {
+    std::vector<std::vector<sg4::Host*>> nodes;
+    for (int n = 0; n < 4; ++n) nodes.push_back({p.accelerator(n, 0), p.accelerator(n, 1)});
+    const Collective all_reduce = collectives::hierarchical_all_reduce(nodes, bytes);
+    phases = all_reduce.phases.size();
+    flows = all_reduce.flow_count();
+    took = timed(all_reduce);
+  });
+  const double g = 2;
+  const double m = 4;
+  // Phases 1 and 3: a ring of G inside each node.
+  const double in_node = (g - 1) * SAME_NODE + (g - 1) / g * bytes / INTRA_BW;
+  // Phase 2: G rings of B/G over the M nodes at once; the G flows leaving a node share its
+  // NICs (NODE_BW / G each; the uplinks, 40e9 for 2 flows, do not bind), the slowest crosses
+  // leaves.
+  const double across = 2 * (m - 1) * CROSS_LEAF + 2 * (m - 1) / m * (bytes / g) / (NODE_BW / g);
+  CHECK(phases == 3);
+  CHECK(flows == 8 + 8 + 8);
+  CHECK(took == exactly(2 * in_node + across));
+}
+
+TEST_CASE("point-to-point sends: alpha + B/beta, to and from the file system too",
+          "[collective][send]") {
+  const double bytes = 1e8;
+  double across = 0.0;
+  double write = 0.0;
+  double read = 0.0;
+  simulate(config(4, 2, 2), [&](const ClusterPlatform& p) {
+    across = timed(collectives::send(p.accelerator(0, 0), p.accelerator(3, 1), bytes));
+    write = timed(collectives::send(p.accelerator(1, 1), p.file_system, bytes));
+    read = timed(collectives::send(p.file_system, p.accelerator(1, 1), bytes));
+  });
+  CHECK(across == exactly(CROSS_LEAF + bytes / NODE_BW));
+  CHECK(write == exactly(TO_FS + bytes / FS_WRITE));
+  CHECK(read == exactly(TO_FS + bytes / FS_READ));
+}
+
+TEST_CASE("two rings sharing an uplink take the time of halved bandwidth",
+          "[collective][contention]") {
+  const double bytes = 4e8;
+  double alone = 0.0;
+  double together = 0.0;
+  // 4 nodes of 1, leaves of 2, one spine, one uplink as fast as a node's NICs: ring A joins
+  // nodes 0 and 2, ring B nodes 1 and 3, so both cross leaf 0's uplink (and leaf 1's).
+  ClusterPlatformConfig c = config(4, 1, 2);
+  c.topology.uplink_bandwidth = NODE_BW;
+  simulate(c, [&](const ClusterPlatform& p) {
+    const Collective a = collectives::ring_all_reduce(hosts(p, {0, 2}), bytes);
+    const Collective b = collectives::ring_all_reduce(hosts(p, {1, 3}), bytes);
+    alone = timed(a);
+    together = timed(collectives::concurrently({a, b}));
+  });
+  const double n = 2;
+  const auto ring = [&](double beta) {
+    return 2 * (n - 1) * CROSS_LEAF + 2 * (n - 1) / n * bytes / beta;
+  };
+  CHECK(alone == exactly(ring(NODE_BW)));
+  CHECK(together == exactly(ring(NODE_BW / 2)));
+}
+
+TEST_CASE("flows in the background: done later, waited for until a deadline, cancelled",
+          "[collective][background]") {
+  const double bytes = 1e8;
+  double deadline_reached = 0.0;
+  bool done_at_deadline = true;
+  bool waited = false;
+  double end = 0.0;
+  double clock_after_wait = 0.0;
+  bool run_before_deadline = true;
+  double clock_after_run = 0.0;
+  double after_cancel = 0.0;
+  simulate(config(1, 4, 8), [&](const ClusterPlatform& p) {
+    // A checkpoint: every accelerator writes `bytes` to the file system, sharing its write link.
+    std::vector<Flow> writes;
+    for (sg4::Host* acc : p.accelerators) writes.push_back({acc, p.file_system, bytes, 0.0});
+    FlowSet checkpoint(writes);
+    const double half = (TO_FS + 4 * bytes / FS_WRITE) / 2;
+    done_at_deadline = checkpoint.wait_until(half) || checkpoint.done();
+    deadline_reached = sg4::Engine::get_clock();
+    waited = checkpoint.wait_until();
+    end = checkpoint.end_time();
+    clock_after_wait = sg4::Engine::get_clock();
+
+    // A collective stopped by a failure at a known time, then the same links alone.
+    const double start = sg4::Engine::get_clock();
+    const Collective ring = collectives::ring_all_reduce(p.accelerators, 4e8);
+    run_before_deadline = collectives::run(ring, start + 1e-3);
+    clock_after_run = sg4::Engine::get_clock() - start;
+    after_cancel = timed(ring);
+  });
+  const double checkpoint_time = TO_FS + 4 * bytes / FS_WRITE;
+  CHECK_FALSE(done_at_deadline);
+  CHECK(deadline_reached == exactly(checkpoint_time / 2));
+  CHECK(waited);
+  CHECK(end == exactly(checkpoint_time));
+  CHECK(clock_after_wait == exactly(checkpoint_time));
+  CHECK_FALSE(run_before_deadline);
+  CHECK(clock_after_run == exactly(1e-3));
+  // The cancelled flows left the links: the ring again takes its own time.
+  CHECK(after_cancel == exactly(2 * 3 * SAME_NODE + 2 * 3.0 / 4 * 4e8 / INTRA_BW));
+}
+
+TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",
+          "[collective][ring][scale]") {
+  const double bytes = 1024e6;
+  double took = 0.0;
+  std::size_t flows = 0;
+  simulate(config(128, 8, 8), [&](const ClusterPlatform& p) {
+    const Collective ring = collectives::ring_all_reduce(p.accelerators, bytes);
+    flows = ring.flow_count();
+    took = timed(ring);
+  });
+  const double n = 1024;
+  const double per_rank = 2 * (n - 1) / n * bytes;
+  CHECK(flows == 1024);
+  CHECK(took == exactly(CROSS_LEAF + per_rank / NODE_BW + (2 * (n - 1) - 1) * CROSS_LEAF));
+}
