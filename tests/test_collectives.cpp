@@ -283,6 +283,7 @@ TEST_CASE("flows in the background: done later, waited for until a deadline, can
   bool run_before_deadline = true;
   double clock_after_run = 0.0;
   double after_cancel = 0.0;
+  bool empty_done = false;
   simulate(config(1, 4, 8), [&](const ClusterPlatform& p) {
     // A checkpoint: every accelerator writes `bytes` to the file system, sharing its write link.
     std::vector<Flow> writes;
@@ -301,6 +302,10 @@ TEST_CASE("flows in the background: done later, waited for until a deadline, can
     run_before_deadline = collectives::run(ring, start + 1e-3);
     clock_after_run = sg4::Engine::get_clock() - start;
     after_cancel = timed(ring);
+
+    FlowSet none(std::vector<Flow>{});
+    empty_done = none.done() && none.wait_until(sg4::Engine::get_clock()) &&
+                 none.end_time() == sg4::Engine::get_clock();
   });
   const double checkpoint_time = TO_FS + 4 * bytes / FS_WRITE;
   CHECK_FALSE(done_at_deadline);
@@ -312,6 +317,8 @@ TEST_CASE("flows in the background: done later, waited for until a deadline, can
   CHECK(clock_after_run == exactly(1e-3));
   // The cancelled flows left the links: the ring again takes its own time.
   CHECK(after_cancel == exactly(2 * 3 * SAME_NODE + 2 * 3.0 / 4 * 4e8 / INTRA_BW));
+  // An empty set has ended when it starts, whatever the deadline.
+  CHECK(empty_done);
 }
 
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",
@@ -328,4 +335,45 @@ TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows
   const double per_rank = 2 * (n - 1) / n * bytes;
   CHECK(flows == 1024);
   CHECK(took == exactly(CROSS_LEAF + per_rank / NODE_BW + (2 * (n - 1) - 1) * CROSS_LEAF));
+}
+
+TEST_CASE("the cluster network model: an 8 x 400 Gb/s node gets its NICs' bandwidth at 12 us",
+          "[collective][model]") {
+  // SimGrid's default TCP-gamma would bound this flow to 4 MiB / (2 x 12 us) = 175 GB/s.
+  ClusterPlatformConfig c = config(2, 1, 2);
+  c.node.intra_bandwidth = 900e9;
+  c.node.nics = 8;
+  c.node.nic_bandwidth = 50e9;
+  const double bytes = 4e9;
+  double took = 0.0;
+  simulate(c, [&](const ClusterPlatform& p) {
+    took = timed(collectives::send(p.accelerator(0, 0), p.accelerator(1, 0), bytes));
+  });
+  CHECK(took == exactly(SAME_LEAF + bytes / 400e9));
+}
+
+TEST_CASE("bad sizes are refused: the platform's and the collectives'", "[collective][errors]") {
+  xbt_log_control_set("root.thresh:critical");
+  sg4::Engine engine("test_collectives");
+  failsim::sim::use_cluster_network_model(engine);
+  ClusterPlatformConfig bad = config(0, 2, 2);
+  CHECK_THROWS_WITH(failsim::sim::build_cluster_platform(engine, bad),
+                    "cluster platform: nodes must be >= 1, found 0");
+  bad = config(2, 2, 2);
+  bad.node.nic_bandwidth = 0.0;
+  CHECK_THROWS_WITH(failsim::sim::build_cluster_platform(engine, bad),
+                    "cluster platform: nic_bandwidth must be > 0, found 0");
+  bad = config(2, 2, 2);
+  bad.topology.switch_latency = -1e-6;
+  CHECK_THROWS_AS(failsim::sim::build_cluster_platform(engine, bad), std::invalid_argument);
+  // Nothing was built by the refusals: a good platform still builds.
+  const ClusterPlatform p = failsim::sim::build_cluster_platform(engine, config(2, 2, 2));
+  CHECK(p.accelerators.size() == 4);
+  CHECK_THROWS_WITH(collectives::ring_all_reduce({}, 1.0), "ring all-reduce: no rank");
+  CHECK_THROWS_WITH(collectives::ring_reduce_scatter(hosts(p, {0, 1}), -1.0),
+                    "ring reduce-scatter: bytes -1 < 0");
+  CHECK_THROWS_WITH(collectives::hierarchical_all_reduce({hosts(p, {0, 1}), hosts(p, {2})}, 1.0),
+                    "hierarchical all-reduce: nodes of 2 and 1 ranks");
+  // A ring of one rank moves nothing.
+  CHECK(collectives::ring_all_reduce(hosts(p, {0}), 1.0).flow_count() == 0);
 }

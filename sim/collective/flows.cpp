@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <utility>
 
 #include <simgrid/s4u.hpp>
@@ -29,7 +30,8 @@ FlowSet::FlowSet(const std::vector<Flow>& flows) {
     comms_.push_back(sg4::Comm::sendto_async(flow.from, flow.to, bytes));
     extra_latency_.push_back(flow.extra_latency);
   }
-  end_ = sg4::Engine::get_clock();
+  start_ = sg4::Engine::get_clock();
+  end_ = start_;
 }
 
 FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
@@ -38,6 +40,7 @@ FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
     comms_ = std::move(other.comms_);
     extra_latency_ = std::move(other.extra_latency_);
     arrived_ = std::exchange(other.arrived_, 0);
+    start_ = other.start_;
     end_ = other.end_;
     cancelled_ = std::exchange(other.cancelled_, false);
     other.comms_.clear();
@@ -45,12 +48,16 @@ FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
   return *this;
 }
 
-FlowSet::~FlowSet() { cancel(); }
+FlowSet::~FlowSet() {
+  // Not while an exception unwinds the actor (a ForcefulKillException when it is killed): a
+  // simcall then could not return. Those flows run on; only a coordinator's death does that.
+  if (std::uncaught_exceptions() == 0) cancel();
+}
 
 bool FlowSet::all_arrived() {
   while (arrived_ < comms_.size() && comms_[arrived_]->test()) ++arrived_;
   if (arrived_ < comms_.size()) return false;
-  end_ = 0.0;
+  end_ = start_;  // an empty set ends when it starts
   for (std::size_t i = 0; i < comms_.size(); ++i) {
     end_ = std::max(end_, comms_[i]->get_finish_time() + extra_latency_[i]);
   }

@@ -37,7 +37,8 @@ class FlowSet {
   FlowSet& operator=(FlowSet&& other) noexcept;
   FlowSet(const FlowSet&) = delete;
   FlowSet& operator=(const FlowSet&) = delete;
-  /// Cancels the flows still running: a set dropped unfinished leaves nothing on the network.
+  /// Cancels the flows still running: a set dropped unfinished leaves nothing on the network
+  /// (except while an exception unwinds the actor, when no simcall can be made).
   ~FlowSet();
 
   std::size_t size() const { return comms_.size(); }
@@ -45,7 +46,8 @@ class FlowSet {
   /// Always false once cancelled.
   bool done();
   /// Blocks until the set has ended or the simulated time is `deadline`, whichever comes
-  /// first; true when it has ended. The flows go on after a deadline: wait again, or cancel.
+  /// first; true when it has ended by `deadline` (so false for a deadline already past, even
+  /// if it has ended since). The flows go on after a deadline: wait again, or cancel.
   bool wait_until(double deadline = std::numeric_limits<double>::infinity());
   /// Stops the flows still running (a failure at a known time); what they sent is lost.
   void cancel();
@@ -59,6 +61,7 @@ class FlowSet {
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::vector<double> extra_latency_;
   std::size_t arrived_ = 0;  ///< comms_[0, arrived_) are known to have finished
+  double start_ = 0.0;
   double end_ = 0.0;
   bool cancelled_ = false;
 };
