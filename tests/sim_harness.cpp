@@ -108,9 +108,14 @@ void write_file(const std::string& path, const std::string& text) {
     options.simgrid_args = simgrid_args;
     const sim::RunResult result = sim::run(scenario, options);
     sim::write_result_directory(result, dir + "/result");
-    const auto& params = result.final_snapshot->params;
-    write_file(dir + "/params.bin", std::string(reinterpret_cast<const char*>(params.data()),
-                                                params.size() * sizeof(float)));
+    // A time-only run (collective, workload.math "none") has no parameters.
+    std::string params_bytes;
+    if (result.final_snapshot) {
+      const auto& params = result.final_snapshot->params;
+      params_bytes.assign(reinterpret_cast<const char*>(params.data()),
+                          params.size() * sizeof(float));
+    }
+    write_file(dir + "/params.bin", params_bytes);
     std::_Exit(0);
   } catch (const std::exception& e) {
     write_file(dir + "/error.txt", e.what());

@@ -94,8 +94,9 @@ TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, 
   CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(2 * WRITE));
   CHECK(sum_of_causes(run) == near(summary["end_time"].get<double>()));
   CHECK(c["ettr"].get<double>() == near(10 * STEP / (10 * STEP + 2 * WRITE)));
-  // 4 replicas x 10 samples a step, 4 tokens a step.
-  CHECK(c["samples"]["kept"].get<double>() == 400.0);
+  // The transformer posed as: 4 sequences of 1 token a step (the real math's 4 x 10 samples are
+  // not what the time model counts).
+  CHECK(c["samples"]["kept"].get<double>() == 40.0);
   CHECK(c["tokens"]["kept"].get<double>() == 40.0);
 }
 
@@ -194,13 +195,14 @@ TEST_CASE("Heartbeat detection: misses beats after the failed rank's last one", 
 }
 
 TEST_CASE("A straggler slows the steps that start while it is active", "[collective]") {
-  // Node 0 runs 3 times slower from 0 to 2 steps' time: steps 1 and 2 compute at a third of the
-  // speed (the all-reduce does not change); from step 3 on, the nominal step again.
+  // Node 0 runs 3 times slower from 0 to 25 ms: steps 1 (at 0) and 2 (at 21 ms) start while it
+  // is slow and compute at a third of the speed (the all-reduce does not change); step 3 starts
+  // at 42 ms, at the nominal pace again.
   const IsolatedRun run = run_isolated(
       build("straggler", {{"recovery", {{"checkpoint", {{"every_steps", 0}}}}},
                           {"stop", {{"version", 4}}},
                           {"failures", {{"stragglers", {{{"target", "node"}, {"index", 0},
-                                                        {"from", 0}, {"to", 2 * STEP},
+                                                        {"from", 0}, {"to", 0.025},
                                                         {"slowdown", 3}}}}}}})
           .dump());
   const double slow = 3 * T_MB + T_DP;

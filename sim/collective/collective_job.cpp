@@ -69,17 +69,15 @@ CollectiveJob::Interrupt CollectiveJob::wait(FlowSet& flows) {
 
 // ---- Steps ------------------------------------------------------------------------------------
 
-const StepTimes& CollectiveJob::clean_times() {
-  if (!clean_) {
-    // The network is idle (no background write): what the flows take now they take whenever it
-    // is idle again, so the times are measured once (RunOptions can ask for every step).
-    clean_ = network_.measure(NEVER);
-    counts_.tensor_parallel_seconds = clean_->tensor_parallel;
-    counts_.pipeline_send_seconds = clean_->pipeline_send;
-    counts_.data_parallel_seconds = clean_->data_parallel;
-    counts_.nominal_step_seconds = step_seconds(*clean_, 1.0);
-  }
-  return *clean_;
+void CollectiveJob::set_clean_times(const StepTimes& times) {
+  // Measured on the idle network (no background write): what the flows take then they take
+  // whenever it is idle again, so later steps reuse these times (RunOptions can ask for every
+  // step to be simulated instead: the results are the same).
+  clean_ = times;
+  counts_.tensor_parallel_seconds = times.tensor_parallel;
+  counts_.pipeline_send_seconds = times.pipeline_send;
+  counts_.data_parallel_seconds = times.data_parallel;
+  counts_.nominal_step_seconds = step_seconds(times, 1.0);
 }
 
 double CollectiveJob::straggler_slowdown(double begin) const {
@@ -109,19 +107,22 @@ double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
 CollectiveJob::Interrupt CollectiveJob::step() {
   const double begin = now();
   const double slowdown = straggler_slowdown(begin);
-  const StepTimes& clean = clean_times();
-  const double with_stragglers = step_seconds(clean, slowdown);
-  double seconds = with_stragglers;
+  // The step's flows run at its start when their times are not known for the network's state:
+  // the first step, every step while a checkpoint is written in the background, or every step
+  // when asked. Its end is then its length after its start (the flows' time is part of it).
+  std::optional<StepTimes> measured;
   Interrupt i = Interrupt::NONE;
-  if (persisting_ || options_.simulate_every_step) {
-    // Something else is on the network (or every step is asked for): run the step's flows.
-    if (const std::optional<StepTimes> measured = network_.measure(deadline())) {
-      seconds = step_seconds(*measured, slowdown);
-    } else {
-      i = interrupt_at_deadline();
-    }
+  if (!clean_ || persisting_ || options_.simulate_every_step) {
+    measured = network_.measure(deadline());
+    if (!measured) i = interrupt_at_deadline();
+    if (measured && !clean_ && !persisting_) set_clean_times(*measured);
   }
-  if (i == Interrupt::NONE) i = sleep_until(begin + seconds);
+  double seconds = 0.0, with_stragglers = 0.0;
+  if (i == Interrupt::NONE) {
+    with_stragglers = step_seconds(*clean_, slowdown);
+    seconds = measured ? step_seconds(*measured, slowdown) : with_stragglers;
+    i = sleep_until(begin + seconds);
+  }
   if (i != Interrupt::NONE) {
     // The step does not complete: a failure loses it, the stop leaves it unfinished.
     ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED,
@@ -369,7 +370,6 @@ void CollectiveJob::stop(const std::string& reason) {
 
 void CollectiveJob::operator()() {
   const StopConfig& stop_config = scenario_.stop;
-  clean_times();
   while (true) {
     poll_persisting();
     if (stop_config.version && version_ >= *stop_config.version) {

@@ -75,8 +75,8 @@ class CollectiveJob {
 
   /// One step: its flows and computation, then its update. Returns NONE when it completed.
   Interrupt step();
-  /// The step's phase times on the idle network (measured once, then reused).
-  const StepTimes& clean_times();
+  /// The step's communication times on the idle network, measured by the first step.
+  void set_clean_times(const StepTimes& times);
   double straggler_slowdown(double begin) const;
   /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md).
   double step_seconds(const StepTimes& t, double slowdown) const;
