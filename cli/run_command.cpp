@@ -31,6 +31,7 @@ struct RunOptions {
   std::vector<std::string> settings;  ///< --set POINTER=VALUE, in order
   std::string threads;                ///< empty: every CPU this process may use
   bool quiet = false;
+  bool every_step = false;  ///< --simulate-every-step (collective scenarios)
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
 };
@@ -60,10 +61,20 @@ int report(const sim::RunResult& result, const std::string& directory, bool quie
   } catch (const std::exception& e) {
     return fail(e, OUTPUT_FAILED);
   }
-  if (!quiet) {
+  if (!quiet && result.collective) {
+    // A collective run: its steps, failures and effective training time (docs/cluster.md).
+    const sim::CollectiveSummary& c = *result.collective;
+    fmt::print("{}: {} at t = {:.2f} s ({}), {} steps kept of {} completed, {} failures, {} "
+               "restarts, ETTR {:.3f}",
+               result.scenario.name, sim::to_string(result.status), result.end_time,
+               result.stop_reason, c.version, c.counts.steps_completed, c.counts.failures,
+               c.counts.restarts, c.ettr);
+  } else if (!quiet) {
     fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed",
                result.scenario.name, sim::to_string(result.status), result.end_time,
                result.stop_reason, result.recorder.updates(), result.recorder.gradients_computed());
+  }
+  if (!quiet) {
     if (const auto last = sim::closing_evaluation(result))
       fmt::print(", test accuracy {:.4f}", last->test_accuracy);
     fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
@@ -124,6 +135,7 @@ int run_scenario(RunOptions o) {
 
   sim::RunOptions options;
   options.threads = static_cast<int>(*threads);
+  options.simulate_every_step = o.every_step;
   for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
   const bool progress = !o.quiet && isatty(fileno(stderr));
@@ -176,6 +188,9 @@ Command add_run_command(CLI::App& app) {
                   "may use); the results do not depend on it (docs/performance.md)")
       ->type_name("INTEGER");
   sub->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
+  sub->add_flag("--simulate-every-step", options->every_step,
+                "collective scenarios: simulate the network of every step instead of reusing "
+                "a step's times while the network is idle (the results are identical; slower)");
   sub->add_option("--set", options->settings,
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "
                   "JSON if it parses as JSON, else a string); repeatable")

@@ -247,3 +247,23 @@ TEST_CASE("A time-only run and a math run of the same scenario have the same tim
   CHECK(a.result["summary"]["collective"]["math"] == "none");
   CHECK(b.result["summary"]["collective"]["math"] == "real");
 }
+
+TEST_CASE("Simulating every step's flows gives the same results as reusing the idle step's",
+          "[collective]") {
+  // A snapshot checkpoint writes in the background (those steps are simulated either way), a
+  // failure, a straggler: every other step reuses the first step's times unless asked.
+  const json patch = {
+      {"recovery", {{"checkpoint", {{"mode", "snapshot"}, {"host_copy_bandwidth", "1GBps"}}}}},
+      {"failures",
+       {{"detection", {{"timeout", "100ms"}}},
+        {"events", {{{"target", "node"}, {"index", 0}, {"at", 0.1}, {"down_for", "50ms"}}}},
+        {"stragglers", {{{"target", "accelerator"}, {"index", 2}, {"from", 0.02}, {"to", 0.05},
+                         {"slowdown", 2}}}}}}};
+  const std::string text = build("every-step", patch).dump();
+  const IsolatedRun cached = run_isolated(text);
+  const IsolatedRun every = run_isolated(text, {}, true);
+  CHECK(cached.events == every.events);
+  CHECK(cached.timeseries == every.timeseries);
+  CHECK(cached.result["summary"] == every.result["summary"]);
+  CHECK(cached.final_params == every.final_params);
+}

@@ -113,7 +113,14 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   summary.device_memory_bytes = plan.memory.total();
   summary.checkpoint_bytes = plan.checkpoint_bytes;
   summary.flows_per_step = network.flows_per_step();
-  // Every simulated second is in one cause: a violation is a bug.
+  // Every completed step is kept or rolled back (samples and tokens follow: a step's batch is
+  // fixed), and every simulated second is in one cause: a violation is a bug.
+  const CollectiveCounts& n = summary.counts;
+  if (n.steps_completed - n.steps_rolled_back != summary.version) {
+    throw std::logic_error(fmt::format(
+        "step accounting broken: completed {} - rolled back {} != kept {}", n.steps_completed,
+        n.steps_rolled_back, summary.version));
+  }
   const double total = job.ledger().total();
   if (std::abs(total - result.end_time) > 1e-6 * std::max(1.0, result.end_time)) {
     throw std::logic_error(fmt::format("time ledger broken: causes sum to {} s, the run ended at {} s",
