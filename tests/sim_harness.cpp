@@ -107,7 +107,7 @@ void write_file(const std::string& path, const std::string& text) {
     options.file_label = "test-scenario.json";
     options.simgrid_args = simgrid_args;
     const sim::RunResult result = sim::run(scenario, options);
-    sim::write_result_directory(result, dir + "/result");
+    sim::write_result_directory(result, dir + "/result", {});
     const auto& params = result.final_snapshot->params;
     write_file(dir + "/params.bin", std::string(reinterpret_cast<const char*>(params.data()),
                                                 params.size() * sizeof(float)));
