@@ -717,6 +717,17 @@ TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input e
                          Catch::Contains("\n| quickstart | 2 | 0.") && Catch::Contains(" ± ") &&
                          Catch::Contains("(2/2)"));
   CHECK(md.out.find("failure 1") == std::string::npos);  // no failures, no failure columns
+  // The default columns; no cost column, so no price plan in the caption.
+  CHECK(md.out.rfind("| configuration | seeds | final accuracy (fraction) | time to 0.5 (s) | "
+                     "gradients lost | gradients rolled back |\n",
+                     0) == 0);
+  CHECK_THAT(md.out, Catch::EndsWith("Target accuracy 0.5.\n"));
+  const auto all = run_cli("table '" + results + "' --columns all", dir);
+  CHECK_THAT(all.out,
+             Catch::Contains("| cost (USD) |") &&
+                 Catch::Contains("; cost plan 'commitment-1yr' of analysis/prices.json.\n"));
+  const auto two = run_cli("table '" + results + "' --columns updates,cost_usd", dir);
+  CHECK(two.out.rfind("| configuration | seeds | updates | cost (USD) |\n", 0) == 0);
 
   const std::string csv_file = dir.path() + "/table.csv";
   const auto csv = run_cli("table '" + results + "/seed-2' '" + results + "/seed-1' --format csv " +
