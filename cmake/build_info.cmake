@@ -23,8 +23,10 @@ if(GIT_EXECUTABLE)
     execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" rev-parse --verify HEAD
                     OUTPUT_VARIABLE head RESULT_VARIABLE head_status
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" status --porcelain
-                            --untracked-files=no
+    # --no-optional-locks: a build must not take the index lock from a git command running in
+    # the same work tree.
+    execute_process(COMMAND "${GIT_EXECUTABLE}" --no-optional-locks -C "${SOURCE_DIR}" status
+                            --porcelain --untracked-files=no
                     OUTPUT_VARIABLE changes RESULT_VARIABLE status_status ERROR_QUIET)
     if(head_status EQUAL 0 AND status_status EQUAL 0 AND head MATCHES "^[0-9a-f]+$")
       set(commit "${head}")
