@@ -13,6 +13,18 @@ import collections
 import json
 import math
 
+# The top-level keys of result.json that are not a function of the scenario and its seed (the
+# build and command line, real time): comparisons of results leave them out
+# (result_format/reproducible.hpp, docs/result-format.md#determinism).
+NOT_REPRODUCED_KEYS = ("provenance", "wall_clock")
+
+
+def reproducible_part(result):
+    """A parsed result.json without NOT_REPRODUCED_KEYS: equal for two runs of one scenario
+    and seed."""
+    return {k: v for k, v in result.items() if k not in NOT_REPRODUCED_KEYS}
+
+
 # Event types (result_format/event_type.cpp spells every one) that the Python tools read.
 FAILURE = "failure"
 LINK_FAILURE = "link_failure"

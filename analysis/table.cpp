@@ -45,10 +45,24 @@ std::string csv_field(const std::string& text) {
   return quoted + '"';
 }
 
+bool is_ascii_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/// Text for a Markdown table cell, escaped only where Markdown would read it otherwise, so that
+/// the table reads the same in a terminal and rendered: `|` (ends a cell), `\`, `*`, `` ` ``,
+/// `<`, `[`, `]`, and `_` unless between two letters or digits (an intraword `_` opens or closes
+/// no emphasis, CommonMark 6.2), so `quickstart_lr-0.01` stays as it is and `_x_` is `\_x\_`.
 std::string markdown_escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`') out += '\\';
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool intraword =
+        i > 0 && i + 1 < text.size() && is_ascii_alnum(text[i - 1]) && is_ascii_alnum(text[i + 1]);
+    if (c == '|' || c == '\\' || c == '*' || c == '`' || c == '<' || c == '[' || c == ']' ||
+        (c == '_' && !intraword)) {
+      out += '\\';
+    }
     out += c;
   }
   return out;
@@ -131,11 +145,16 @@ std::string human_header(const MetricColumn& column) {
   return column.unit.empty() ? column.header : column.header + " (" + column.unit + ")";
 }
 
-std::string caption(const TableLayout& layout) {
-  return fmt::format(
+/// Names the price plan only when a column shows a cost under it.
+std::string caption(const TableLayout& layout, const std::vector<MetricColumn>& columns) {
+  std::string text = fmt::format(
       "Mean ± half-width of the 95% confidence interval over seeds (Student's t); (m/n): runs "
-      "with a value / runs. Target accuracy {}; cost plan '{}' of {}.",
-      layout.target, layout.plan, layout.prices);
+      "with a value / runs. Target accuracy {}",
+      layout.target);
+  if (std::any_of(columns.begin(), columns.end(), [](const auto& c) { return c.priced; })) {
+    text += fmt::format("; cost plan '{}' of {}", layout.plan, layout.prices);
+  }
+  return text + ".";
 }
 
 std::string render_markdown(const std::vector<Configuration>& configurations,
@@ -152,7 +171,7 @@ std::string render_markdown(const std::vector<Configuration>& configurations,
     }
     out += '\n';
   }
-  out += fmt::format("\n{}\n", caption(layout));
+  out += fmt::format("\n{}\n", caption(layout, columns));
   return out;
 }
 
@@ -160,7 +179,7 @@ std::string render_latex(const std::vector<Configuration>& configurations,
                          const std::vector<MetricColumn>& columns, const TableLayout& layout) {
   // Needs \usepackage{booktabs}. The caption is a comment: the table goes in the user's own
   // table environment with the user's own caption.
-  std::string out = "% " + latex_escape(caption(layout)) + "\n";
+  std::string out = "% " + latex_escape(caption(layout, columns)) + "\n";
   out += "% Needs \\usepackage{booktabs}.\n";
   out += "\\begin{tabular}{lr" + std::string(columns.size(), 'r') + "}\n\\toprule\n";
   out += "configuration & seeds";
@@ -457,61 +476,108 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
   };
   const std::string target = fmt::format("{}", target_accuracy);
 
+  // by_default: which configuration trained best (final accuracy, time to target), how fast
+  // training resumed (recovery time after each failure), how much work was lost (gradients lost
+  // with their workers, gradients rolled back by a recovery). docs/tables.md#columns.
   std::vector<MetricColumn> columns;
-  columns.push_back({"final_accuracy", "final accuracy", "fraction", 1.0, false,
-                     [](const RunMetrics& r) { return r.final_accuracy; }});
-  columns.push_back({"failures", "failures", "", 1.0, false,
-                     [](const RunMetrics& r) -> V { return static_cast<double>(r.failures); },
-                     false});
+  columns.push_back({.key = "final_accuracy",
+                     .header = "final accuracy",
+                     .unit = "fraction",
+                     .value = [](const RunMetrics& r) { return r.final_accuracy; },
+                     .by_default = true});
+  columns.push_back(
+      {.key = "failures",
+       .header = "failures",
+       .value = [](const RunMetrics& r) -> V { return static_cast<double>(r.failures); },
+       .in_table = false});
   for (std::size_t k = 0; k < failure_triples; ++k) {
-    columns.push_back({fmt::format("accuracy_before_failure_{}", k + 1),
-                       fmt::format("accuracy before failure {}", k + 1), "fraction", 1.0, false,
-                       [k](const RunMetrics& r) -> V {
+    columns.push_back({.key = fmt::format("accuracy_before_failure_{}", k + 1),
+                       .header = fmt::format("accuracy before failure {}", k + 1),
+                       .unit = "fraction",
+                       .value = [k](const RunMetrics& r) -> V {
                          if (k >= r.server_failures.size()) return std::nullopt;
                          return r.server_failures[k].accuracy_before;
                        }});
-    columns.push_back({fmt::format("lowest_accuracy_after_failure_{}", k + 1),
-                       fmt::format("lowest accuracy after failure {}", k + 1), "fraction", 1.0,
-                       false, [k](const RunMetrics& r) -> V {
+    columns.push_back({.key = fmt::format("lowest_accuracy_after_failure_{}", k + 1),
+                       .header = fmt::format("lowest accuracy after failure {}", k + 1),
+                       .unit = "fraction",
+                       .value = [k](const RunMetrics& r) -> V {
                          if (k >= r.server_failures.size()) return std::nullopt;
                          return r.server_failures[k].lowest_after;
                        }});
-    columns.push_back({fmt::format("recovery_after_failure_{}_s", k + 1),
-                       fmt::format("recovery time after failure {}", k + 1), "s", 1.0, true,
-                       [k](const RunMetrics& r) -> V {
+    columns.push_back({.key = fmt::format("recovery_after_failure_{}_s", k + 1),
+                       .header = fmt::format("recovery time after failure {}", k + 1),
+                       .unit = "s",
+                       .show_count = true,
+                       .value = [k](const RunMetrics& r) -> V {
                          if (k >= r.server_failures.size()) return std::nullopt;
                          return r.server_failures[k].recovery;
-                       }});
+                       },
+                       .by_default = true});
   }
-  columns.push_back({"time_to_target_s", "time to " + target, "s", 1.0, true,
-                     [](const RunMetrics& r) { return r.time_to_target; }});
-  columns.push_back({"end_time_s", "end time", "s", 1.0, false,
-                     [](const RunMetrics& r) -> V { return r.end_time; }, false});
-  columns.push_back({"gradients_computed", "gradients computed", "", 1.0, false,
-                     count(&RunMetrics::gradients_computed)});
-  columns.push_back({"gradients_applied", "gradients applied", "", 1.0, false,
-                     count(&RunMetrics::gradients_applied)});
-  columns.push_back({"gradients_dropped", "gradients dropped", "", 1.0, false,
-                     count(&RunMetrics::gradients_dropped), false});
-  columns.push_back(
-      {"gradients_lost", "gradients lost", "", 1.0, false, count(&RunMetrics::gradients_lost)});
-  columns.push_back({"gradients_pending_at_end", "gradients pending at the end", "", 1.0, false,
-                     count(&RunMetrics::gradients_pending_at_end), false});
-  columns.push_back({"updates", "updates", "", 1.0, false, count(&RunMetrics::updates)});
-  columns.push_back({"updates_rolled_back", "updates rolled back", "", 1.0, false,
-                     count(&RunMetrics::updates_rolled_back)});
-  columns.push_back({"gradients_rolled_back", "gradients rolled back", "", 1.0, false,
-                     count(&RunMetrics::gradients_rolled_back)});
-  columns.push_back({"idle_fraction", "worker idle fraction in outages", "fraction", 1.0, false,
-                     [](const RunMetrics& r) { return r.idle_fraction; }});
-  columns.push_back({"host_hours", "host-hours", "h", 1.0, false,
-                     [](const RunMetrics& r) { return r.host_hours; }});
-  columns.push_back(
-      {"cost_usd", "cost", "USD", 1.0, false, [](const RunMetrics& r) { return r.cost_usd; }});
-  columns.push_back({"cost_to_target_usd", "cost to " + target, "USD", 1.0, true,
-                     [](const RunMetrics& r) { return r.cost_to_target_usd; }});
-  columns.push_back({"cost_per_useful_gradient_usd", "cost per useful gradient", "µUSD", 1e6, false,
-                     [](const RunMetrics& r) { return r.cost_per_useful_gradient_usd; }});
+  columns.push_back({.key = "time_to_target_s",
+                     .header = "time to " + target,
+                     .unit = "s",
+                     .show_count = true,
+                     .value = [](const RunMetrics& r) { return r.time_to_target; },
+                     .by_default = true});
+  columns.push_back({.key = "end_time_s",
+                     .header = "end time",
+                     .unit = "s",
+                     .value = [](const RunMetrics& r) -> V { return r.end_time; },
+                     .in_table = false});
+  columns.push_back({.key = "gradients_computed",
+                     .header = "gradients computed",
+                     .value = count(&RunMetrics::gradients_computed)});
+  columns.push_back({.key = "gradients_applied",
+                     .header = "gradients applied",
+                     .value = count(&RunMetrics::gradients_applied)});
+  columns.push_back({.key = "gradients_dropped",
+                     .header = "gradients dropped",
+                     .value = count(&RunMetrics::gradients_dropped),
+                     .in_table = false});
+  columns.push_back({.key = "gradients_lost",
+                     .header = "gradients lost",
+                     .value = count(&RunMetrics::gradients_lost),
+                     .by_default = true});
+  columns.push_back({.key = "gradients_pending_at_end",
+                     .header = "gradients pending at the end",
+                     .value = count(&RunMetrics::gradients_pending_at_end),
+                     .in_table = false});
+  columns.push_back({.key = "updates", .header = "updates", .value = count(&RunMetrics::updates)});
+  columns.push_back({.key = "updates_rolled_back",
+                     .header = "updates rolled back",
+                     .value = count(&RunMetrics::updates_rolled_back)});
+  columns.push_back({.key = "gradients_rolled_back",
+                     .header = "gradients rolled back",
+                     .value = count(&RunMetrics::gradients_rolled_back),
+                     .by_default = true});
+  columns.push_back({.key = "idle_fraction",
+                     .header = "worker idle fraction in outages",
+                     .unit = "fraction",
+                     .value = [](const RunMetrics& r) { return r.idle_fraction; }});
+  columns.push_back({.key = "host_hours",
+                     .header = "host-hours",
+                     .unit = "h",
+                     .value = [](const RunMetrics& r) { return r.host_hours; },
+                     .priced = true});
+  columns.push_back({.key = "cost_usd",
+                     .header = "cost",
+                     .unit = "USD",
+                     .value = [](const RunMetrics& r) { return r.cost_usd; },
+                     .priced = true});
+  columns.push_back({.key = "cost_to_target_usd",
+                     .header = "cost to " + target,
+                     .unit = "USD",
+                     .show_count = true,
+                     .value = [](const RunMetrics& r) { return r.cost_to_target_usd; },
+                     .priced = true});
+  columns.push_back({.key = "cost_per_useful_gradient_usd",
+                     .header = "cost per useful gradient",
+                     .unit = "µUSD",
+                     .scale = 1e6,
+                     .value = [](const RunMetrics& r) { return r.cost_per_useful_gradient_usd; },
+                     .priced = true});
   return columns;
 }
 
@@ -539,10 +605,15 @@ std::string format_mean_interval(double mean, std::optional<double> half_width) 
 }
 
 namespace {
-/// The columns named by `keys`, in that order (all of them when `keys` is empty).
+/// The columns `keys` names, in that order: {"all"}, every column; empty, the default columns
+/// (every column in CSV, made for programs that pick their own).
 std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
-                                         const std::vector<std::string>& keys) {
-  if (keys.empty()) return all;
+                                         const std::vector<std::string>& keys, TableFormat format) {
+  if (keys.empty() && format != TableFormat::CSV) {
+    std::erase_if(all, [](const MetricColumn& c) { return !c.by_default; });
+    return all;
+  }
+  if (keys.empty() || keys == std::vector<std::string>{"all"}) return all;
   std::vector<MetricColumn> chosen;
   for (const std::string& key : keys) {
     const auto it =
@@ -551,7 +622,7 @@ std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
       std::string known;
       for (const auto& c : all) known += (known.empty() ? "" : ", ") + c.key;
       throw TableOptionError(fmt::format(
-          "--columns: expected column keys of these runs ({}), found \"{}\"", known, key));
+          "--columns: expected all, or column keys of these runs ({}), found \"{}\"", known, key));
     }
     chosen.push_back(*it);
   }
@@ -562,7 +633,7 @@ std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout) {
   const std::vector<MetricColumn> columns =
-      select_columns(metric_columns(configurations, layout), layout.columns);
+      select_columns(metric_columns(configurations, layout), layout.columns, format);
   switch (format) {
     case TableFormat::MARKDOWN:
       return render_markdown(configurations, columns, layout);
@@ -624,6 +695,16 @@ std::string make_table(const TableRequest& request) {
   layout.per_run = request.per_run;
   layout.columns = request.columns;
   return render_table(group_runs(std::move(runs)), *format, layout);
+}
+
+TableOrError make_table_or_error(const TableRequest& request) {
+  try {
+    return {make_table(request), std::nullopt};
+  } catch (const TableOptionError& e) {
+    return {"", e.what()};
+  } catch (const input::InputError& e) {
+    return {"", e.what()};
+  }
 }
 
 }  // namespace failsim::analysis

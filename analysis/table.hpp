@@ -130,23 +130,30 @@ struct TableLayout {
   std::string prices;            ///< the price file, shown in the caption
   std::size_t max_failures = 3;  ///< at most this many "failure k" column triples
   bool per_run = false;          ///< CSV: one row per run instead of per configuration
-  /// The metric columns to show, by key, in this order (`--columns`); empty: all of them.
+  /// The metric columns to show, by key, in this order (`--columns`); {"all"}: every column of
+  /// the table; empty: the default columns (MetricColumn::by_default) in Markdown and LaTeX,
+  /// every column in CSV (docs/tables.md#columns).
   std::vector<std::string> columns;
 };
 
 /// One column of metrics.
 struct MetricColumn {
-  std::string key;     ///< CSV name (with its unit), e.g. "time_to_target_s"
-  std::string header;  ///< human header without unit, e.g. "time to 0.7"
-  std::string unit;    ///< human unit, e.g. "s"; "" for a count
-  double scale = 1.0;  ///< Markdown/LaTeX show value x scale (e.g. 1e6 for µUSD); CSV never
+  std::string key{};     ///< CSV name (with its unit), e.g. "time_to_target_s"
+  std::string header{};  ///< human header without unit, e.g. "time to 0.7"
+  std::string unit{};    ///< human unit, e.g. "s"; "" for a count
+  double scale = 1.0;    ///< Markdown/LaTeX show value x scale (e.g. 1e6 for µUSD); CSV never
   /// Markdown/LaTeX always show how many runs have a value, "(m/n)"; otherwise only when some
   /// runs have none.
   bool show_count = false;
-  std::function<std::optional<double>(const RunMetrics&)> value;
-  /// A column of the tables (shown, and selectable with --columns); false: a figure only
-  /// runs.csv shows (sweep/aggregate.hpp picks its columns from this list by key).
+  std::function<std::optional<double>(const RunMetrics&)> value{};
+  /// A column of the tables (selectable with --columns); false: a figure only runs.csv shows
+  /// (sweep/aggregate.hpp picks its columns from this list by key).
   bool in_table = true;
+  /// Shown without --columns in Markdown and LaTeX: the columns that answer the usual question
+  /// (which configuration trained best, how much work was lost, how fast training resumed).
+  bool by_default = false;
+  /// A cost under the price plan: the caption names the plan only when such a column is shown.
+  bool priced = false;
 };
 
 /// Every metric column, in table order: those of the tables, with `failure_triples` triples of
@@ -165,7 +172,7 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
 std::string format_mean_interval(double mean, std::optional<double> half_width);
 
 /// The whole table as text (ending in a newline). Throws TableOptionError when
-/// layout.columns names a key that is not one of these runs' columns.
+/// layout.columns names a key that is not one of these runs' columns, or "all" with others.
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout);
 
@@ -194,5 +201,14 @@ struct TableRequest {
 /// Throws TableOptionError for a bad option and input::InputError for a bad file (a price file,
 /// a result directory, a duplicate seed). Writes nothing.
 std::string make_table(const TableRequest& request);
+
+/// make_table as a command calls it: the table, or the message of the TableOptionError or
+/// input::InputError it threw (the user's options or files are wrong: exit status 2,
+/// docs/cli.md). Other exceptions pass through.
+struct TableOrError {
+  std::string table;
+  std::optional<std::string> error;
+};
+TableOrError make_table_or_error(const TableRequest& request);
 
 }  // namespace failsim::analysis

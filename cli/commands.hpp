@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace failsim::cli {
 
@@ -16,8 +18,9 @@ struct Command {
   std::function<int()> run;
 };
 
-/// `failsim run`: simulate a scenario, write its result directory.
-Command add_run_command(CLI::App& app);
+/// `failsim run`: simulate a scenario, write its result directory; `command_line` (argv) is
+/// recorded in result.json.
+Command add_run_command(CLI::App& app, std::vector<std::string> command_line);
 
 /// `failsim validate`: check scenario files.
 Command add_validate_command(CLI::App& app);

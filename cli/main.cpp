@@ -17,9 +17,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   const std::vector<failsim::cli::Command> commands{
-      failsim::cli::add_run_command(app),    failsim::cli::add_validate_command(app),
-      failsim::cli::add_train_command(app),  failsim::cli::add_plot_command(app),
-      failsim::cli::add_table_command(app),  failsim::cli::add_sweep_command(app),
+      failsim::cli::add_run_command(app, std::vector<std::string>(argv, argv + argc)),
+      failsim::cli::add_validate_command(app),
+      failsim::cli::add_train_command(app),
+      failsim::cli::add_plot_command(app),
+      failsim::cli::add_table_command(app),
+      failsim::cli::add_sweep_command(app),
       failsim::cli::add_report_command(app),
   };
 

@@ -14,7 +14,6 @@
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
 #include "cli/python_script.hpp"
-#include "input/input_error.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
 #error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
@@ -55,14 +54,9 @@ int make_report(const ReportOptions& o) {
   request.format = "md";
   request.prices_is_default = true;
   request.prices = FAILSIM_DEFAULT_PRICES;
-  std::string table;
-  try {
-    table = analysis::make_table(request);
-  } catch (const analysis::TableOptionError& e) {
-    fmt::print(stderr, "failsim report: {}\n", e.what());
-    return BAD_INPUT;
-  } catch (const input::InputError& e) {
-    fmt::print(stderr, "failsim report: {}\n", e.what());
+  const auto [table, error] = analysis::make_table_or_error(request);
+  if (error) {
+    fmt::print(stderr, "failsim report: {}\n", *error);
     return BAD_INPUT;
   }
 

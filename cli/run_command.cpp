@@ -34,6 +34,8 @@ struct RunOptions {
   bool every_step = false;  ///< --simulate-every-step (collective scenarios)
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
+  /// argv, for result.json's provenance (docs/result-format.md#provenance).
+  std::vector<std::string> command_line;
 };
 
 /// More threads than this is a typo, not a machine.
@@ -55,9 +57,10 @@ int fail(const std::exception& e, int status) {
 }
 
 /// Writes the result directory and prints the summary; returns the exit status.
-int report(const sim::RunResult& result, const std::string& directory, bool quiet) {
+int report(const sim::RunResult& result, const std::string& directory, const RunOptions& o) {
+  const bool quiet = o.quiet;
   try {
-    sim::write_result_directory(result, directory);
+    sim::write_result_directory(result, directory, o.command_line);
   } catch (const std::exception& e) {
     return fail(e, OUTPUT_FAILED);
   }
@@ -159,7 +162,7 @@ int run_scenario(RunOptions o) {
     return 128 + e.signal();
   }
   if (progress && result.member == 0) fmt::print(stderr, "\n");
-  int status = report(result, set.directories[result.member], o.quiet);
+  int status = report(result, set.directories[result.member], o);
   if (const int signal = input::caught_interrupt(); signal != 0 && status == OK) {
     // Caught while the result directory was written: the writer finished it first.
     fmt::print(stderr, "failsim run: interrupted by {} after the run ended; {} is complete\n",
@@ -173,8 +176,9 @@ int run_scenario(RunOptions o) {
 }
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
+Command add_run_command(CLI::App& app, std::vector<std::string> command_line) {
   auto options = std::make_shared<RunOptions>();
+  options->command_line = std::move(command_line);
   CLI::App* sub = app.add_subcommand("run", "Simulate a scenario and write its result directory");
   sub->add_option("scenario", options->request.scenario, "scenario file (docs/scenario-format.md)")
       ->required();

@@ -9,7 +9,6 @@
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
 #include "input/atomic_file.hpp"
-#include "input/input_error.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
 #error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
@@ -43,14 +42,9 @@ int make_table(const TableOptions& o) {
   request.max_failures = o.max_failures;
   request.per_run = o.per_run;
   request.columns = o.columns;
-  std::string table;
-  try {
-    table = analysis::make_table(request);
-  } catch (const analysis::TableOptionError& e) {
-    fmt::print(stderr, "failsim table: {}\n", e.what());
-    return BAD_INPUT;
-  } catch (const input::InputError& e) {
-    fmt::print(stderr, "failsim table: {}\n", e.what());
+  const auto [table, error] = analysis::make_table_or_error(request);
+  if (error) {
+    fmt::print(stderr, "failsim table: {}\n", *error);
     return BAD_INPUT;
   }
   if (o.output.empty() || o.output == "-") {
@@ -85,7 +79,8 @@ Command add_table_command(CLI::App& app) {
   sub->add_option("--failures", options->max_failures,
                   "at most this many per-failure column triples (default 3)");
   sub->add_option("--columns", options->columns,
-                  "only these metric columns, by CSV key, in this order (comma-separated)")
+                  "the metric columns, by CSV key, in this order (comma-separated), or 'all' "
+                  "(default: those of docs/tables.md's default set; every column in CSV)")
       ->delimiter(',');
   sub->add_flag("--per-run", options->per_run, "CSV: one row per run instead of per configuration");
   return {sub, [options] { return make_table(*options); }};

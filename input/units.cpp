@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -254,6 +255,34 @@ double quantity_from_json(const nlohmann::json& value, Quantity kind, Sign sign,
     where.fail(expected_quantity(kind, sign), describe_found(value));
   }
   return v;
+}
+
+std::string_view base_unit(Quantity kind) {
+  switch (kind) {
+    case Quantity::TIME:
+      return "s";
+    case Quantity::DATA_SIZE:
+      return "B";
+    case Quantity::BANDWIDTH:
+      return "Bps";
+    case Quantity::SPEED:
+    case Quantity::FLOP_AMOUNT:
+      return "f";
+  }
+  return "";
+}
+
+std::optional<Quantity> quantity_kind(std::string_view text) {
+  const std::string_view s = trim(text);
+  const std::size_t n = number_length(s);
+  if (n == 0) return std::nullopt;
+  const std::string_view unit = trim(s.substr(n));
+  // Speeds before flop amounts: "1Gf" is both, and both have the base unit "f".
+  for (const Quantity kind : {Quantity::TIME, Quantity::DATA_SIZE, Quantity::BANDWIDTH,
+                              Quantity::SPEED, Quantity::FLOP_AMOUNT}) {
+    if (units_of(kind).count(unit) != 0) return kind;
+  }
+  return std::nullopt;
 }
 
 }  // namespace failsim::input

@@ -17,6 +17,7 @@
 // space between number and unit is allowed ("10 Gbps").
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
@@ -41,6 +42,15 @@ double parse_quantity(std::string_view text, Quantity kind, Sign sign, const Jso
 /// parse_quantity(). Any other JSON type is a InputError at `where`.
 double quantity_from_json(const nlohmann::json& value, Quantity kind, Sign sign,
                           const JsonLocation& where);
+
+/// The symbol of `kind`'s base unit as scenario files write it: "s", "B", "Bps", and "f" for
+/// both a SPEED (flop/s) and a FLOP_AMOUNT (flop).
+std::string_view base_unit(Quantity kind);
+
+/// The kind of quantity of a number with a unit, such as "20s", "2 GB", "10Gbps" or "1Gf"
+/// ("f" units are speeds or flop amounts, as the field decides: SPEED, with the same base
+/// unit); none for text that is not a number followed by a known unit. Checks no range.
+std::optional<Quantity> quantity_kind(std::string_view text);
 
 /// What `expected` says for such a field, e.g. `a duration > 0: a number of seconds, or ...`.
 std::string expected_quantity(Quantity kind, Sign sign);

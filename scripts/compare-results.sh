@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Byte-identity check for a change that must not change results (a refactoring): runs every
 # shipped example with two failsim binaries and compares events.csv, timeseries.csv and
-# result.json (without its wall-clock timings, with the output root normalised).
-#   usage: scripts/compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR] [-j N]
-# Prints one line per example and exits 1 if any differs. Examples run -j 2 at a time.
+# result.json (without the keys that are not a function of the scenario and seed, provenance and
+# wall_clock: failsim_results.NOT_REPRODUCED_KEYS; with the output root normalised).
+#   usage: scripts/compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]
+# Prints one line per example and exits 1 if any differs. Examples run JOBS (default 2) at a
+# time; EXAMPLES="a.json b.json" runs only those of scenarios/examples/.
 set -euo pipefail
 base=$(realpath "${1:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
 new=$(realpath "${2:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
@@ -18,23 +20,25 @@ run_one() {  # BINARY ROOT SCENARIO
   "$1" run "$3" -q --threads 1 -o "$2/$name" >/dev/null 2>"$2/$name.err" || echo "exit $?" >>"$2/$name.err"
 }
 export -f run_one
-for f in "$source_dir"/scenarios/examples/*.json; do
+examples=()
+if [ -n "${EXAMPLES:-}" ]; then
+  for name in $EXAMPLES; do examples+=("$source_dir/scenarios/examples/$name"); done
+else
+  examples=("$source_dir"/scenarios/examples/*.json)
+fi
+for f in "${examples[@]}"; do
   printf '%s\0%s\0%s\0' "$base" "$out/base" "$f"
   printf '%s\0%s\0%s\0' "$new" "$out/new" "$f"
 done | xargs -0 -n 3 -P "$jobs" bash -c 'run_one "$@"' _
 
-python3 - "$out" <<'PY'
+python3 - "$out" "$source_dir" <<'PY'
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
-def strip(v):
-    if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k != "wall_clock"}
-    if isinstance(v, list):
-        return [strip(x) for x in v]
-    return v
+sys.path.insert(0, str(pathlib.Path(sys.argv[2]) / "analysis"))
+import failsim_results
 def result(path, root):
     text = path.read_text().replace(str(root), "ROOT")
-    return strip(json.loads(text))
+    return failsim_results.reproducible_part(json.loads(text))
 bad = 0
 for b in sorted((out / "base").iterdir()):
     if not b.is_dir():
@@ -44,8 +48,15 @@ for b in sorted((out / "base").iterdir()):
     for f in ("events.csv", "timeseries.csv"):
         if (b / f).exists() != (n / f).exists() or ((b / f).exists() and (b / f).read_bytes() != (n / f).read_bytes()):
             diffs.append(f)
-    if not (n / "result.json").exists() or result(b / "result.json", out / "base") != result(n / "result.json", out / "new"):
+    if not (n / "result.json").exists():
         diffs.append("result.json")
+    else:
+        rb, rn = result(b / "result.json", out / "base"), result(n / "result.json", out / "new")
+        # A base binary older than scenario_sha256 does not write it: compare the rest.
+        if "scenario_sha256" not in rb:
+            rn.pop("scenario_sha256", None)
+        if rb != rn:
+            diffs.append("result.json")
     bad += bool(diffs)
     print(f"{b.name}: {'differs in ' + ', '.join(diffs) if diffs else 'identical'}")
 for e in sorted((out / "base").glob("*.err")) + sorted((out / "new").glob("*.err")):

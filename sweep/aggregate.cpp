@@ -11,6 +11,7 @@
 
 #include "analysis/table.hpp"
 #include "input/atomic_file.hpp"
+#include "input/units.hpp"
 
 namespace failsim::sweep {
 namespace fs = std::filesystem;
@@ -77,12 +78,43 @@ std::vector<std::optional<analysis::RunSummary>> load_sweep_results(const SweepP
   return results;
 }
 
+namespace {
+
+/// The base unit of a varied path written with units ("20s", "2GB") at some point: its numeric
+/// column "<path> (<unit>)" follows the path's own; none for a path whose values are all plain
+/// JSON (numbers are numbers already; names and objects have no number).
+std::vector<std::optional<std::string>> numeric_units(const SweepPlan& plan) {
+  std::vector<std::optional<std::string>> units(plan.paths.size());
+  for (const SweepPoint& point : plan.points) {
+    for (std::size_t i = 0; i < plan.paths.size(); ++i) {
+      const nlohmann::json& value = point.values[i];
+      if (units[i] || !value.is_string()) continue;
+      if (const auto kind = input::quantity_kind(value.get_ref<const std::string&>())) {
+        units[i] = std::string(input::base_unit(*kind));
+      }
+    }
+  }
+  return units;
+}
+
+/// A varied path's value at a point as the resolved scenario holds it: a number in the base
+/// unit, or "" when it is not a number there.
+std::string resolved_number(const SweepPoint& point, const std::string& path) {
+  const nlohmann::json::json_pointer pointer(path);
+  if (!point.scenario.contains(pointer)) return "";
+  const nlohmann::json& value = point.scenario.at(pointer);
+  return value.is_number() ? number(value.get<double>()) : "";
+}
+
+}  // namespace
+
 std::string runs_csv(const SweepPlan& plan,
                      const std::vector<std::optional<analysis::RunSummary>>& results) {
+  const std::vector<std::optional<std::string>> units = numeric_units(plan);
   std::string out = "index,point,base";
-  for (const std::string& path : plan.paths) {
-    out += ',';
-    out += csv_field(path);
+  for (std::size_t i = 0; i < plan.paths.size(); ++i) {
+    out += ',' + csv_field(plan.paths[i]);
+    if (units[i]) out += ',' + csv_field(plan.paths[i] + " (" + *units[i] + ")");
   }
   const std::vector<analysis::MetricColumn> columns = runs_csv_columns();
   out += ",seed,status";
@@ -92,9 +124,9 @@ std::string runs_csv(const SweepPlan& plan,
     const SweepPoint& point = plan.points[run.point];
     out +=
         fmt::format("{},{},{}", run.index, csv_field(point.id), csv_field(plan.bases[point.base]));
-    for (const auto& value : point.values) {
-      out += ',';
-      out += csv_field(sweep::value_text(value));
+    for (std::size_t i = 0; i < plan.paths.size(); ++i) {
+      out += ',' + csv_field(sweep::value_text(point.values[i]));
+      if (units[i]) out += ',' + resolved_number(point, plan.paths[i]);
     }
     out += fmt::format(",{}", run.seed);
     const std::optional<analysis::RunSummary>& r = results.at(run.index);

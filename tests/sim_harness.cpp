@@ -109,7 +109,7 @@ void write_file(const std::string& path, const std::string& text) {
     options.simgrid_args = simgrid_args;
     options.simulate_every_step = simulate_every_step;
     const sim::RunResult result = sim::run(scenario, options);
-    sim::write_result_directory(result, dir + "/result");
+    sim::write_result_directory(result, dir + "/result", {});
     // A time-only run (collective, workload.math "none") has no parameters.
     std::string params_bytes;
     if (result.final_snapshot) {

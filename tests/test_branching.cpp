@@ -11,6 +11,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "reproducible.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::read_file;
@@ -46,11 +47,10 @@ void write_variant(const TempDir& dir, const std::string& name, const nlohmann::
   std::ofstream(dir.path() + "/" + name + ".json") << s.dump(1);
 }
 
-/// result.json without the wall-clock timings, which no two processes share.
+/// result.json without its provenance and wall-clock timings, which no two processes share.
 nlohmann::json result_without_timing(const std::string& directory) {
-  auto j = nlohmann::json::parse(read_file(directory + "/result.json"));
-  j.erase("wall_clock");
-  return j;
+  return failsim::testing::reproducible_part(
+      nlohmann::json::parse(read_file(directory + "/result.json")));
 }
 }  // namespace
 

@@ -9,9 +9,11 @@
 #include <sstream>
 
 #include "cli_harness.hpp"
+#include "reproducible.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::read_file;
+using failsim::testing::reproducible_part;
 using failsim::testing::run_cli;
 using failsim::testing::TempDir;
 using failsim::testing::write_text;
@@ -77,13 +79,119 @@ TEST_CASE("failsim run writes a complete, deterministic result directory", "[cli
   CHECK(ja["summary"]["status"] == "completed");
   CHECK(ja["summary"]["final"]["test_accuracy"].get<double>() > 0.5);
   CHECK(ja["scenario"]["optimizer"]["momentum"] == 0.0);  // defaults resolved
-  ja.erase("wall_clock");
-  jb.erase("wall_clock");
-  CHECK(ja.dump() == jb.dump());
+  CHECK(reproducible_part(ja).dump() == reproducible_part(jb).dump());
   // No temporary file is left behind.
   int files = 0;
   for ([[maybe_unused]] const auto& f : fs::directory_iterator(dir.path() + "/a")) ++files;
   CHECK(files == 3);
+}
+
+TEST_CASE("result.json records its build, command line and the hash of its scenario",
+          "[cli][provenance]") {
+  TempDir dir;
+  const std::string out = dir.path() + "/a";
+  const auto a =
+      run_cli("run scenarios/examples/quickstart.json -q --seed 3 -o '" + out + "'", dir);
+  REQUIRE(a.status == 0);
+  const auto result = nlohmann::json::parse(read_file(out + "/result.json"));
+  REQUIRE(result.contains("provenance"));
+  const auto& p = result.at("provenance");
+  // argv exactly, and where it ran (scenario paths are relative to it).
+  CHECK(p.at("command_line") ==
+        nlohmann::json({FAILSIM_BINARY, "run", "scenarios/examples/quickstart.json", "-q", "--seed",
+                        "3", "-o", out}));
+  CHECK(p.at("working_directory") == fs::canonical(FAILSIM_SOURCE_DIR).string());
+
+  const auto version = run_cli("--version", dir);
+  CHECK(version.out == "failsim " + p.at("failsim").at("version").get<std::string>() + "\n");
+  // The commit this binary was built from: this checkout's HEAD or one of its ancestors (a
+  // commit made since the build), never another; "unknown" only outside a git work tree.
+  const std::string commit = p.at("failsim").at("commit").get<std::string>();
+  const auto head = failsim::testing::run_shell("git rev-parse --show-toplevel", dir);
+  if (head.status == 0 &&
+      fs::equivalent(head.out.substr(0, head.out.find('\n')), FAILSIM_SOURCE_DIR)) {
+    CHECK(std::regex_match(commit, std::regex("[0-9a-f]{40}")));
+    CHECK(failsim::testing::run_shell("git merge-base --is-ancestor " + commit + " HEAD", dir)
+              .status == 0);
+    CHECK(p.at("failsim").at("source_modified").is_boolean());
+  } else {
+    CHECK(commit == "unknown");
+    CHECK(p.at("failsim").at("source_modified").is_null());
+  }
+  const auto& libraries = p.at("libraries");
+  CHECK_THAT(libraries.at("simgrid").get<std::string>(), Catch::StartsWith("3."));
+  for (const char* library : {"simgrid", "eigen", "nlohmann_json", "fmt"}) {
+    INFO(library);
+    CHECK(std::regex_match(libraries.at(library).get<std::string>(),
+                           std::regex("[0-9]+\\.[0-9]+\\.[0-9]+")));
+  }
+  CHECK(std::regex_match(p.at("compiler").get<std::string>(),
+                         std::regex("(GCC|Clang) [0-9]+\\.[0-9]+\\.[0-9]+")));
+
+  // The hash: SHA-256 of the scenario object as compact JSON, as sha256sum and the Python
+  // recipe of docs/result-format.md compute it.
+  write_text(dir.path() + "/scenario.json", result.at("scenario").dump());
+  const auto sum = failsim::testing::run_shell("sha256sum '" + dir.path() + "/scenario.json'", dir);
+  REQUIRE(sum.status == 0);
+  CHECK(result.at("scenario_sha256") == sum.out.substr(0, 64));
+  const auto python = failsim::testing::run_shell(
+      "/usr/bin/python3 -c 'import hashlib, json, sys; r = json.load(open(sys.argv[1])); "
+      "print(hashlib.sha256(json.dumps(r[\"scenario\"], separators=(\",\", \":\"), "
+      "sort_keys=True, ensure_ascii=False).encode()).hexdigest())' '" +
+          out + "/result.json'",
+      dir);
+  CHECK(python.out == result.at("scenario_sha256").get<std::string>() + "\n");
+  // Another seed is another scenario.
+  const auto b =
+      run_cli("run scenarios/examples/quickstart.json -q --seed 4 -o '" + dir.path() + "/b'", dir);
+  REQUIRE(b.status == 0);
+  CHECK(nlohmann::json::parse(read_file(dir.path() + "/b/result.json")).at("scenario_sha256") !=
+        result.at("scenario_sha256"));
+}
+
+TEST_CASE("scripts/compare-results.sh: one binary twice is identical, another result differs",
+          "[cli][provenance]") {
+  // Each binary runs with its own -o: the provenance differs, the results must not.
+  TempDir dir;
+  const std::string script = "EXAMPLES=quickstart.json bash scripts/compare-results.sh ";
+  const auto same = failsim::testing::run_shell(
+      script + "'" FAILSIM_BINARY "' '" FAILSIM_BINARY "' '" + dir.path() + "/same'", dir);
+  INFO(same.err);
+  CHECK(same.status == 0);
+  CHECK(same.out == "quickstart: identical\n");
+  // A "binary" whose runs have another seed.
+  write_text(dir.path() + "/other-seed.sh",
+             "#!/bin/sh\nexec '" FAILSIM_BINARY "' \"$@\" --seed 9\n");
+  fs::permissions(dir.path() + "/other-seed.sh", fs::perms::owner_all);
+  const auto other = failsim::testing::run_shell(
+      script + "'" FAILSIM_BINARY "' '" + dir.path() + "/other-seed.sh' '" + dir.path() + "/other'",
+      dir);
+  CHECK(other.status == 1);
+  CHECK_THAT(other.out, Catch::StartsWith("quickstart: differs in ") &&
+                            Catch::Contains("timeseries.csv, result.json"));
+}
+
+TEST_CASE("cmake/build_info.cmake: the commit of a git top directory, else unknown",
+          "[cli][provenance]") {
+  TempDir dir;
+  const auto generate = [&](const std::string& source) {
+    const auto r = failsim::testing::run_shell(
+        "cmake -DSOURCE_DIR='" + source + "' -DOUTPUT='" + dir.path() +
+            "/build_info.cpp' -DVERSION=9.8.7 -P cmake/build_info.cmake",
+        dir);
+    REQUIRE(r.status == 0);
+    return read_file(dir.path() + "/build_info.cpp");
+  };
+  // A directory inside the checkout is not its top: a tarball unpacked inside another
+  // repository must not report that repository's commit.
+  CHECK_THAT(generate(FAILSIM_SOURCE_DIR "/docs"),
+             Catch::Contains("BUILD_INFO{\"9.8.7\", \"unknown\", SourceModified::UNKNOWN}"));
+  CHECK_THAT(generate(dir.path()), Catch::Contains("\"unknown\", SourceModified::UNKNOWN}"));
+  const auto head = failsim::testing::run_shell("git rev-parse HEAD", dir);
+  if (head.status == 0) {
+    CHECK_THAT(generate(FAILSIM_SOURCE_DIR),
+               Catch::Contains("BUILD_INFO{\"9.8.7\", \"" + head.out.substr(0, 40) + "\", "));
+  }
 }
 
 TEST_CASE("failsim run on bad input exits 2 and writes nothing", "[cli]") {
@@ -230,9 +338,7 @@ TEST_CASE("failsim run --log=failsim.thresh:debug prints the decisions of a run,
     }
     auto a = nlohmann::json::parse(read_file(dir.path() + "/quiet/result.json"));
     auto b = nlohmann::json::parse(read_file(dir.path() + "/" + out + "/result.json"));
-    a.erase("wall_clock");
-    b.erase("wall_clock");
-    CHECK(a.dump() == b.dump());
+    CHECK(reproducible_part(a).dump() == reproducible_part(b).dump());
   }
 }
 
@@ -503,8 +609,9 @@ TEST_CASE(
   CHECK(read_file(on + "/events.csv") == read_file(off + "/events.csv"));
   CHECK(read_file(on + "/timeseries.csv") == read_file(off + "/timeseries.csv"));
   for (auto* r : {&result_on, &result_off}) {
-    r->erase("wall_clock");
+    *r = reproducible_part(*r);
     (*r)["scenario"]["output"].erase("intervals");
+    r->erase("scenario_sha256");  // of the scenario with its intervals
   }
   CHECK(result_on == result_off);
 
@@ -610,6 +717,17 @@ TEST_CASE("failsim table: two seeds of the quickstart, every format, bad input e
                          Catch::Contains("\n| quickstart | 2 | 0.") && Catch::Contains(" ± ") &&
                          Catch::Contains("(2/2)"));
   CHECK(md.out.find("failure 1") == std::string::npos);  // no failures, no failure columns
+  // The default columns; no cost column, so no price plan in the caption.
+  CHECK(md.out.rfind("| configuration | seeds | final accuracy (fraction) | time to 0.5 (s) | "
+                     "gradients lost | gradients rolled back |\n",
+                     0) == 0);
+  CHECK_THAT(md.out, Catch::EndsWith("Target accuracy 0.5.\n"));
+  const auto all = run_cli("table '" + results + "' --columns all", dir);
+  CHECK_THAT(all.out,
+             Catch::Contains("| cost (USD) |") &&
+                 Catch::Contains("; cost plan 'commitment-1yr' of analysis/prices.json.\n"));
+  const auto two = run_cli("table '" + results + "' --columns updates,cost_usd", dir);
+  CHECK(two.out.rfind("| configuration | seeds | updates | cost (USD) |\n", 0) == 0);
 
   const std::string csv_file = dir.path() + "/table.csv";
   const auto csv = run_cli("table '" + results + "/seed-2' '" + results + "/seed-1' --format csv " +

@@ -12,8 +12,10 @@
 #include <string>
 
 #include "cli_harness.hpp"
+#include "reproducible.hpp"
 
 using failsim::testing::read_text;
+using failsim::testing::reproducible_part;
 using failsim::testing::run_cli;
 using failsim::testing::run_shell;
 using failsim::testing::TempDir;
@@ -32,11 +34,11 @@ std::string recorded_seed(const fs::path& dir) {
 
 bool same_files(const fs::path& a, const fs::path& b) {
   for (const char* f : {"result.json", "timeseries.csv", "events.csv"}) {
-    // result.json differs in its wall-clock timings only: compare without them.
+    // result.json differs in its provenance and wall-clock timings only: compare without them.
     std::string x = read_text(a / f), y = read_text(b / f);
-    if (std::string(f) == "result.json") {
-      x = x.substr(0, x.find("\"wall_clock\""));
-      y = y.substr(0, y.find("\"wall_clock\""));
+    if (std::string(f) == "result.json" && !x.empty() && !y.empty()) {
+      x = reproducible_part(nlohmann::json::parse(x)).dump();
+      y = reproducible_part(nlohmann::json::parse(y)).dump();
     }
     if (x != y) return false;
   }

@@ -20,6 +20,8 @@
 #include "result_format/event_type.hpp"
 #include "result_format/failure_window.hpp"
 #include "result_format/process_name.hpp"
+#include "result_format/reproducible.hpp"
+#include "result_format/sha256.hpp"
 #include "temp_dir.hpp"
 
 using failsim::result_format::EventType;
@@ -288,4 +290,46 @@ TEST_CASE("analysis/failsim_results.py's Student t quantiles are analysis/stats.
   std::string rest;
   std::getline(values >> std::ws, rest);
   CHECK(rest == "t975: df must be >= 1, got 0");
+}
+
+TEST_CASE("SHA-256: the standard's test vectors, and hashlib's digest at every padding length",
+          "[results][sha256]") {
+  using failsim::result_format::sha256_hex;
+  // FIPS 180-4 examples (NIST CSRC): one block, two blocks, a million bytes.
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(sha256_hex(std::string(1000000, 'a')) ==
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Every length around the block and padding boundaries (55, 56, 63, 64, 119, 120, ...).
+  TempDir dir;
+  const std::string out = run_python(
+      "import hashlib\n"
+      "print(' '.join(hashlib.sha256(bytes(range(n))).hexdigest() for n in range(200)))\n",
+      dir);
+  std::istringstream digests(out);
+  for (int n = 0; n < 200; ++n) {
+    std::string bytes;
+    for (int i = 0; i < n; ++i) bytes += static_cast<char>(i);
+    std::string expected;
+    REQUIRE(digests >> expected);
+    INFO("length " << n);
+    CHECK(sha256_hex(bytes) == expected);
+  }
+}
+
+TEST_CASE("analysis/failsim_results.py leaves out the keys result_format leaves out",
+          "[results][python]") {
+  TempDir dir;
+  const std::string out = run_python(
+      "print(' '.join(failsim_results.NOT_REPRODUCED_KEYS))\n"
+      "print(sorted(failsim_results.reproducible_part({'a': 1, 'provenance': 2, "
+      "'wall_clock': 3})))\n",
+      dir);
+  std::string cpp;
+  for (const auto key : failsim::result_format::NOT_REPRODUCED_KEYS) {
+    cpp += (cpp.empty() ? "" : " ") + std::string(key);
+  }
+  CHECK(out == cpp + "\n['a']\n");
 }

@@ -672,6 +672,28 @@ TEST_CASE("the schema knows every key of every example, and the examples cover t
   CHECK(covered == all);
 }
 
+TEST_CASE("the schema has an $id that is a name, and docs say how an editor finds it",
+          "[scenario][schema]") {
+  // A urn: the project owns no web address to serve the schema from, and a file URI would be
+  // one checkout's path (docs/scenario-format.md).
+  const json schema = read_json(SCHEMA_FILE);
+  REQUIRE(schema.contains("$id"));
+  CHECK(schema.at("$id").get<std::string>() == "urn:failsim:scenario");
+  const std::string docs = read_text(DOCS_FILE);
+  CHECK(docs.find("`urn:failsim:scenario`") != std::string::npos);
+  CHECK(docs.find("\"json.schemas\"") != std::string::npos);
+
+  // A scenario outside the repository pointing at the schema by an absolute file URI, as the
+  // docs show: failsim ignores "$schema" whatever it says.
+  TempDir dir;
+  json doc = read_json(EXAMPLES_DIR / "quickstart.json");
+  doc["$schema"] = "file://" + fs::canonical(SCHEMA_FILE).string();
+  const std::string file = dir.file("study/my-run.json");
+  fs::create_directories(dir.file("study"));
+  std::ofstream(file) << doc.dump(2);
+  CHECK(load_scenario(file).name == "quickstart");
+}
+
 TEST_CASE("the parser knows exactly the schema's keys at every object", "[scenario][schema]") {
   // A key the parser does not know is an error that lists the keys it knows: compare them with
   // the schema's properties at every object of every example.

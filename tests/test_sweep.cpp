@@ -617,6 +617,23 @@ TEST_CASE(
         "missing,,,,,,,,,,,,runs/ckpt_description-a---quoted--text/seed-2\n");
 }
 
+TEST_CASE("runs.csv: a path varied with units has a numeric column in the base unit", "[sweep]") {
+  const Fixture f;
+  const SweepPlan plan = f.expand(json::parse(R"({"name": "c", "scenarios": ["../bases/ckpt.json"],
+      "seeds": [1],
+      "vary": [{"path": "/stop/time", "values": ["3s", "2500ms", 4]},
+               {"path": "/cluster/workers/count", "values": [3]}]})"));
+  const std::string csv =
+      failsim::sweep::runs_csv(plan, {std::nullopt, std::nullopt, std::nullopt});
+  INFO(csv);
+  // The value as written, then the resolved scenario's number; a number needs no second column.
+  CHECK(csv.rfind("index,point,base,/stop/time,/stop/time (s),/cluster/workers/count,seed,", 0) ==
+        0);
+  CHECK_THAT(csv, Catch::Contains(",3s,3,3,1,missing,"));
+  CHECK_THAT(csv, Catch::Contains(",2500ms,2.5,3,1,missing,"));
+  CHECK_THAT(csv, Catch::Contains(",4,4,3,1,missing,"));
+}
+
 namespace {
 
 std::string read_source(const std::string& relative) {

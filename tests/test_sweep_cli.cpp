@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli_harness.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 using failsim::testing::read_text;
@@ -169,7 +170,8 @@ TEST_CASE(
   CHECK(complete_runs(ref).size() == 18);
   CHECK(count_lines(read_text(ref / "runs.csv")) == 1 + 18);
   const std::string table = read_text(ref / "table.md");
-  CHECK_THAT(table, Catch::Contains("| quickstart\\_lr-0.05\\_count-3 | 3 |"));
+  // Names as they are: an underscore inside a word is no Markdown emphasis.
+  CHECK_THAT(table, Catch::Contains("| quickstart_lr-0.05_count-3 | 3 |"));
   CHECK(count_lines(table.substr(0, table.find("\n\n") + 1)) == 2 + 6);  // header, rule, 6 points
   CHECK(hidden_entries(ref).empty());
 
@@ -268,6 +270,44 @@ TEST_CASE(
   CHECK(again.status == 1);
   CHECK_THAT(again.err, Catch::Contains("2 done before, 2 to run"));
   CHECK(read_text(out / "runs.csv") == csv);
+}
+
+TEST_CASE("runs.csv reads into pandas with numbers as numbers, as docs/sweeps.md shows",
+          "[cli][sweep][python]") {
+  TempDir dir;
+  if (failsim::testing::run_shell("/usr/bin/python3 -c 'import pandas'", dir).status != 0) {
+    FAILSIM_SKIP("python3-pandas is not installed (scripts/setup.sh installs it)");
+  }
+  // failure-time-softmax in small: one strategy, two failure times, two seeds.
+  const std::string file = dir.file("small.json");
+  write_text(file, R"({"name": "small", "seeds": {"from": 1, "to": 2},
+    "scenarios": [")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/server-kill-checkpoint.json"],
+    "vary": [{"path": "/failures/events/0/at", "values": ["0.5s", "1500ms"]}]})");
+  const fs::path out = dir.file("out");
+  const auto r = run_cli("sweep '" + file + "' -j 2 -q -o '" + out.string() + "'", dir);
+  REQUIRE(r.status == 0);
+
+  // The program of docs/sweeps.md as a user would run it, on this sweep.
+  const std::string docs = read_text(FAILSIM_SOURCE_DIR "/docs/sweeps.md");
+  const std::size_t begin = docs.find("```python\n");
+  REQUIRE(begin != std::string::npos);
+  std::string program = docs.substr(begin + 10, docs.find("```\n", begin + 10) - begin - 10);
+  const std::string path = "results/sweeps/failure-time-softmax/runs.csv";
+  REQUIRE(program.find(path) != std::string::npos);
+  program.replace(program.find(path), path.size(), (out / "runs.csv").string());
+  program +=
+      "assert runs[at].dtype == 'float64', runs[at].dtype\n"
+      "assert runs['final_accuracy'].dtype == 'float64'\n"
+      "assert runs['updates'].dtype == 'int64' and runs['seed'].dtype == 'int64'\n"
+      "print('rows', len(runs), 'at', sorted(runs[at].unique()), 'text',\n"
+      "      sorted(runs['/failures/events/0/at'].unique()))\n";
+  write_text(dir.file("read.py"), program);
+  const auto py =
+      failsim::testing::run_shell("/usr/bin/python3 '" + dir.file("read.py") + "'", dir);
+  INFO(py.err);
+  REQUIRE(py.status == 0);
+  CHECK_THAT(py.out, Catch::Contains("/failures/events/0/at (s)") &&
+                         Catch::Contains("rows 4 at [0.5, 1.5] text ['0.5s', '1500ms']"));
 }
 
 TEST_CASE("failsim sweep refuses a point that cannot run before any run starts", "[cli][sweep]") {

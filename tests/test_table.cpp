@@ -681,6 +681,7 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
   TableLayout layout;
   layout.plan = "per-second";
   layout.prices = "p.json";
+  layout.columns = {"all"};
   const std::string md = render_table(two_configurations(), TableFormat::MARKDOWN, layout);
   INFO(md);
   CHECK_THAT(md, Contains("| configuration | seeds | final accuracy (fraction) | accuracy before "
@@ -689,7 +690,7 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
                           "computed |"));
   CHECK_THAT(md, Contains("cost per useful gradient (µUSD) |\n| --- | ---: | ---: |"));
   // 0.81 ± 0.0248 (by hand above); before failure 1: 0.61 ± 0.0248; lowest: 0.45 ± 0.124.
-  CHECK_THAT(md, Contains("| a\\_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
+  CHECK_THAT(md, Contains("| a_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
                           "20 ± 0 (2/3) | 105 ± 64 (2/3) | 5000 ± 0 |"));
   CHECK_THAT(md, Contains("| 2.50 ± 0 |"));  // µUSD
   // n = 1; a failure column the run has no failure for; a target never reached.
@@ -730,7 +731,7 @@ TEST_CASE("the columns option picks metric columns by key in the order given", "
   const std::string md = render_table(two_configurations(), TableFormat::MARKDOWN, layout);
   INFO(md);
   CHECK(md.rfind("| configuration | seeds | recovery time after failure 1 (s) | final accuracy "
-                 "(fraction) |\n| --- | ---: | ---: | ---: |\n| a\\_x | 3 | 20 ± 0 (2/3) | "
+                 "(fraction) |\n| --- | ---: | ---: | ---: |\n| a_x | 3 | 20 ± 0 (2/3) | "
                  "0.810 ± 0.025 |\n",
                  0) == 0);
   layout.columns = {"final_accuracy", "recovery_after_failure_2_s"};
@@ -740,15 +741,67 @@ TEST_CASE("the columns option picks metric columns by key in the order given", "
   } catch (const TableOptionError& error) {
     e = error.what();
   }
-  CHECK_THAT(e, StartsWith("--columns: expected column keys of these runs (final_accuracy, "
+  CHECK_THAT(e, StartsWith("--columns: expected all, or column keys of these runs (final_accuracy, "
                            "accuracy_before_failure_1, "));
   CHECK_THAT(e, EndsWith("cost_per_useful_gradient_usd), found \"recovery_after_failure_2_s\""));
+}
+
+TEST_CASE("by default: accuracy, time to target, recovery, work lost; the rest on request",
+          "[table][render]") {
+  auto configs = two_configurations();
+  configs[0].runs[0].server_failures.push_back({70.0, 0.7, 0.6, 15.0});
+  TableLayout layout;
+  layout.plan = "per-second";
+  layout.prices = "p.json";
+  const std::string md = render_table(configs, TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK(md.rfind("| configuration | seeds | final accuracy (fraction) | recovery time after "
+                 "failure 1 (s) | recovery time after failure 2 (s) | time to 0.7 (s) | "
+                 "gradients lost | gradients rolled back |\n| --- | ---: | ---: | ---: | ---: | "
+                 "---: | ---: | ---: |\n| a_x | 3 | 0.810 ± 0.025 | 20 ± 0 (2/3) | 15 (1/3) | "
+                 "105 ± 64 (2/3) | 0 ± 0 | 0 ± 0 |\n",
+                 0) == 0);
+  // No cost column, no price plan in the caption.
+  CHECK_THAT(md, EndsWith("(m/n): runs with a value / runs. Target accuracy 0.7.\n"));
+  CHECK(render_table(configs, TableFormat::LATEX, layout).find("cost") == std::string::npos);
+  // A cost column names its plan and price file.
+  layout.columns = {"final_accuracy", "cost_usd"};
+  CHECK_THAT(render_table(configs, TableFormat::MARKDOWN, layout),
+             EndsWith("Target accuracy 0.7; cost plan 'per-second' of p.json.\n"));
+  // "all": every column of the table, costs and all.
+  layout.columns = {"all"};
+  const std::string all = render_table(configs, TableFormat::MARKDOWN, layout);
+  CHECK_THAT(all, Contains("| gradients computed |") && Contains("| host-hours (h) |") &&
+                      Contains("| cost per useful gradient (µUSD) |") &&
+                      Contains("accuracy before failure 2 (fraction)"));
+  layout.columns = {"all", "final_accuracy"};
+  CHECK_THROWS_AS(render_table(configs, TableFormat::MARKDOWN, layout), TableOptionError);
+  // CSV is for programs: every column unless --columns says otherwise.
+  layout.columns = {};
+  CHECK_THAT(render_table(configs, TableFormat::CSV, layout),
+             Contains(",gradients_computed_mean,") && Contains(",cost_usd_mean,"));
+}
+
+TEST_CASE("Markdown escapes only what Markdown would read otherwise", "[table][render]") {
+  const auto row_of = [](const std::string& name) {
+    const std::string md =
+        render_table(group_runs({metrics(name, 1, 0, 0.5)}), TableFormat::MARKDOWN, {});
+    const auto begin = md.find("\n| ", md.find("---")) + 3;
+    return md.substr(begin, md.find(" |", begin) - begin);
+  };
+  // Names are letters, digits, '.', '_' and '-': an underscore inside a word is no emphasis.
+  CHECK(row_of("quickstart_lr-0.01") == "quickstart_lr-0.01");
+  CHECK(row_of("a_b_c") == "a_b_c");
+  CHECK(row_of("_x_") == "\\_x\\_");
+  CHECK(row_of("lr_-1") == "lr\\_-1");
+  CHECK(row_of("a|b*c`d") == "a\\|b\\*c\\`d");
 }
 
 TEST_CASE("LaTeX: booktabs, escaped", "[table][render]") {
   TableLayout layout;
   layout.plan = "a_plan";
   layout.prices = "p.json";
+  layout.columns = {"all"};
   const std::string tex = render_table(two_configurations(), TableFormat::LATEX, layout);
   INFO(tex);
   CHECK_THAT(tex, Contains("\\begin{tabular}{lr"));
@@ -766,7 +819,7 @@ TEST_CASE("failure columns: as many as the most failures, at most --failures", "
   configs[0].runs[0].server_failures.push_back({70.0, 0.7, 0.6, std::nullopt});
   TableLayout layout;
   CHECK_THAT(render_table(configs, TableFormat::MARKDOWN, layout),
-             Contains("lowest accuracy after failure 2 (fraction)"));
+             Contains("recovery time after failure 2 (s)"));
   layout.max_failures = 1;
   const std::string one = render_table(configs, TableFormat::MARKDOWN, layout);
   CHECK_THAT(one, Contains("failure 1"));
@@ -789,6 +842,7 @@ TEST_CASE("make_table: directories to a table", "[table]") {
   TableRequest request;
   request.directories = {tmp.file("results")};
   request.prices = tmp.file("prices.json");
+  request.columns = {"all"};
   const std::string md = make_table(request);
   INFO(md);
   // 0.82, 0.84: mean 0.83, half-width 12.706 x 0.01414 / 1.414 = 0.127.
@@ -861,4 +915,29 @@ TEST_CASE("make_table: every bad option", "[table][errors]") {
   write_text(tmp.file("run/timeseries.csv"), "time,version\n");
   CHECK_THAT(error_of([&] { make_table(r); }).what(),
              Contains("timeseries.csv:1:1: expected a header line with a 'test_accuracy' column"));
+}
+
+TEST_CASE("make_table_or_error: the table, or the message of a bad option or file",
+          "[table][errors]") {
+  TempDir tmp;
+  write_text(tmp.file("prices.json"), ROUND_PRICE_FILE);
+  write_run(tmp.file("run"), result_json("cfg", 1));
+  TableRequest request;
+  request.directories = {tmp.file("run")};
+  request.prices = tmp.file("prices.json");
+  const TableOrError good = make_table_or_error(request);
+  CHECK_FALSE(good.error);
+  CHECK(good.table == make_table(request));
+
+  request.format = "html";
+  const TableOrError option = make_table_or_error(request);
+  CHECK(option.table.empty());
+  CHECK(option.error == "--format: expected md, csv or latex, found \"html\"");
+
+  request.format = "md";
+  write_text(tmp.file("run/timeseries.csv"), "time,version\n");
+  const TableOrError file = make_table_or_error(request);
+  CHECK(file.table.empty());
+  REQUIRE(file.error);
+  CHECK_THAT(*file.error, Contains("timeseries.csv:1:1: expected a header line"));
 }

@@ -200,3 +200,23 @@ TEST_CASE("JSON Pointers escape '~' and '/' as RFC 6901 says", "[units]") {
   const JsonLocation root{"f.json", ""};
   CHECK(root.child("cluster").child("a/b~c").child(std::size_t{2}).pointer == "/cluster/a~1b~0c/2");
 }
+
+TEST_CASE("the kind and base unit of a quantity as written, for runs.csv", "[units]") {
+  using failsim::input::base_unit;
+  using failsim::input::quantity_kind;
+  CHECK(quantity_kind("20s") == Quantity::TIME);
+  CHECK(quantity_kind(" 1.5 ms ") == Quantity::TIME);
+  CHECK(quantity_kind("2GiB") == Quantity::DATA_SIZE);
+  CHECK(quantity_kind("10Gbps") == Quantity::BANDWIDTH);
+  CHECK(quantity_kind("1Gf") == Quantity::SPEED);  // or a flop amount: the same base unit
+  CHECK(quantity_kind("3 kflop") == Quantity::FLOP_AMOUNT);
+  for (const char* text : {"", "s", "20", "checkpoint", "20 parsecs", "forever"}) {
+    INFO(text);
+    CHECK_FALSE(quantity_kind(text));
+  }
+  CHECK(base_unit(Quantity::TIME) == "s");
+  CHECK(base_unit(Quantity::DATA_SIZE) == "B");
+  CHECK(base_unit(Quantity::BANDWIDTH) == "Bps");
+  CHECK(base_unit(Quantity::SPEED) == "f");
+  CHECK(base_unit(Quantity::FLOP_AMOUNT) == "f");
+}

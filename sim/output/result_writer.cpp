@@ -12,6 +12,8 @@
 
 #include "input/atomic_file.hpp"
 #include "result_format/event_type.hpp"
+#include "result_format/sha256.hpp"
+#include "sim/output/provenance.hpp"
 
 namespace failsim::sim {
 
@@ -158,11 +160,17 @@ nlohmann::json summary_json(const RunResult& r) {
 
 }  // namespace
 
-nlohmann::json result_json(const RunResult& r) {
+std::string scenario_sha256(const Scenario& scenario) {
+  return result_format::sha256_hex(to_json(scenario).dump());
+}
+
+nlohmann::json result_json(const RunResult& r, const std::vector<std::string>& command_line) {
   nlohmann::json j;
   j["format"] = "failsim-result";
   j["format_version"] = 1;
   j["scenario"] = to_json(r.scenario);
+  j["scenario_sha256"] = result_format::sha256_hex(j["scenario"].dump());
+  j["provenance"] = provenance_json(command_line);
   j["summary"] = summary_json(r);
   nlohmann::json events = nlohmann::json::array();
   for (const EventRecord& e : r.recorder.events()) {
@@ -230,7 +238,8 @@ void remove_file(const std::filesystem::path& path) {
 }
 }  // namespace
 
-void write_result_directory(const RunResult& result, const std::string& directory) {
+void write_result_directory(const RunResult& result, const std::string& directory,
+                            const std::vector<std::string>& command_line) {
   const std::filesystem::path dir(directory);
   std::error_code error;
   std::filesystem::create_directories(dir, error);
@@ -255,7 +264,7 @@ void write_result_directory(const RunResult& result, const std::string& director
       remove_file(dir / file.name);  // an earlier run's, which this result does not describe
     }
   }
-  input::write_atomically(dir / "result.json", result_json(result).dump(2) + "\n");
+  input::write_atomically(dir / "result.json", result_json(result, command_line).dump(2) + "\n");
 }
 
 void check_result_directory(const std::string& directory) {

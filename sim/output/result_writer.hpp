@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +14,16 @@
 
 namespace failsim::sim {
 
-/// The whole of result.json. Everything but the top-level "wall_clock" object is a pure
-/// function of the scenario and its seed.
-nlohmann::json result_json(const RunResult& result);
+/// The whole of result.json for a run started by `command_line` (argv; empty for a library
+/// call). Everything but the top-level keys of result_format::NOT_REPRODUCED_KEYS
+/// ("provenance", "wall_clock") is a pure function of the scenario and its seed.
+nlohmann::json result_json(const RunResult& result, const std::vector<std::string>& command_line);
+
+/// SHA-256 of the resolved scenario (result.json's scenario_sha256): over the bytes of
+/// to_json(scenario) written as compact JSON (nlohmann::json::dump() without indent: no spaces,
+/// keys sorted, numbers as in result.json), which is also what result.json's "scenario" object
+/// gives when read back and dumped so.
+std::string scenario_sha256(const Scenario& scenario);
 
 /// timeseries.csv: one row per evaluation.
 std::string timeseries_csv(const RunResult& result);
@@ -31,7 +39,8 @@ std::string intervals_csv(const RunResult& result);
 /// run does not write it), then result.json is written. Interrupted at any point, the directory
 /// has no result.json (incomplete) or this run's whole result. Throws std::runtime_error naming
 /// the file when one cannot be written or removed.
-void write_result_directory(const RunResult& result, const std::string& directory);
+void write_result_directory(const RunResult& result, const std::string& directory,
+                            const std::vector<std::string>& command_line);
 
 /// Checks before a run that its result directory can be written: `directory` is a directory
 /// (or does not exist yet and its nearest existing ancestor is one) in which a file can be
