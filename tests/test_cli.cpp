@@ -7,9 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_harness.hpp"
 #include "sim_harness.hpp"
+#include "skip.hpp"
 
 using failsim::testing::read_file;
 using failsim::testing::run_cli;
@@ -45,6 +49,27 @@ TEST_CASE("failsim validate checks a sweep file as a sweep, every point", "[cli]
   CHECK(refused.status == 2);
   CHECK_THAT(refused.err, Catch::Contains(bad + ": /vary/0: expected values that make a valid "
                                                 "scenario of every point, found point 1"));
+}
+
+TEST_CASE("failsim validate reads each file once, a sweep file as a scenario file", "[cli]") {
+  TempDir dir;
+  if (std::system("strace -V >/dev/null 2>&1") != 0) FAILSIM_SKIP("strace is not installed");
+  // strace(1) lists every file the command (and its SimGrid probe, -f) opens.
+  const std::string trace = dir.file("trace.txt");
+  const auto r = failsim::testing::run_shell(
+      "strace -f -qq -e trace=open,openat -o '" + trace +
+          "' '" FAILSIM_BINARY
+          "' validate scenarios/examples/quickstart.json scenarios/sweeps/quickstart.json",
+      dir);
+  REQUIRE(r.status == 0);
+  std::istringstream lines(failsim::testing::read_text(trace));
+  int scenario = 0, sweep = 0;
+  for (std::string line; std::getline(lines, line);) {
+    scenario += line.find("\"scenarios/examples/quickstart.json\"") != std::string::npos;
+    sweep += line.find("\"scenarios/sweeps/quickstart.json\"") != std::string::npos;
+  }
+  CHECK(scenario == 1);
+  CHECK(sweep == 1);
 }
 
 TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
@@ -295,10 +320,32 @@ TEST_CASE("failsim --version and --help", "[cli]") {
   // Numbers say so in the help.
   const auto help = run_cli("run --help", dir);
   CHECK_THAT(help.out, Catch::Contains("--seed INTEGER") && Catch::Contains("--threads INTEGER"));
-  // Impossible training input is bad input too, not a crash.
-  const auto train = run_cli("train --model softmax --train-limit 10 --batch 32", dir);
-  CHECK(train.status == 2);
-  CHECK_THAT(train.err, Catch::Contains("batch size"));
+}
+
+TEST_CASE("failsim train: impossible input is exit 2 with an expected/found message, no training",
+          "[cli]") {
+  TempDir dir;
+  // Each error names the option, the expectation and the value, as every other input error does.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--model softmax --train-limit 10 --batch 32",
+       "failsim train: --batch: expected at most the 10 training samples of --train-limit, "
+       "found 32\n"},
+      {"--model softmax --train-limit 0",
+       "failsim train: --train-limit: expected -1 (every training sample) or an integer >= 1, "
+       "found 0\n"},
+      {"--model mlp --hidden 16 0 --train-limit 100",
+       "failsim train: --hidden: expected layer widths >= 1, found 16 0\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli("train " + args, dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+  const auto data = run_cli("train --model softmax --data-dir '" + dir.file("none") + "'", dir);
+  CHECK(data.status == 2);
+  CHECK_THAT(data.err, Catch::StartsWith("failsim train: --data-dir: expected a directory of "
+                                         "Fashion-MNIST IDX files that load, found "));
 }
 
 TEST_CASE(
