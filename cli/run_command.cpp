@@ -6,11 +6,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "input/interrupt.hpp"
@@ -32,6 +36,7 @@ struct RunOptions {
   std::string threads;                ///< empty: every CPU this process may use
   bool quiet = false;
   bool every_step = false;  ///< --simulate-every-step (collective scenarios)
+  bool dry_run = false;
   std::vector<std::string> simgrid_cfg;
   std::vector<std::string> simgrid_log;
   /// argv, for result.json's provenance (docs/result-format.md#provenance).
@@ -54,6 +59,119 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
 int fail(const std::exception& e, int status) {
   fmt::print(stderr, "failsim run: {}\n", e.what());
   return status;
+}
+
+/// "0:07", "12:30", "2:05:00": a wall-clock duration on the progress line.
+std::string clock_text(double seconds) {
+  const auto total = static_cast<long long>(seconds + 0.5);
+  if (total >= 3600)
+    return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+  return fmt::format("{}:{:02}", total / 60, total % 60);
+}
+
+/// The progress line (docs/cli.md, "Progress line"): where the run is against its stop, the
+/// wall clock elapsed and the time left at the simulated progress per wall-second so far, the
+/// latest evaluation, and an outage mark while a server is down or training is stalled.
+std::string progress_line(const sim::Progress& p, const sim::StopConfig& stop) {
+  std::string line = fmt::format("  t = {:.2f} s", p.time);
+  // The fraction done: the furthest of the stops that bound the run.
+  double done = -1.0;
+  if (stop.time) {
+    line += fmt::format(" of {} s", *stop.time);
+    done = std::max(done, p.time / *stop.time);
+  }
+  if (stop.updates) {
+    line += fmt::format(", update {} of {}", p.updates, *stop.updates);
+    done = std::max(done, static_cast<double>(p.updates) / static_cast<double>(*stop.updates));
+  } else {
+    line += fmt::format(", {} updates", p.updates);
+  }
+  if (stop.version) {
+    line += fmt::format(", version {} of {}", p.version, *stop.version);
+    done = std::max(done, static_cast<double>(p.version) / static_cast<double>(*stop.version));
+  }
+  if (p.evaluation) line += fmt::format(", test accuracy {:.4f}", p.evaluation->test_accuracy);
+  if (stop.target_accuracy) line += fmt::format(" (target {})", *stop.target_accuracy);
+  line += fmt::format("   {} elapsed", clock_text(p.wall_seconds));
+  if (done > 0.0 && done < 1.0) {
+    line += fmt::format(", about {} left", clock_text(p.wall_seconds * (1.0 - done) / done));
+  } else if (done < 0.0) {
+    line += ", time left unknown (no stop but the target)";
+  }
+  std::vector<std::string> down;
+  if (p.stalled_since)
+    down.push_back(fmt::format("training stalled since {:.2f} s", *p.stalled_since));
+  if (p.server_hosts_down > 0)
+    down.push_back(fmt::format("{} server host(s) down", p.server_hosts_down));
+  if (p.worker_hosts_down > 0)
+    down.push_back(fmt::format("{} worker host(s) down", p.worker_hosts_down));
+  if (p.storage_down) down.push_back("storage down");
+  if (!down.empty()) line += fmt::format("   [OUTAGE: {}]", fmt::join(down, ", "));
+  return line;
+}
+
+/// The summary's line on failures, when the scenario had any or updates were rolled back: how
+/// many were injected (and skipped, or not injected before the stop), the updates rolled back
+/// and the gradients lost, and how long training stalled (from a server's death to its shard's
+/// next update, summed over the outages: the time lost). From the recorder's events and counts.
+std::string failure_summary(const sim::RunResult& r) {
+  const sim::Recorder& rec = r.recorder;
+  int injected = 0, skipped = 0, not_injected = 0;
+  double stalled = 0.0;
+  for (const sim::EventRecord& e : rec.events()) {
+    using T = sim::EventType;
+    injected += e.type == T::FAILURE || e.type == T::LINK_FAILURE;
+    skipped += e.type == T::FAILURE_SKIPPED;
+    not_injected += e.type == T::FAILURE_NOT_INJECTED;
+    if (e.type == T::TRAINING_RESUMED) stalled += e.details.at("stalled_for").get<double>();
+  }
+  const auto open = rec.stalled_since();
+  if (injected + skipped + not_injected == 0 && rec.updates_rolled_back() == 0 && !open) return "";
+  std::string line = fmt::format("  {} failure{} injected", injected, injected == 1 ? "" : "s");
+  if (skipped > 0) line += fmt::format(", {} skipped", skipped);
+  if (not_injected > 0)
+    line += fmt::format(", {} not injected (the run stopped first)", not_injected);
+  line += fmt::format("; {} updates rolled back ({} gradients), {} gradients lost",
+                      rec.updates_rolled_back(), rec.gradients_rolled_back(), rec.gradients_lost());
+  line += fmt::format("; training stalled {:.2f} s", stalled);
+  if (open) line += fmt::format(", and from {:.2f} s to the end", *open);
+  return line + "\n";
+}
+
+/// `--dry-run`: what the checks found out about the run, on stdout (docs/cli.md, "Dry run").
+void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
+  const sim::Scenario& s = set.scenarios.front();
+  const sim::ResolvedJob& job = checked.job;
+  const sim::WorkEstimate& w = job.work;
+  const sim::MemoryEstimate& m = job.memory;
+  fmt::print("{}: ok, a dry run: nothing simulated, nothing written\n", set.files.front());
+  fmt::print("  result directory: {}\n", fmt::join(set.directories, ", "));
+  fmt::print(
+      "  job: {} parameters in {} shard(s), {} worker(s), {} server process(es); {} "
+      "training and {} test samples\n",
+      job.num_params, job.shards.size(), s.cluster.num_workers(),
+      s.cluster.num_servers() * s.cluster.shards, job.train.samples, job.test.samples);
+  const std::string gradients =
+      std::isinf(w.gradients) ? "gradients unbounded (no stop bounds them)"
+      : w.gradients == 0.0    ? "gradients unknown (the platform file's speeds decide them)"
+                              : fmt::format("at most {:.0f} gradients", w.paced_gradients);
+  fmt::print("  work: {}, {:.0f} scheduled evaluations, {:.3g} random failures expected\n",
+             gradients, w.evaluations + w.evaluations_by_updates, w.failures);
+  fmt::print(
+      "  memory: {} (data {}, parameters {}, batch scratch {}) and {:.0f} SimGrid actors x "
+      "{} KiB stacks ({})\n",
+      sim::format_bytes(m.resident_bytes()), sim::format_bytes(m.data_bytes),
+      sim::format_bytes(m.model_bytes), sim::format_bytes(m.scratch_bytes), m.actors,
+      checked.stacks.kib, sim::format_bytes(checked.stacks.bytes));
+  const sim::WallEstimate wall = sim::estimate_wall_time(job);
+  if (wall.known) {
+    fmt::print(
+        "  wall time: about {:.1f} s on one math thread, at most (set-up {:.1f} s, "
+        "simulation {:.1f} s, math {:.1f} s; docs/performance.md, \"Estimates\")\n",
+        wall.total_seconds(), wall.setup_seconds, wall.simulation_seconds, wall.math_seconds);
+  } else {
+    fmt::print("  wall time: unknown ({})\n", gradients);
+  }
 }
 
 /// Writes the result directory and prints the summary; returns the exit status.
@@ -80,8 +198,8 @@ int report(const sim::RunResult& result, const std::string& directory, const Run
   if (!quiet) {
     if (const auto last = sim::closing_evaluation(result))
       fmt::print(", test accuracy {:.4f}", last->test_accuracy);
-    fmt::print("\n  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n", directory,
-               result.wall_seconds, result.math_seconds);
+    fmt::print("\n{}  results in {} ({:.2f} s wall clock, {:.2f} s of it math)\n",
+               failure_summary(result), directory, result.wall_seconds, result.math_seconds);
   }
   return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
 }
@@ -141,11 +259,20 @@ int run_scenario(RunOptions o) {
   options.simulate_every_step = o.every_step;
   for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
+  if (o.dry_run) {
+    try {
+      print_estimate(set, sim::check_run_set(set, options));
+    } catch (const input::InputError& e) {
+      return fail(e, BAD_INPUT);
+    }
+    return OK;
+  }
   const bool progress = !o.quiet && isatty(fileno(stderr));
   if (progress) {
-    options.on_evaluation = [](const sim::EvalRecord& e) {
-      fmt::print(stderr, "\r  t = {:9.2f} s   version {:8}   test accuracy {:.4f}   ", e.time,
-                 e.version, e.test_accuracy);
+    options.on_progress = [stop = set.scenarios.front().stop](const sim::Progress& p) {
+      // \x1b[K erases what a longer line before it left.
+      fmt::print(stderr, "\r\x1b[K{}", progress_line(p, stop));
+      std::fflush(stderr);
     };
   }
   sim::RunResult result;
@@ -195,6 +322,9 @@ Command add_run_command(CLI::App& app, std::vector<std::string> command_line) {
   sub->add_flag("--simulate-every-step", options->every_step,
                 "collective scenarios: simulate the network of every step instead of reusing "
                 "a step's times while the network is idle (the results are identical; slower)");
+  sub->add_flag("--dry-run", options->dry_run,
+                "make every check of a run and print an estimate of its work, memory and wall "
+                "time; simulate and write nothing");
   sub->add_option("--set", options->settings,
                   "set a field of the scenario, e.g. --set /failures/events/0/at=40s (VALUE is "
                   "JSON if it parses as JSON, else a string); repeatable")

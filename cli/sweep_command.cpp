@@ -85,11 +85,11 @@ int run_sweep(SweepOptions o) {
                  runs - 1, *o.only);
       return BAD_INPUT;
     }
+    const auto cores = static_cast<std::size_t>(sim::MathPool::hardware_threads());
     if (o.dry_run) {
-      session->print_plan();
+      session->print_plan(o.jobs, cores);
       return OK;
     }
-    const auto cores = static_cast<std::size_t>(sim::MathPool::hardware_threads());
     input::catch_interrupts();  // Ctrl-C stops the runs and says how to resume
     const bool complete = o.collect ? session->collect()
                           : o.only  ? session->run_one(*o.only)

@@ -3,8 +3,8 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
-#include <exception>
 #include <stdexcept>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "models/idx.hpp"
@@ -25,15 +25,37 @@ struct TrainOptions {
   std::string data_dir = models::FASHION_MNIST_DIR;
 };
 
+/// Prints `failsim train: OPTION: expected EXPECTED, found FOUND` (the style of every input
+/// error, input/input_error.hpp) and returns BAD_INPUT.
+int refuse(const std::string& option, const std::string& expected, const std::string& found) {
+  fmt::print(stderr, "failsim train: {}: expected {}, found {}\n", option, expected, found);
+  return BAD_INPUT;
+}
+
 int run_train(const TrainOptions& o) {
+  // Every option is checked before the data is read, then the batch against the data.
+  if (o.train_limit == 0 || o.train_limit < -1) {
+    return refuse("--train-limit", "-1 (every training sample) or an integer >= 1",
+                  std::to_string(o.train_limit));
+  }
+  for (const int width : o.hidden) {
+    if (width <= 0 && o.model == models::ModelKind::MLP) {
+      return refuse("--hidden", "layer widths >= 1", fmt::format("{}", fmt::join(o.hidden, " ")));
+    }
+  }
   models::Dataset train_set, test_set;
   try {
     train_set =
         models::load_idx_split(o.data_dir, models::Split::TRAIN, "fashion-mnist", o.train_limit);
     test_set = models::load_idx_split(o.data_dir, models::Split::TEST, "fashion-mnist");
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "failsim train: {}\n", e.what());
-    return BAD_INPUT;
+  } catch (const models::DataError& e) {
+    return refuse("--data-dir", "a directory of Fashion-MNIST IDX files that load", e.what());
+  }
+  if (o.batch > train_set.size()) {
+    return refuse("--batch",
+                  fmt::format("at most the {} training samples{}", train_set.size(),
+                              o.train_limit > 0 ? " of --train-limit" : ""),
+                  std::to_string(o.batch));
   }
   try {
     models::ModelSpec spec;
@@ -55,9 +77,8 @@ int run_train(const TrainOptions& o) {
           r.epoch, r.train_loss, r.test.loss, r.test.accuracy, r.math_seconds);
     });
   } catch (const std::invalid_argument& e) {
-    // E.g. a batch larger than the training set, or an empty hidden layer.
-    fmt::print(stderr, "failsim train: {}\n", e.what());
-    return BAD_INPUT;
+    // A model that does not suit the data (checked above for what an option can cause).
+    return refuse("--model", "a model for the data's samples", e.what());
   }
   return OK;
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 #include "input/json_input.hpp"
 #include "sim/scenario/resolve.hpp"
@@ -20,16 +22,10 @@ namespace failsim::cli {
 
 namespace {
 /// A sweep file rather than a scenario: a JSON object with "scenarios" and no "model" (every
-/// sweep has its list of base scenarios; every scenario its model). Anything else, unreadable
-/// files included, is read as a scenario, whose reader names what is wrong.
-bool is_sweep_file(const std::string& file) {
-  try {
-    const nlohmann::json doc =
-        input::parse_json_text(input::read_input_file(file, "a readable scenario file"), file);
-    return doc.is_object() && doc.contains("scenarios") && !doc.contains("model");
-  } catch (const input::InputError&) {
-    return false;
-  }
+/// sweep has its list of base scenarios; every scenario its model). Anything else is read as a
+/// scenario, whose reader names what is wrong.
+bool is_sweep(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("scenarios") && !doc.contains("model");
 }
 }  // namespace
 
@@ -48,14 +44,17 @@ Command add_validate_command(CLI::App& app) {
             int status = OK;
             for (const std::string& file : *files) {
               try {
-                if (is_sweep_file(file)) {
+                // Read and parsed once; the document says which format it is.
+                const nlohmann::json doc = input::parse_json_text(
+                    input::read_input_file(file, "a readable scenario file"), file);
+                if (is_sweep(doc)) {
                   // A sweep file is checked as `failsim sweep --dry-run` checks it: every point.
-                  const sweep::SweepPlan plan = sweep::expand_sweep(sweep::load_sweep(file));
+                  const sweep::SweepPlan plan = sweep::expand_sweep(sweep::parse_sweep(doc, file));
                   fmt::print("{}: ok (a sweep: {} runs of {} points)\n", file, plan.runs.size(),
                              plan.points.size());
                   continue;
                 }
-                const sim::Scenario scenario = sim::load_scenario(file);
+                const sim::Scenario scenario = sim::parse_scenario(doc, file);
                 const sim::ResolvedJob job = sim::resolve(scenario, file);
                 sim::probe_simgrid_setup(simgrid_args, scenario, job, file);
                 fmt::print("{}: ok\n", file);

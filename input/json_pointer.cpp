@@ -152,4 +152,20 @@ void apply_setting(json& doc, const PointerSetting& setting, const std::string& 
   }
 }
 
+std::optional<InputError> blamed_setting(const InputError& error,
+                                         const std::vector<PointerSetting>& settings) {
+  if (error.line() > 0) return std::nullopt;  // the file's own syntax
+  const std::string& place = error.json_path();
+  for (auto it = settings.rbegin(); it != settings.rend(); ++it) {
+    const std::string& pointer = it->pointer;
+    const bool inside = place.size() > pointer.size() &&
+                        place.compare(0, pointer.size(), pointer) == 0 &&
+                        place[pointer.size()] == '/';
+    if (place != pointer && !inside) continue;
+    return InputError("--set " + pointer, place.substr(pointer.size()), error.expected(),
+                      error.found());
+  }
+  return std::nullopt;
+}
+
 }  // namespace failsim::input

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input/input_error.hpp"
+
 namespace failsim::input {
 
 /// The tokens of a syntactically valid pointer, unescaped ("~1" -> '/', "~0" -> '~').
@@ -49,5 +51,15 @@ nlohmann::json setting_value(const PointerSetting& setting);
 /// InputError of "--set POINTER".
 void apply_setting(nlohmann::json& doc, const PointerSetting& setting,
                    const std::string& file_label);
+
+/// An error found in a scenario after `settings` were applied to it, blamed on the setting that
+/// put the value there: when `error`'s JSON Pointer is a setting's pointer or lies inside it (the
+/// last such setting, as a later one overrides an earlier one), the same error as an InputError of
+/// "--set POINTER" whose pointer is the place inside VALUE ("" for VALUE itself), e.g.
+///   `--set /optimizer/lr: expected a known key (...), found unknown key 'lr' (did you mean ...)`
+///   `--set /optimizer: /learning_rate: expected a number > 0, found -1`.
+/// nullopt when no setting covers that place (the file is to blame).
+std::optional<InputError> blamed_setting(const InputError& error,
+                                         const std::vector<PointerSetting>& settings);
 
 }  // namespace failsim::input

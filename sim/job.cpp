@@ -34,38 +34,34 @@ auto& elastic(S& strategy) {
   return *e;
 }
 
-/// Shard `index` of `count` on `hosts`: range `range`, its share of the time model's bytes and
-/// update flops (without shards the ratio is exactly 1: the time model's own numbers).
-Shard make_shard(const RunContext& context, int index, int count, const ShardRange& range,
-                 std::vector<sg4::Host*> hosts) {
+/// Shard `index` of `count` on `hosts`: its range and costs as resolve.hpp's share_shards gives
+/// them.
+Shard make_shard(int index, int count, const ShardShare& share, std::vector<sg4::Host*> hosts) {
   Shard shard;
   shard.index = index;
   shard.count = count;
-  shard.range = range;
-  const double fraction =
-      static_cast<double>(range.size) / static_cast<double>(context.math.model().num_params());
-  shard.bytes = context.time.param_bytes * fraction;
-  shard.update_flops = context.time.update_flops * fraction;
+  shard.range = share.range;
+  shard.bytes = share.bytes;
+  shard.update_flops = share.update_flops;
   shard.hosts = std::move(hosts);
   return shard;
 }
 
-/// Generation 0 (docs/strategies.md, "Sharded servers"): the partition of the model's
+/// Generation 0 (docs/strategies.md, "Sharded servers"): the resolved partition of the model's
 /// parameters, shard k's server hosts (the k-th group of cluster.servers.count), and version 0.
 std::vector<Shard> first_generation(const RunContext& context) {
-  const int count = context.scenario.cluster.shards;
-  const models::Model& model = context.math.model();
-  const std::vector<ShardRange> ranges = partition(model.tensors(), count);
-  const auto per_shard = context.roles.servers.size() / static_cast<std::size_t>(count);
+  const std::vector<ShardShare>& shares = context.first_shards;
+  const int count = static_cast<int>(shares.size());
+  const auto per_shard = context.roles.servers.size() / shares.size();
   const SnapshotPtr initial = context.math.initial_snapshot();
   std::vector<Shard> shards;
   for (int k = 0; k < count; ++k) {
     const auto first = context.roles.servers.begin() +
                        static_cast<std::ptrdiff_t>(per_shard * static_cast<std::size_t>(k));
-    shards.push_back(make_shard(context, k, count, ranges[static_cast<std::size_t>(k)],
-                                {first, first + static_cast<std::ptrdiff_t>(per_shard)}));
-    shards.back().initial =
-        count == 1 ? initial : slice(*initial, ranges[static_cast<std::size_t>(k)]);
+    const ShardShare& share = shares[static_cast<std::size_t>(k)];
+    shards.push_back(
+        make_shard(k, count, share, {first, first + static_cast<std::ptrdiff_t>(per_shard)}));
+    shards.back().initial = count == 1 ? initial : slice(*initial, share.range);
   }
   return shards;
 }
@@ -170,11 +166,13 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
   }
   const int count = static_cast<int>(hosts.size());
   const int generation = context_.shards.front().generation + 1;
-  const std::vector<ShardRange> ranges = partition(context_.math.model().tensors(), count);
+  const std::vector<ShardShare> shares =
+      share_shards(context_.math.model().tensors(), n, context_.time, count);
   std::vector<Shard> shards;
   for (int j = 0; j < count; ++j) {
-    const ShardRange& range = ranges[static_cast<std::size_t>(j)];
-    Shard shard = make_shard(context_, j, count, range, {hosts[static_cast<std::size_t>(j)]});
+    const ShardRange& range = shares[static_cast<std::size_t>(j)].range;
+    Shard shard = make_shard(j, count, shares[static_cast<std::size_t>(j)],
+                             {hosts[static_cast<std::size_t>(j)]});
     shard.generation = generation;
     // Its version 0 counts what every old shard it is made of had reached: the fewest.
     auto initial = std::make_shared<Snapshot>();

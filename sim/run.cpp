@@ -8,6 +8,7 @@
 #include <chrono>
 #include <span>
 #include <stdexcept>
+#include <utility>
 
 #include "input/interrupt.hpp"
 #include "sim/branching.hpp"
@@ -71,6 +72,24 @@ SnapshotPtr RunContext::observed_snapshot() {
 }
 
 namespace {
+/// Where the simulation is now (for RunOptions::on_progress).
+Progress progress_of(RunContext& context, double wall_seconds) {
+  Progress p;
+  p.time = sg4::Engine::get_clock();
+  p.updates = context.recorder.updates();
+  for (Strategy* s : context.strategies) {
+    if (const SnapshotPtr snapshot = s->observed_snapshot())
+      p.version = std::max(p.version, snapshot->version);
+  }
+  if (!context.recorder.evaluations().empty()) p.evaluation = context.recorder.evaluations().back();
+  p.stalled_since = context.recorder.stalled_since();
+  for (const sg4::Host* h : context.roles.servers) p.server_hosts_down += !h->is_on();
+  for (const sg4::Host* h : context.roles.workers) p.worker_hosts_down += !h->is_on();
+  p.storage_down = context.roles.storage != nullptr && !context.roles.storage->is_on();
+  p.wall_seconds = wall_seconds;
+  return p;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -99,34 +118,48 @@ void check_accounting(const RunResult& r) {
 }
 }  // namespace
 
-RunResult run(const Scenario& scenario, const RunOptions& options) {
-  if (scenario.protocol == Protocol::COLLECTIVE) {
-    if (!options.branches.empty()) {
-      throw input::InputError(options.branch_labels.empty() ? "--branch" : options.branch_labels[0],
-                              "", "a parameter-server scenario beside --branch (a collective "
-                              "scenario runs alone)",
-                              "a collective scenario");
-    }
-    const ResolvedJob resolved = resolve(scenario, options.file_label);
-    // SimGrid's refusal of a --cfg setting is found in a child process first.
-    probe_simgrid_setup(options.simgrid_args, scenario, resolved, options.file_label);
-    return run_collective(scenario, resolved, options);
-  }
-  const auto wall_start = std::chrono::steady_clock::now();
+namespace {
+/// The scenario and its branches, and their file labels.
+std::pair<std::vector<Scenario>, std::vector<std::string>> members_of(const Scenario& scenario,
+                                                                      const RunOptions& options) {
   std::vector<Scenario> members{scenario};
   members.insert(members.end(), options.branches.begin(), options.branches.end());
   std::vector<std::string> labels{options.file_label};
   labels.insert(labels.end(), options.branch_labels.begin(), options.branch_labels.end());
   labels.resize(members.size(), options.file_label);
+  return {std::move(members), std::move(labels)};
+}
+}  // namespace
+
+CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
+  if (scenario.protocol == Protocol::COLLECTIVE && !options.branches.empty()) {
+    // Branches share a parameter-server simulation up to their first difference.
+    throw input::InputError(options.branch_labels.empty() ? "--branch" : options.branch_labels[0],
+                            "",
+                            "a parameter-server scenario beside --branch (a collective scenario "
+                            "runs alone)",
+                            "a collective scenario");
+  }
+  const auto [members, labels] = members_of(scenario, options);
   // Every check that needs the data's and the model's sizes, as `failsim validate` makes them.
-  ResolvedJob resolved;
+  CheckedRun checked;
   for (std::size_t m = 0; m < members.size(); ++m) {
     const ResolvedJob r = resolve(members[m], labels[m]);
-    if (m == 0) resolved = r;
+    if (m == 0) checked.job = r;
   }
-  Branching branching(std::move(members), std::move(labels));
+  static_cast<void>(Branching(members, labels));  // its checks: scenarios not run together
   // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
-  probe_simgrid_setup(options.simgrid_args, scenario, resolved, options.file_label);
+  checked.stacks =
+      probe_simgrid_setup(options.simgrid_args, scenario, checked.job, options.file_label);
+  return checked;
+}
+
+RunResult run(const Scenario& scenario, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const ResolvedJob resolved = check_run(scenario, options).job;
+  if (scenario.protocol == Protocol::COLLECTIVE) return run_collective(scenario, resolved, options);
+  auto [members, labels] = members_of(scenario, options);
+  Branching branching(std::move(members), std::move(labels));
   // SimGrid consumes its own --cfg= and --log= arguments from an argv (failsim's defaults first).
   std::vector<std::string> args{"failsim"};
   for (const std::string& a : simgrid_arguments(options.simgrid_args)) args.push_back(a);
@@ -147,7 +180,24 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
                                fmt::format("at simulated time {:.2f} s", sg4::Engine::get_clock()));
     }
   };
-  sg4::Engine::on_time_advance_cb([&](double /*elapsed*/) { stop_if_interrupted(); });
+  // The progress callback, if any, at most every PROGRESS_INTERVAL_SECONDS of wall clock (the
+  // clock is read every 64th advance only: a run has millions of them) and after evaluations.
+  RunContext* progress_context = nullptr;  // set once the context exists
+  auto sim_start = std::chrono::steady_clock::now();
+  double last_progress = -PROGRESS_INTERVAL_SECONDS;
+  std::uint64_t advances = 0;
+  const auto report_progress = [&](bool now) {
+    if (!options.on_progress || progress_context == nullptr) return;
+    if (!now && ++advances % 64 != 0) return;
+    const double wall = seconds_since(sim_start);
+    if (!now && wall - last_progress < PROGRESS_INTERVAL_SECONDS) return;
+    last_progress = wall;
+    options.on_progress(progress_of(*progress_context, wall));
+  };
+  sg4::Engine::on_time_advance_cb([&](double /*elapsed*/) {
+    stop_if_interrupted();
+    report_progress(false);
+  });
 
   TrainingMath math(scenario, options.threads);
   RunResult result;
@@ -157,11 +207,15 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
       .math = math,
       .recorder = result.recorder,
       .time = resolved.time,
+      .first_shards = resolved.shards,
       .gradient_buffers = BufferPool(math.model().num_params()),
       .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
       .roles = build_platform(engine, scenario.cluster, options.file_label,
                               local_disk_level(scenario.recovery)),
-      .on_evaluation = options.on_evaluation};
+      .on_evaluation = [&](const EvalRecord& e) {
+        if (options.on_evaluation) options.on_evaluation(e);
+        report_progress(true);
+      }};
   if (scenario.output.intervals) result.recorder.keep_intervals();
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
@@ -185,6 +239,8 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
 
   result.setup_seconds = seconds_since(wall_start);
   stop_if_interrupted();  // a signal while the data loaded
+  progress_context = &context;
+  sim_start = std::chrono::steady_clock::now();
   engine.run();
   stop_if_interrupted();
 

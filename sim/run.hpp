@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,32 @@
 #include "sim/output/recorder.hpp"
 #include "sim/ps/sharding.hpp"
 #include "sim/ps/snapshot.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/simgrid_probe.hpp"
 
 namespace failsim::sim {
+
+/// Where a run is, as the simulation knows it: what the CLI's progress line shows
+/// (docs/cli.md, "Progress line").
+struct Progress {
+  double time = 0.0;         ///< simulated seconds now
+  std::int64_t updates = 0;  ///< updates applied so far (stop.updates counts them)
+  /// The highest version among the shards' parameters now (stop.version stops at it).
+  std::int64_t version = 0;
+  std::optional<EvalRecord> evaluation;  ///< the latest scheduled evaluation, if any
+  /// Since when training is stalled (a server process is dead and its shard has not updated
+  /// since, or an elastic job is resizing): Recorder::stalled_since(). nullopt: it moves.
+  std::optional<double> stalled_since;
+  int server_hosts_down = 0;  ///< server hosts turned off by a failure now
+  int worker_hosts_down = 0;  ///< worker hosts turned off now
+  bool storage_down = false;  ///< the storage host is off now
+  double wall_seconds = 0.0;  ///< wall clock since the simulation started (set-up excluded)
+};
+
+/// on_progress is called at most this often on the wall clock while simulated time advances,
+/// and after every scheduled evaluation.
+constexpr double PROGRESS_INTERVAL_SECONDS = 0.25;
 
 struct RunOptions {
   std::string file_label = "scenario";    ///< names the scenario file in error messages
@@ -26,6 +50,9 @@ struct RunOptions {
   /// Collective runs: simulate the network of every step, not once per state of the network
   /// (the check that the cached step times are exact; results are identical).
   bool simulate_every_step = false;
+  /// Called after each evaluation and every PROGRESS_INTERVAL_SECONDS of wall clock as simulated
+  /// time advances; reads the simulation, changes nothing in it.
+  std::function<void(const Progress&)> on_progress;
   /// Further scenarios simulated with this one, forking where their failures at a time differ
   /// (sim/branching.hpp), and their file labels.
   std::vector<Scenario> branches;
@@ -63,6 +90,19 @@ struct RunResult {
   /// A collective run's own summary (protocol COLLECTIVE only).
   std::optional<CollectiveSummary> collective;
 };
+
+/// What run() makes sure of before it simulates: the scenario's resolved job and its actors'
+/// stacks.
+struct CheckedRun {
+  ResolvedJob job;
+  ActorStacks stacks;
+};
+
+/// The checks run() makes before simulating, and nothing else: resolve() of the scenario and of
+/// each of RunOptions::branches, and the SimGrid probe of the scenario with
+/// RunOptions::simgrid_args (sim/simgrid_probe.hpp). Throws InputError as run() does; writes
+/// nothing. `failsim run --dry-run` stops here.
+CheckedRun check_run(const Scenario& scenario, const RunOptions& options);
 
 /// Simulates the scenario (and RunOptions::branches: then each process that returns holds the
 /// results of one of them, and the caller must wait for RunResult::children). Throws InputError

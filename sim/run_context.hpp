@@ -15,6 +15,7 @@
 #include "sim/ps/buffer_pool.hpp"
 #include "sim/ps/sharding.hpp"
 #include "sim/ps/snapshot.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/time_model.hpp"
 #include "sim/training_math.hpp"
@@ -32,6 +33,8 @@ struct RunContext {
   TrainingMath& math;
   Recorder& recorder;
   TimeModel time;
+  /// Generation 0's shards as the resolve step partitioned them (sim/scenario/resolve.hpp).
+  std::vector<ShardShare> first_shards;
   BufferPool gradient_buffers;
   Coordinator coordinator;
   Roles roles;

@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -23,7 +24,13 @@ Scenario load(const std::string& file, const RunRequest& request) {
     nlohmann::json doc =
         input::parse_json_text(input::read_input_file(file, "a readable scenario file"), file);
     for (const auto& setting : request.settings) input::apply_setting(doc, setting, file);
-    s = parse_scenario(doc, file);
+    try {
+      s = parse_scenario(doc, file);
+    } catch (const input::InputError& e) {
+      // A value a --set put there is the --set's to answer for, not the file's.
+      if (auto blamed = input::blamed_setting(e, request.settings)) throw *blamed;
+      throw;
+    }
   }
   if (request.seed) s.seed = *request.seed;
   return s;
@@ -32,6 +39,7 @@ Scenario load(const std::string& file, const RunRequest& request) {
 
 RunSet load_run_set(const RunRequest& request) {
   RunSet set;
+  set.settings = request.settings;
   set.scenarios.push_back(load(request.scenario, request));
   set.files.push_back(request.scenario);
   set.directories.push_back(!request.output.empty() ? request.output
@@ -64,11 +72,39 @@ RunSet load_run_set(const RunRequest& request) {
   return set;
 }
 
-RunResult run_set(const RunSet& set, RunOptions options) {
+namespace {
+/// `options` for the set: its file labels and branches.
+RunOptions with_set(const RunSet& set, RunOptions options) {
   options.file_label = set.files.front();
   options.branches.assign(set.scenarios.begin() + 1, set.scenarios.end());
   options.branch_labels.assign(set.files.begin() + 1, set.files.end());
-  return run(set.scenarios.front(), options);
+  return options;
+}
+
+/// Calls `step`; an InputError at a place of a scenario file that a --set set is the setting's.
+template <class Step>
+auto blaming_settings(const RunSet& set, Step step) {
+  try {
+    return step();
+  } catch (const input::InputError& e) {
+    const bool of_a_file =
+        std::find(set.files.begin(), set.files.end(), e.file()) != set.files.end();
+    if (of_a_file) {
+      if (auto blamed = input::blamed_setting(e, set.settings)) throw *blamed;
+    }
+    throw;
+  }
+}
+}  // namespace
+
+RunResult run_set(const RunSet& set, RunOptions options) {
+  const RunOptions o = with_set(set, std::move(options));
+  return blaming_settings(set, [&] { return run(set.scenarios.front(), o); });
+}
+
+CheckedRun check_run_set(const RunSet& set, RunOptions options) {
+  const RunOptions o = with_set(set, std::move(options));
+  return blaming_settings(set, [&] { return check_run(set.scenarios.front(), o); });
 }
 
 std::optional<EvalRecord> closing_evaluation(const RunResult& result) {

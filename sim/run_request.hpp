@@ -37,6 +37,9 @@ struct RunSet {
   std::vector<Scenario> scenarios;
   std::vector<std::string> files;        ///< their files, as given (the labels of messages)
   std::vector<std::string> directories;  ///< their result directories, no two the same
+  /// The --set settings they were loaded with: an error at a place one of them set is the
+  /// setting's (input::blamed_setting).
+  std::vector<input::PointerSetting> settings;
 };
 
 /// Loads the request's scenarios, each branch after the ones before it. Throws input::InputError
@@ -48,6 +51,10 @@ RunSet load_run_set(const RunRequest& request);
 /// that returns holds one scenario's result, `directories[result.member]` its directory, and
 /// must wait for RunResult::children. Throws as run() does.
 RunResult run_set(const RunSet& set, RunOptions options);
+
+/// The checks run_set makes before it simulates (sim::check_run), with the same errors, and
+/// nothing else: `failsim run --dry-run`.
+CheckedRun check_run_set(const RunSet& set, RunOptions options);
 
 /// The evaluation a run ends with: its final evaluation if it has one, else its last scheduled
 /// one, else none.

@@ -166,8 +166,8 @@ constexpr double BASE_MAPPINGS = 2000;
 
 // Every actor gets a stack of contexts/stack-size and a guard page, each its own mapping:
 // SimGrid dies with "Failed to allocate stack" when they do not fit (issue 21, item 4).
-void check_actor_stacks(const std::string& stack_line, const Scenario& scenario,
-                        const ResolvedJob& job, const std::string& file_label) {
+ActorStacks check_actor_stacks(const std::string& stack_line, const Scenario& scenario,
+                               const ResolvedJob& job, const std::string& file_label) {
   int stack_kib = 0;
   int guard_pages = 0;
   std::istringstream(stack_line) >> stack_kib >> guard_pages;
@@ -200,7 +200,8 @@ void check_actor_stacks(const std::string& stack_line, const Scenario& scenario,
         found);
   }
   const std::optional<double> limit = address_space_limit();
-  if (!limit || needed(stack_kib) <= *limit) return;
+  const ActorStacks stacks{stack_kib, actors * (stack_kib * 1024.0 + guard_pages * page)};
+  if (!limit || needed(stack_kib) <= *limit) return stacks;
   // The largest stack that fits, in steps of 64 KiB, if one of at least MIN_STACK_KIB does.
   const double room = (*limit - needed(0)) / actors - guard_pages * page;
   const int fitting = static_cast<int>(room / 1024.0 / 64.0) * 64;
@@ -214,8 +215,7 @@ void check_actor_stacks(const std::string& stack_line, const Scenario& scenario,
       file_label, field,
       fmt::format("a job that fits in the address-space limit of {} (ulimit -v): {:.0f} SimGrid "
                   "actors x {} KiB stacks ({}) and {} of data and models need {}; {}",
-                  format_bytes(*limit), actors, stack_kib,
-                  format_bytes(actors * (stack_kib * 1024.0 + guard_pages * page)),
+                  format_bytes(*limit), actors, stack_kib, format_bytes(stacks.bytes),
                   format_bytes(job.memory.resident_bytes()), format_bytes(needed(stack_kib)),
                   remedy),
       found);
@@ -263,8 +263,8 @@ std::vector<std::string> simgrid_arguments(const std::vector<std::string>& user_
   return args;
 }
 
-void probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenario& scenario,
-                         const ResolvedJob& job, const std::string& file_label) {
+ActorStacks probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenario& scenario,
+                                const ResolvedJob& job, const std::string& file_label) {
   const ClusterConfig& cluster = scenario.cluster;
   const PlatformCluster* platform =
       cluster.kind == ClusterKind::PLATFORM ? &cluster.platform : nullptr;
@@ -339,10 +339,7 @@ void probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenar
                       messages_of(text.substr(text.find('\n', text.rfind(ROUTE_LINE)) + 1))));
     }
   }
-  if (exited) {
-    check_actor_stacks(stack_line, scenario, job, file_label);
-    return;
-  }
+  if (exited) return check_actor_stacks(stack_line, scenario, job, file_label);
 
   const std::size_t stage = text.find(PLATFORM_STAGE);
   const bool platform_stage = stage != std::string::npos;

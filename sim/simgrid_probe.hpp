@@ -23,6 +23,12 @@ constexpr int MIN_STACK_KIB = 192;
 /// The SimGrid arguments of a run: failsim's defaults (the stack size), then `user_args`.
 std::vector<std::string> simgrid_arguments(const std::vector<std::string>& user_args);
 
+/// The actors' stacks a run gets, as the probe found them.
+struct ActorStacks {
+  int kib = 0;         ///< contexts/stack-size
+  double bytes = 0.0;  ///< every actor's stack and guard page (ResolvedJob::memory.actors of them)
+};
+
 /// Tries `simgrid_args` (e.g. "--cfg=network/model:CM02") in a child process and checks there:
 ///   - that the job's SimGrid actors fit: `job.memory.actors` stacks of the stack size the run
 ///     gets (contexts/stack-size) plus the job's resident memory within the address-space limit
@@ -37,9 +43,10 @@ std::vector<std::string> simgrid_arguments(const std::vector<std::string>& user_
 ///    (Model 'Nope' is invalid! Valid models are: ...)`
 ///   `<file_label>: /cluster/platform: expected a platform file SimGrid 3.32 loads, found
 ///    lab.xml (Parse error at lab.xml:13: Invalid XML ...)`
-/// Costs a fork and an empty engine: a few milliseconds.
-void probe_simgrid_setup(const std::vector<std::string>& simgrid_args, const Scenario& scenario,
-                         const ResolvedJob& job, const std::string& file_label);
+/// Costs a fork and an empty engine: a few milliseconds. Returns the actors' stacks.
+ActorStacks probe_simgrid_setup(const std::vector<std::string>& simgrid_args,
+                                const Scenario& scenario, const ResolvedJob& job,
+                                const std::string& file_label);
 
 /// Throws InputError at the first server or worker host name of `cluster.platform` for which
 /// `has_host` is false:

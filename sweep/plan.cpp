@@ -537,7 +537,7 @@ SweepPlan expand_sweep(const Sweep& sweep) {
       doc["name"] = id;
       try {
         const sim::Scenario scenario = sim::parse_scenario(doc, base.path);
-        sim::resolve(scenario, base.path);
+        point.wall = sim::estimate_wall_time(sim::resolve(scenario, base.path));
         if (!scenario.output.timeseries) {
           JsonLocation{base.path, "/output/timeseries"}.fail(
               "true in a sweep (runs.csv and the table read timeseries.csv)", "false");

@@ -28,9 +28,30 @@ SweepSession::SweepSession(SessionOptions options) : options_(std::move(options)
   dir_ = SweepDirectory{output_};
 }
 
-void SweepSession::print_plan() const {
-  fmt::print("{}: {} points, {} runs, into {}\n", plan_.name, plan_.points.size(),
-             plan_.runs.size(), dir_.root.string());
+void SweepSession::print_plan(std::size_t jobs, std::size_t cores) const {
+  // The runs' estimated wall times (one math thread each), added up; spread over the jobs, no
+  // shorter than the longest run.
+  double total = 0.0, longest = 0.0;
+  std::size_t unknown = 0;
+  for (const SweepRun& run : plan_.runs) {
+    const sim::WallEstimate& wall = plan_.points[run.point].wall;
+    if (!wall.known) {
+      ++unknown;
+      continue;
+    }
+    total += wall.total_seconds();
+    longest = std::max(longest, wall.total_seconds());
+  }
+  const std::size_t at_once = std::min(jobs == 0 ? cores : jobs, plan_.runs.size());
+  std::string estimate = fmt::format(
+      "; estimated wall time of its runs, at most: {:.0f} s in all, about {:.0f} s with {} at a "
+      "time",
+      total, std::max(total / static_cast<double>(std::max<std::size_t>(at_once, 1)), longest),
+      at_once);
+  if (unknown > 0)
+    estimate += fmt::format(" (and {} runs whose gradients no stop bounds)", unknown);
+  fmt::print("{}: {} points, {} runs, into {}{}\n", plan_.name, plan_.points.size(),
+             plan_.runs.size(), dir_.root.string(), estimate);
   for (const SweepRun& run : plan_.runs) {
     const SweepPoint& point = plan_.points[run.point];
     std::string values;

@@ -38,8 +38,10 @@ class SweepSession {
 
   const SweepPlan& plan() const { return plan_; }
 
-  /// --dry-run: the plan's runs on stdout, one a line, with their seeds and varied values.
-  void print_plan() const;
+  /// --dry-run: the plan's runs on stdout, one a line, with their seeds and varied values,
+  /// after a line with the sweep's estimated wall time, in all and with `jobs` runs at a time
+  /// (0: one per core of `cores`).
+  void print_plan(std::size_t jobs, std::size_t cores) const;
 
   /// --collect: checks that the output directory holds this plan, writes runs.csv and table.md
   /// from the results there are, and lists the runs without one. True when every run has a

@@ -7,10 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_harness.hpp"
 #include "reproducible.hpp"
 #include "sim_harness.hpp"
+#include "skip.hpp"
 
 using failsim::testing::read_file;
 using failsim::testing::reproducible_part;
@@ -47,6 +51,26 @@ TEST_CASE("failsim validate checks a sweep file as a sweep, every point", "[cli]
   CHECK(refused.status == 2);
   CHECK_THAT(refused.err, Catch::Contains(bad + ": /vary/0: expected values that make a valid "
                                                 "scenario of every point, found point 1"));
+}
+
+TEST_CASE("failsim validate reads each file once, a sweep file as a scenario file", "[cli]") {
+  TempDir dir;
+  if (std::system("strace -V >/dev/null 2>&1") != 0) FAILSIM_SKIP("strace is not installed");
+  // strace(1) lists every file the command (and its SimGrid probe, -f) opens.
+  const auto opens = [&](const std::string& file) {
+    const std::string trace = dir.file("trace.txt");
+    const auto r = failsim::testing::run_shell("strace -f -qq -e trace=open,openat -o '" + trace +
+                                                   "' '" FAILSIM_BINARY "' validate " + file,
+                                               dir);
+    REQUIRE(r.status == 0);
+    std::istringstream lines(failsim::testing::read_text(trace));
+    int count = 0;
+    for (std::string line; std::getline(lines, line);)
+      count += line.find("\"" + file + "\"") != std::string::npos;
+    return count;
+  };
+  CHECK(opens("scenarios/examples/quickstart.json") == 1);
+  CHECK(opens("scenarios/sweeps/quickstart.json") == 1);
 }
 
 TEST_CASE("failsim validate names file and path and expectation and found value with exit 2",
@@ -401,10 +425,32 @@ TEST_CASE("failsim --version and --help", "[cli]") {
   // Numbers say so in the help.
   const auto help = run_cli("run --help", dir);
   CHECK_THAT(help.out, Catch::Contains("--seed INTEGER") && Catch::Contains("--threads INTEGER"));
-  // Impossible training input is bad input too, not a crash.
-  const auto train = run_cli("train --model softmax --train-limit 10 --batch 32", dir);
-  CHECK(train.status == 2);
-  CHECK_THAT(train.err, Catch::Contains("batch size"));
+}
+
+TEST_CASE("failsim train: impossible input is exit 2 with an expected/found message, no training",
+          "[cli]") {
+  TempDir dir;
+  // Each error names the option, the expectation and the value, as every other input error does.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--model softmax --train-limit 10 --batch 32",
+       "failsim train: --batch: expected at most the 10 training samples of --train-limit, "
+       "found 32\n"},
+      {"--model softmax --train-limit 0",
+       "failsim train: --train-limit: expected -1 (every training sample) or an integer >= 1, "
+       "found 0\n"},
+      {"--model mlp --hidden 16 0 --train-limit 100",
+       "failsim train: --hidden: expected layer widths >= 1, found 16 0\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli("train " + args, dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+  const auto data = run_cli("train --model softmax --data-dir '" + dir.file("none") + "'", dir);
+  CHECK(data.status == 2);
+  CHECK_THAT(data.err, Catch::StartsWith("failsim train: --data-dir: expected a directory of "
+                                         "Fashion-MNIST IDX files that load, found "));
 }
 
 TEST_CASE(
@@ -913,4 +959,121 @@ TEST_CASE("the examples that need the deepest stacks run at the smallest stack a
                            dir);
     CHECK(r.status == 0);
   }
+}
+
+// Issue 21, friction: --set typos were blamed on the scenario file.
+TEST_CASE("run: a bad key or value put there by --set is the --set's error, not the file's",
+          "[cli]") {
+  TempDir dir;
+  const std::string run = "run scenarios/examples/quickstart.json -q -o '" + dir.file("out") + "' ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      // An unknown key, a bad value, a bad value inside an object VALUE (its place in VALUE).
+      {"--set /optimizer/lrr=0.1",
+       "failsim run: --set /optimizer/lrr: expected a known key (learning_rate, momentum, "
+       "weight_decay, batch_size), found unknown key 'lrr'\n"},
+      {"--set /optimizer/learning_rate=-1",
+       "failsim run: --set /optimizer/learning_rate: expected a number > 0, found -1\n"},
+      {R"(--set '/optimizer={"learning_rate": -1, "batch_size": 32}')",
+       "failsim run: --set /optimizer: /learning_rate: expected a number > 0, found -1\n"},
+      // A value the resolve step refuses, and the last of two settings of one field.
+      {"--set /optimizer/batch_size=3000",
+       "failsim run: --set /optimizer/batch_size: expected at most the smallest worker shard "
+       "(4000 training samples / 2 workers = 2000), found 3000\n"},
+      {"--set /optimizer/batch_size=3000 --set /optimizer/batch_size=4000",
+       "failsim run: --set /optimizer/batch_size: expected at most the smallest worker shard "
+       "(4000 training samples / 2 workers = 2000), found 4000\n"},
+  };
+  for (const auto& [setting, message] : cases) {
+    const auto r = run_cli(run + setting, dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == message);
+    const auto dry = run_cli(run + setting + " --dry-run", dir);
+    CHECK(dry.status == 2);
+    CHECK(dry.err == message);
+  }
+  CHECK_FALSE(fs::exists(dir.file("out")));
+  // An error elsewhere in the file is still the file's.
+  const auto other =
+      run_cli(run + "--set /optimizer/learning_rate=0.5 --set /cluster/workers/count=3000", dir);
+  CHECK(other.status == 2);
+  CHECK_THAT(other.err, Catch::StartsWith("failsim run: scenarios/examples/quickstart.json: "
+                                          "/optimizer/batch_size: "));
+}
+
+TEST_CASE("run --dry-run checks as run does, prints the estimate, simulates and writes nothing",
+          "[cli]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r =
+      run_cli("run scenarios/examples/server-kill-checkpoint.json --dry-run -o '" + out + "'", dir);
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK_FALSE(fs::exists(out));
+  // Every field, in order; the numbers are resolve's (checked in tests/test_resolve.cpp).
+  CHECK_THAT(r.out,
+             Catch::Matches("scenarios/examples/server-kill-checkpoint.json: ok, a dry run: "
+                            "nothing simulated, nothing written\n"
+                            "  result directory: " +
+                            out +
+                            "\n"
+                            "  job: 330 parameters in 1 shard\\(s\\), 2 worker\\(s\\), 1 "
+                            "server process\\(es\\); 4000 training and 1000 test samples\n"
+                            "  work: at most [0-9]+ gradients, 60 scheduled evaluations, 0 random "
+                            "failures expected\n"
+                            "  memory: .* \\(data .*, parameters .*, batch scratch .*\\) and 21 "
+                            "SimGrid actors x 256 KiB stacks \\(.*\\)\n"
+                            "  wall time: about [0-9.]+ s on one math thread, at most \\(set-up "
+                            "[0-9.]+ s, simulation [0-9.]+ s, math [0-9.]+ s; "
+                            "docs/performance.md, \"Estimates\"\\)\n"));
+  // Refused as run refuses: a bad scenario (2), a SimGrid setting (2), an unwritable directory
+  // (3), each before anything is simulated.
+  const auto bad = run_cli("run scenarios/examples/quickstart.json --dry-run --set /seed=-1", dir);
+  CHECK(bad.status == 2);
+  const auto cfg = run_cli(
+      "run scenarios/examples/quickstart.json --dry-run --cfg=network/model:Nope -o '" + out + "'",
+      dir);
+  CHECK(cfg.status == 2);
+  CHECK_THAT(cfg.err, Catch::Contains("--cfg/--log: expected settings SimGrid 3.32 accepts"));
+  const std::string file = dir.file("a-file");
+  write_text(file, "not a directory");
+  const auto unwritable =
+      run_cli("run scenarios/examples/quickstart.json --dry-run -o '" + file + "/r'", dir);
+  CHECK(unwritable.status == 3);
+  CHECK_FALSE(fs::exists(out));
+  // No stop but the target accuracy: the gradients and so the wall time are unknown.
+  const auto unbounded = run_cli(
+      R"(run scenarios/examples/quickstart.json --dry-run --set '/stop={"target_accuracy": 0.9}')",
+      dir);
+  CHECK(unbounded.status == 0);
+  CHECK_THAT(unbounded.out,
+             Catch::Contains("  wall time: unknown (gradients unbounded (no stop bounds them))"));
+}
+
+TEST_CASE("run: the summary of a run with failures says what was injected and rolled back",
+          "[cli]") {
+  TempDir dir;
+  const auto r = run_cli("run scenarios/examples/server-kill-checkpoint.json --threads 1 -o '" +
+                             dir.file("kill") + "'",
+                         dir);
+  REQUIRE(r.status == 0);
+  // The numbers of its result.json: 1 failure, 50 updates rolled back, stalled 2.00 s - 3.51 s.
+  const auto result = nlohmann::json::parse(read_file(dir.file("kill") + "/result.json"));
+  CHECK(result["summary"]["updates_rolled_back"] == 50);
+  CHECK_THAT(r.out, Catch::Contains("\n  1 failure injected; 50 updates rolled back (50 "
+                                    "gradients), 0 gradients lost; training stalled 1.51 s\n"
+                                    "  results in "));
+  // A failure the stop comes before is said to be so; a run without failures has no such line.
+  const auto late = run_cli(
+      "run scenarios/examples/server-kill-checkpoint.json --threads 1 --set /stop/time=1s "
+      "--set /failures/after_stop=record -o '" +
+          dir.file("late") + "'",
+      dir);
+  REQUIRE(late.status == 0);
+  CHECK_THAT(late.out, Catch::Contains("\n  0 failures injected, 1 not injected (the run stopped "
+                                       "first); 0 updates rolled back (0 gradients), 0 gradients "
+                                       "lost; training stalled 0.00 s\n"));
+  const auto none =
+      run_cli("run scenarios/examples/quickstart.json -o '" + dir.file("none") + "'", dir);
+  REQUIRE(none.status == 0);
+  CHECK_THAT(none.out, !Catch::Contains("injected"));
 }

@@ -101,6 +101,42 @@ TEST_CASE("Ctrl-C on failsim run: exit 130, where it was, nothing written, the l
   CHECK_FALSE(fs::exists(out));
 }
 
+TEST_CASE("failsim run's progress line: the stop, the time, an outage mark, nothing stale",
+          "[cli][interrupt]") {
+  TempDir dir;
+  // On a pseudo-terminal (script(1)), without Ctrl-C: the line is written at every evaluation
+  // (every 100 ms simulated) and ended before the summary.
+  const auto r = run_shell("script -qfec \"'" FAILSIM_BINARY
+                           "' run scenarios/examples/server-kill-checkpoint.json --threads 1 -o '" +
+                               dir.file("out") + "'\" /dev/null",
+                           dir);
+  REQUIRE(r.status == 0);
+  std::vector<std::string> writes;  // every state of the line, as written
+  for (std::size_t at = r.out.find("\r\x1b[K"); at != std::string::npos;) {
+    const std::size_t next = r.out.find_first_of("\r\n", at + 4);
+    writes.push_back(r.out.substr(at + 4, next - at - 4));
+    at = r.out.find("\r\x1b[K", next);
+  }
+  REQUIRE(writes.size() >= 60);
+  // Before the failure at 2 s, during the outage (server killed, replaced at 3.5 s), after it.
+  const auto at_time = [&](const std::string& t) {
+    for (const std::string& w : writes)
+      if (w.rfind("  t = " + t + " s", 0) == 0) return w;
+    return std::string("no line at " + t);
+  };
+  CHECK_THAT(at_time("1.00"),
+             Catch::Matches("  t = 1\\.00 s of 6 s, 500 updates, test accuracy 0\\.[0-9]{4}   "
+                            "[0-9]+:[0-9]{2} elapsed, about [0-9]+:[0-9]{2} left"));
+  CHECK_THAT(at_time("2.50"), Catch::EndsWith("   [OUTAGE: training stalled since 2.00 s]") &&
+                                  Catch::Contains(", 1000 updates, "));
+  CHECK_THAT(at_time("4.00"), !Catch::Contains("OUTAGE"));
+  // As a terminal shows it: the shorter line after the outage keeps nothing of the longer one.
+  const auto shown = rendered_lines(r.out), written = last_writes(r.out);
+  REQUIRE(shown.size() == written.size());
+  for (std::size_t i = 0; i < shown.size(); ++i) CHECK(trimmed(shown[i]) == trimmed(written[i]));
+  CHECK_THAT(r.out, Catch::Contains("\r\nserver-kill-checkpoint: completed at t = 6.00 s"));
+}
+
 TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][interrupt]") {
   TempDir dir;
   const std::string out = dir.file("out");

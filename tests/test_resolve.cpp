@@ -163,11 +163,22 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   // 165 is 5 floats from the tensor boundary at 160 (within 10% of 165): the cut is there.
   CHECK(job.num_params == 330);
   REQUIRE(job.shards.size() == 2);
-  CHECK(job.shards[0] == failsim::models::ShardRange{0, 160});
-  CHECK(job.shards[1] == failsim::models::ShardRange{160, 170});
+  CHECK(job.shards[0].range == failsim::models::ShardRange{0, 160});
+  CHECK(job.shards[1].range == failsim::models::ShardRange{160, 170});
   CHECK(job.time.param_bytes == 1320.0);
   CHECK(job.time.gradient_flops == 1e6 * 32);  // the default batch of 32
   CHECK(job.time.update_flops == 2.0 * 330);
+  // Each shard's costs are its fraction of the time model's: the job's shards are these
+  // (sim/job.cpp takes them, and share_shards for every later generation).
+  CHECK(job.shards[0].bytes == 1320.0 * (160.0 / 330.0));
+  CHECK(job.shards[1].bytes == 1320.0 * (170.0 / 330.0));
+  CHECK(job.shards[0].update_flops == 660.0 * (160.0 / 330.0));
+  CHECK(job.shards[1].update_flops == 660.0 * (170.0 / 330.0));
+  doc["cluster"]["servers"]["shards"] = 1;
+  const auto one = resolve(parse_scenario(doc, "base.json"), "base.json");
+  REQUIRE(one.shards.size() == 1);
+  CHECK(one.shards[0].bytes == one.time.param_bytes);  // exactly, not a rounded fraction
+  CHECK(one.shards[0].update_flops == one.time.update_flops);
 }
 
 TEST_CASE("resolve: Fashion-MNIST from its headers, limits applied", "[resolve]") {

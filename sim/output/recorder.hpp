@@ -135,6 +135,16 @@ class Recorder {
   const std::map<std::string, double>& busy_seconds() const { return busy_; }
   std::optional<std::int64_t> max_clock_lead() const { return max_clock_lead_; }
   std::int64_t gradients_lost() const { return gradients_lost_; }
+  /// When training stalled without an update since (a shard's server died, or the job resized
+  /// and has not resumed), the earliest such moment among the shards; nullopt when every shard
+  /// is moving. A stall is what the tables call an outage.
+  std::optional<double> stalled_since() const {
+    std::optional<double> since;
+    for (const ShardState& s : shards_) {
+      if (s.stalled_since && (!since || *s.stalled_since < *since)) since = s.stalled_since;
+    }
+    return since;
+  }
   std::int64_t gradients_dropped() const { return gradients_dropped_; }
   std::int64_t updates_rolled_back() const { return updates_rolled_back_; }
   std::int64_t gradients_rolled_back() const { return gradients_rolled_back_; }

@@ -79,12 +79,15 @@ void check_shards(const Scenario& s, const ResolvedJob& job, const std::string& 
 double largest_message(const Scenario& s, const ResolvedJob& job) {
   if (s.recovery.elastic_patience()) return job.time.param_bytes;
   double bytes = 0.0;
-  for (const models::ShardRange& shard : job.shards) {
-    // As sim/job.cpp's shards: the time model's bytes times the shard's fraction.
-    const double fraction = static_cast<double>(shard.size) / static_cast<double>(job.num_params);
-    bytes = std::max(bytes, job.time.param_bytes * fraction);
-  }
+  for (const ShardShare& shard : job.shards) bytes = std::max(bytes, shard.bytes);
   return bytes;
+}
+
+/// The time one message of `bytes` takes from a worker to a server of a star. SimGrid's default
+/// network model (LV08) stretches latency by 13.01 and keeps 97% of the bandwidth: estimated
+/// with those factors, whichever model runs (it is the slower one).
+double message_seconds(const Scenario& s, double bytes) {
+  return 13.01 * 2 * s.cluster.star.latency + bytes / (0.97 * s.cluster.star.bandwidth);
 }
 
 // A request must be able to complete within the workers' request timeout, or every push
@@ -92,10 +95,7 @@ double largest_message(const Scenario& s, const ResolvedJob& job) {
 void check_request_timeout(const Scenario& s, const ResolvedJob& job, const std::string& file) {
   if (s.cluster.kind != ClusterKind::STAR) return;
   const double bytes = largest_message(s, job);
-  // SimGrid's default network model (LV08) stretches latency by 13.01 and keeps 97% of the
-  // bandwidth: estimate with those factors, whichever model runs (it is the slower one).
-  const double transfer =
-      13.01 * 2 * s.cluster.star.latency + bytes / (0.97 * s.cluster.star.bandwidth);
+  const double transfer = message_seconds(s, bytes);
   if (s.failures.request_timeout <= 2 * transfer) {
     throw input::InputError(
         file, "/failures/request_timeout",
@@ -204,8 +204,13 @@ double mean_of(const Distribution& d) {
   return d.value;
 }
 
-WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job) {
+WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job, const models::Model& model) {
   WorkEstimate w;
+  w.gradient_math_flops = model.train_flops_per_sample() * s.optimizer.batch_size;
+  const double subset = s.evaluation.test_subset > 0 ? s.evaluation.test_subset : job.test.samples;
+  w.evaluation_math_flops = model.forward_flops_per_sample() * subset;
+  if (s.evaluation.final_full_test)
+    w.final_evaluation_math_flops = model.forward_flops_per_sample() * job.test.samples;
   const double workers = s.cluster.num_workers();
   const double gradient_flops = job.time.gradient_flops;
   // The workers' gradients per simulated second, at most (star only: a platform file's speeds
@@ -226,6 +231,9 @@ WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job) {
   if (gradients == UNBOUNDED && s.cluster.kind == ClusterKind::PLATFORM && s.stop.time)
     gradients = 0.0;
   w.gradients = gradients;
+  // At most one per every_updates gradients: an update takes one gradient at least.
+  if (s.evaluation.every_updates > 0)
+    w.evaluations_by_updates = gradients / s.evaluation.every_updates;
   if (s.evaluation.interval > 0.0) {
     // The run lasts its stop time, or at least as long as the updates it stops at take.
     double duration = s.stop.time.value_or(0.0);
@@ -241,6 +249,18 @@ WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job) {
     w.failures += hosts * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
   }
   return w;
+}
+
+/// WorkEstimate::paced_gradients: each worker's gradient also waits for a pull and a push of
+/// the largest parameter message (star with a stop time; else the gradients bound as it is).
+double paced_gradients(const Scenario& s, const ResolvedJob& job) {
+  const WorkEstimate& w = job.work;
+  if (s.cluster.kind != ClusterKind::STAR || !s.stop.time) return w.gradients;
+  const double round_trip = 2.0 * message_seconds(s, largest_message(s, job));
+  double rate = 0.0;
+  for (const double speed : s.cluster.star.worker_speeds)
+    rate += 1.0 / (job.time.gradient_flops / speed + round_trip);
+  return std::min(w.gradients, *s.stop.time * rate + s.cluster.num_workers());
 }
 
 void check_work(const Scenario& s, const ResolvedJob& job, const std::string& file) {
@@ -285,6 +305,21 @@ void check_work(const Scenario& s, const ResolvedJob& job, const std::string& fi
 }
 
 }  // namespace
+
+WallEstimate estimate_wall_time(const ResolvedJob& job) {
+  WallEstimate e;
+  const WorkEstimate& w = job.work;
+  e.setup_seconds = job.memory.data_bytes / DATA_BYTES_PER_WALL_SECOND;
+  const double gradients = w.paced_gradients;
+  e.known = std::isfinite(gradients) && gradients > 0.0;
+  if (!e.known) return e;
+  e.simulation_seconds = gradients / SIMULATED_GRADIENTS_PER_WALL_SECOND;
+  const double evaluations = w.evaluations + w.evaluations_by_updates;
+  e.math_seconds = (gradients * w.gradient_math_flops + evaluations * w.evaluation_math_flops +
+                    w.final_evaluation_math_flops) /
+                   MATH_FLOPS_PER_WALL_SECOND;
+  return e;
+}
 
 double physical_memory_bytes() {
   double bytes =
@@ -405,6 +440,16 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
 
 }  // namespace
 
+std::vector<ShardShare> share_shards(const std::vector<models::Tensor>& tensors,
+                                     std::size_t num_params, const TimeModel& time, int count) {
+  std::vector<ShardShare> shares;
+  for (const models::ShardRange& range : models::partition(tensors, count)) {
+    const double fraction = static_cast<double>(range.size) / static_cast<double>(num_params);
+    shares.push_back({range, time.param_bytes * fraction, time.update_flops * fraction});
+  }
+  return shares;
+}
+
 ResolvedJob resolve(const Scenario& s, const std::string& file) {
   if (s.protocol == Protocol::COLLECTIVE) return resolve_collective(s, file);
   ResolvedJob job;
@@ -417,10 +462,11 @@ ResolvedJob resolve(const Scenario& s, const std::string& file) {
   check_shards(s, job, file);
   job.memory = estimate_memory(s, job);
   check_memory(s, job, file);
-  job.work = estimate_work(s, job);
+  job.work = estimate_work(s, job, *model);
   check_work(s, job, file);
-  job.shards = models::partition(model->tensors(), s.cluster.shards);
+  job.shards = share_shards(model->tensors(), job.num_params, job.time, s.cluster.shards);
   check_request_timeout(s, job, file);
+  job.work.paced_gradients = paced_gradients(s, job);
   return job;
 }
 

@@ -39,8 +39,45 @@ struct WorkEstimate {
   /// gradient_flops / speed seconds at most. Infinity when no stop bounds it (target accuracy
   /// only); 0 for a platform file (its speeds are the probe's to read).
   double gradients = 0.0;
+  /// Gradients the workers can compute before the stop when each gradient also waits for a pull
+  /// and a push of its parameters on the network (star with a stop time; else `gradients`):
+  /// still an upper bound (a busy server or link, a failure make fewer), and the wall estimate's.
+  double paced_gradients = 0.0;
   double evaluations = 0.0;  ///< scheduled evaluations at least (evaluation.interval)
-  double failures = 0.0;     ///< random failures expected (failures.stochastic)
+  /// Evaluations every evaluation.every_updates updates, at most (one per that many gradients).
+  double evaluations_by_updates = 0.0;
+  double failures = 0.0;  ///< random failures expected (failures.stochastic)
+  /// The real math of one gradient, in flops: the model's training flops per sample x the batch
+  /// (what the math threads compute, whatever `timing` makes the simulated hosts pay).
+  double gradient_math_flops = 0.0;
+  /// The real math of one scheduled evaluation (forward flops x its test samples), and of the
+  /// final evaluation on the whole test set (0 without one).
+  double evaluation_math_flops = 0.0;
+  double final_evaluation_math_flops = 0.0;
+};
+
+/// The rates a run's wall-clock time is estimated from (docs/performance.md, "Estimates"),
+/// measured with `failsim run --threads 1` on the 2-core development machine (see there).
+/// Simulation without math: gradients simulated per wall second (events, messages, actors);
+/// server-kill-checkpoint.json: 2248 gradients in 0.066 s besides set-up and math.
+constexpr double SIMULATED_GRADIENTS_PER_WALL_SECOND = 30000.0;
+/// Math on one thread: model flops (gradients and evaluations) per wall second; cnn-4-async.json
+/// for 5 s: 1.58e11 flops in 4.2 s of math.
+constexpr double MATH_FLOPS_PER_WALL_SECOND = 3.5e10;
+/// Set-up: bytes of data sets (as floats) loaded or generated per wall second; cnn-4-async.json:
+/// 210 MiB in 1.29 s.
+constexpr double DATA_BYTES_PER_WALL_SECOND = 160e6;
+
+/// A run's wall-clock time on one math thread, estimated from its WorkEstimate at the rates
+/// above. An upper estimate when the stop is a time (the workers compute at most that many
+/// gradients; waiting for a server or a failure makes fewer); unknown (known false) when no
+/// stop bounds the gradients or a platform file's speeds decide them.
+struct WallEstimate {
+  bool known = false;
+  double setup_seconds = 0.0;       ///< loading or generating the data
+  double simulation_seconds = 0.0;  ///< the simulation without its math
+  double math_seconds = 0.0;        ///< gradients and evaluations, on one thread
+  double total_seconds() const { return setup_seconds + simulation_seconds + math_seconds; }
 };
 
 /// The limits the resolve step checks, and why (docs/scenario-format.md, "Limits").
@@ -51,18 +88,36 @@ constexpr double MAX_EVALUATIONS = 1e6;
 /// Each failure starts actors (detection, repair, restart) and writes events.
 constexpr double MAX_FAILURES = 1e6;
 
+/// One shard of a partition of the parameters with its share of the time model's costs.
+struct ShardShare {
+  models::ShardRange range;
+  double bytes = 0.0;         ///< its parameters (or a gradient's slice) on the wire
+  double update_flops = 0.0;  ///< a server applying one gradient slice
+  bool operator==(const ShardShare&) const = default;
+};
+
+/// The parameters (`tensors`, `num_params` in all) partitioned over `count` shards
+/// (models::partition), each with its fraction size / num_params of `time`'s param_bytes and
+/// update_flops (one shard: exactly the time model's numbers). The one formula of a shard's
+/// costs: the resolve step's checks and the job's shards (sim/job.hpp) both use it.
+std::vector<ShardShare> share_shards(const std::vector<models::Tensor>& tensors,
+                                     std::size_t num_params, const TimeModel& time, int count);
+
 struct ResolvedJob {
-  models::DataShape train;                 ///< the training set the run uses (limits applied)
-  models::DataShape test;                  ///< the test set the run uses
-  std::size_t num_params = 0;              ///< the real model's parameters
-  std::vector<models::ShardRange> shards;  ///< generation 0's partition of the parameters
-  TimeModel time;                          ///< what a step costs (docs/time-model.md)
-  MemoryEstimate memory;                   ///< checked against this machine's memory
-  WorkEstimate work;                       ///< checked against the MAX_ limits above
+  models::DataShape train;         ///< the training set the run uses (limits applied)
+  models::DataShape test;          ///< the test set the run uses
+  std::size_t num_params = 0;      ///< the real model's parameters
+  std::vector<ShardShare> shards;  ///< generation 0's partition of the parameters
+  TimeModel time;                  ///< what a step costs (docs/time-model.md)
+  MemoryEstimate memory;           ///< checked against this machine's memory
+  WorkEstimate work;               ///< checked against the MAX_ limits above
   /// A collective scenario's plan (sim/scenario/collective_plan.hpp); none for the parameter
   /// server's (the other fields then describe its real model, when it has real math).
   std::optional<CollectivePlan> collective;
 };
+
+/// The wall-clock estimate of `job` (see WallEstimate).
+WallEstimate estimate_wall_time(const ResolvedJob& job);
 
 /// This machine's physical memory in bytes (sysconf), or the container's memory limit (cgroup)
 /// when lower: the budget of MemoryEstimate.
