@@ -100,13 +100,20 @@ void check_accounting(const RunResult& r) {
 }  // namespace
 
 RunResult run(const Scenario& scenario, const RunOptions& options) {
+  // Branches share one parameter-server simulation up to a failure that tells them apart: a
+  // collective scenario runs alone, whether it is the scenario or one of its branches.
+  for (std::size_t m = 0; m <= options.branches.size() && !options.branches.empty(); ++m) {
+    const Scenario& member = m == 0 ? scenario : options.branches[m - 1];
+    if (member.protocol != Protocol::COLLECTIVE) continue;
+    const std::string label = m == 0                                 ? options.file_label
+                              : m - 1 < options.branch_labels.size() ? options.branch_labels[m - 1]
+                                                                     : "--branch";
+    throw input::InputError(label, "/protocol",
+                            "\"parameter-server\" with --branch (branches share one "
+                            "parameter-server simulation; a collective scenario runs alone)",
+                            "\"collective\"");
+  }
   if (scenario.protocol == Protocol::COLLECTIVE) {
-    if (!options.branches.empty()) {
-      throw input::InputError(options.branch_labels.empty() ? "--branch" : options.branch_labels[0],
-                              "", "a parameter-server scenario beside --branch (a collective "
-                              "scenario runs alone)",
-                              "a collective scenario");
-    }
     const ResolvedJob resolved = resolve(scenario, options.file_label);
     // SimGrid's refusal of a --cfg setting is found in a child process first.
     probe_simgrid_setup(options.simgrid_args, scenario, resolved, options.file_label);
