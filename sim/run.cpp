@@ -132,13 +132,18 @@ std::pair<std::vector<Scenario>, std::vector<std::string>> members_of(const Scen
 }  // namespace
 
 CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
-  if (scenario.protocol == Protocol::COLLECTIVE && !options.branches.empty()) {
-    // Branches share a parameter-server simulation up to their first difference.
-    throw input::InputError(options.branch_labels.empty() ? "--branch" : options.branch_labels[0],
-                            "",
-                            "a parameter-server scenario beside --branch (a collective scenario "
-                            "runs alone)",
-                            "a collective scenario");
+  // Branches share one parameter-server simulation up to a failure that tells them apart: a
+  // collective scenario runs alone, whether it is the scenario or one of its branches.
+  for (std::size_t m = 0; m <= options.branches.size() && !options.branches.empty(); ++m) {
+    const Scenario& member = m == 0 ? scenario : options.branches[m - 1];
+    if (member.protocol != Protocol::COLLECTIVE) continue;
+    const std::string label = m == 0                                 ? options.file_label
+                              : m - 1 < options.branch_labels.size() ? options.branch_labels[m - 1]
+                                                                     : "--branch";
+    throw input::InputError(label, "/protocol",
+                            "\"parameter-server\" with --branch (branches share one "
+                            "parameter-server simulation; a collective scenario runs alone)",
+                            "\"collective\"");
   }
   const auto [members, labels] = members_of(scenario, options);
   // Every check that needs the data's and the model's sizes, as `failsim validate` makes them.

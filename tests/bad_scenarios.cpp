@@ -1,6 +1,34 @@
 #include "bad_scenarios.hpp"
 
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
 namespace failsim::testing {
+
+namespace {
+/// A case of the collective protocol: MINIMAL_COLLECTIVE with `input` merged in.
+BadScenario collective(const char* what, const char* input, const char* json_path,
+                       std::vector<std::string> message_parts, Stage stage = Stage::PARSE,
+                       const char* file = "bad.json") {
+  return {what, input, json_path, std::move(message_parts), false, MINIMAL_COLLECTIVE, stage, file};
+}
+
+constexpr Stage RESOLVE = Stage::RESOLVE;
+}  // namespace
+
+std::string expand(const std::string& text, const std::string& source_dir) {
+  return replace_all(replace_all(text, "@EXAMPLES@", source_dir + "/scenarios/examples"),
+                     "@FIXTURES@", source_dir + "/tests/fixtures");
+}
+
+std::string scenario_text(const BadScenario& c, const std::string& source_dir) {
+  const std::string input = expand(c.input, source_dir);
+  if (c.whole_text) return input;
+  nlohmann::json doc = nlohmann::json::parse(c.base);
+  doc.merge_patch(nlohmann::json::parse(input));
+  return doc.dump(2);
+}
 
 const std::vector<BadScenario>& catalogue() {
   // A name one byte longer than a directory name may be (NAME_MAX), and an output directory
@@ -13,9 +41,9 @@ const std::vector<BadScenario>& catalogue() {
       {"misspelt top-level key",
        R"({"sead": 3})",
        "/sead",
-       {"bad.json: /sead: expected a known key ($schema, name, description, seed, data, model, "
-        "optimizer, cluster, consistency, timing, evaluation, stop, failures, recovery, output), "
-        "found unknown key 'sead' (did you mean 'seed'?)"}},
+       {"bad.json: /sead: expected a known key ($schema, protocol, name, description, seed, data, "
+        "model, optimizer, cluster, consistency, timing, evaluation, stop, failures, recovery, "
+        "output), found unknown key 'sead' (did you mean 'seed'?)"}},
       {"misspelt nested key",
        R"({"optimizer": {"lerning_rate": 0.1}})",
        "/optimizer/lerning_rate",
@@ -109,7 +137,7 @@ const std::vector<BadScenario>& catalogue() {
       {"document is not an object",
        "[1, 2, 3]",
        "",
-       {"bad.json: expected an object with keys ($schema, name,", "found [1,2,3]"},
+       {"bad.json: expected an object with keys ($schema, protocol, name,", "found [1,2,3]"},
        true},
       // Top-level fields.
       {"missing name",
@@ -829,6 +857,259 @@ const std::vector<BadScenario>& catalogue() {
                     "dir": "/usr/share\u0000/x"}})",
        "/data/dir",
        {"expected a path without a NUL character"}},
+      // The collective protocol (docs/cluster.md), on MINIMAL_COLLECTIVE. Its plan's refusals
+      // (sim/scenario/collective_plan.cpp, docs/cluster.md "Layout"), made by the resolve step.
+      collective("ranks other than the accelerators", R"({"layout": {"dp": 8}})", "/layout/dp",
+                 {"bad.json: /layout/dp: expected dp x tp x pp equal to the job's accelerators "
+                  "(platform.nodes 2 x platform.node.accelerators 8 = 16), found dp 8 x tp 1 x pp "
+                  "1 = 8 ranks"},
+                 RESOLVE),
+      collective("a tensor-parallel group across nodes, not asked for",
+                 R"({"layout": {"dp": 1, "tp": 16}})", "/layout/tp",
+                 {"bad.json: /layout/tp: expected tensor-parallel groups inside a node (tp "
+                  "dividing the node's 8 accelerators), or layout.tp_across_nodes true, found 16 "
+                  "(group 0, ranks 0 to 15, spans nodes 0 to 1)"},
+                 RESOLVE),
+      collective("attention heads not divisible by tp",
+                 R"({"layout": {"dp": 2, "tp": 8}, "workload": {"transformer": {"heads": 12}}})",
+                 "/layout/tp",
+                 {"bad.json: /layout/tp: expected a divisor of the transformer's 12 attention "
+                  "heads (workload.transformer.heads), found 8"},
+                 RESOLVE),
+      collective("layers not divisible by pp",
+                 R"({"layout": {"dp": 4, "pp": 4}, "workload": {"transformer": {"layers": 30}}})",
+                 "/layout/pp",
+                 {"bad.json: /layout/pp: expected a divisor of the transformer's 30 layers "
+                  "(workload.transformer.layers), found 4"},
+                 RESOLVE),
+      collective("micro-batches that are not whole sequences",
+                 R"({"workload": {"transformer": {"global_batch_tokens": 60000}}})",
+                 "/workload/transformer/global_batch_tokens",
+                 {"bad.json: /workload/transformer/global_batch_tokens: expected a multiple of "
+                  "sequence 2048 x dp 16 x micro_batches 1 = 32768 tokens (a micro-batch is "
+                  "whole sequences), found 60000"},
+                 RESOLVE),
+      collective("tp > 1 without a transformer",
+                 R"({"layout": {"dp": 2, "tp": 8}, "workload": null})", "/layout/tp",
+                 {"bad.json: /layout/tp: expected 1 without a transformer to pose as "
+                  "(workload.transformer: its layers, hidden size and sequence make the "
+                  "activations' bytes), found 8"},
+                 RESOLVE),
+      collective("pp > 1 without a transformer",
+                 R"({"layout": {"dp": 8, "pp": 2}, "workload": null})", "/layout/pp",
+                 {"bad.json: /layout/pp: expected 1 without a transformer to pose as", "found 2"},
+                 RESOLVE),
+      collective("real model: micro-batches that are not whole samples",
+                 R"({"layout": {"micro_batches": 5}, "workload": null})", "/layout/micro_batches",
+                 {"bad.json: /layout/micro_batches: expected a divisor of optimizer.batch_size (32 "
+                  "samples per replica and step), found 5"},
+                 RESOLVE),
+      // The plan's own check of this (the training set's samples / dp) comes after the resolve
+      // step's, which every protocol shares and which says the same number.
+      collective("real math: a batch larger than a replica's share of the training set",
+                 R"({"optimizer": {"batch_size": 63}})", "/optimizer/batch_size",
+                 {"bad.json: /optimizer/batch_size: expected at most the smallest data-parallel "
+                  "replica shard (1000 training samples / 16 data-parallel replicas = 62), found "
+                  "63"},
+                 RESOLVE),
+      collective("device memory exceeded by the activations",
+                 R"({"workload": {"transformer": {"global_batch_tokens": 16777216}}})",
+                 "/layout/micro_batches",
+                 {"bad.json: /layout/micro_batches: expected a layout whose memory per accelerator "
+                  "fits platform.node.device_memory 74.5 GiB (estimated 1.08 TiB: model states "
+                  "14.9 GiB of 1e+09 parameters / (tp 1 x pp 1) at ZeRO stage 0, activations 1.06 "
+                  "TiB of 1 micro-batch(es) of 512 sequence(s) in flight), found 1"},
+                 RESOLVE),
+      collective("device memory exceeded by the model states",
+                 R"({"workload": {"transformer": {"parameters": 1e10}}})", "/layout/zero_stage",
+                 {"bad.json: /layout/zero_stage: expected a layout whose memory per accelerator "
+                  "fits platform.node.device_memory 74.5 GiB (estimated 153 GiB: model states 149 "
+                  "GiB of 1e+10 parameters / (tp 1 x pp 1) at ZeRO stage 0",
+                  "found 0"},
+                 RESOLVE),
+      collective(
+          "device memory exceeded at ZeRO stage 3",
+          R"({"layout": {"zero_stage": 3}, "workload": {"transformer": {"parameters": 2e12}}})",
+          "/layout/pp",
+          {"bad.json: /layout/pp: expected a layout whose memory per accelerator fits",
+           "model states 1.82 TiB of 2e+12 parameters / (tp 1 x pp 1) at ZeRO stage 3", "found 1"},
+          RESOLVE),
+      collective("fewer memory bytes per parameter than weight and gradient",
+                 R"({"workload": {"memory_bytes_per_parameter": 3}})",
+                 "/workload/memory_bytes_per_parameter",
+                 {"bad.json: /workload/memory_bytes_per_parameter: expected at least the weights' "
+                  "and gradients' 2 x workload.precision_bytes = 4, found 3"},
+                 RESOLVE),
+      collective("fewer checkpoint bytes per parameter than the weight",
+                 R"({"workload": {"checkpoint_bytes_per_parameter": 1}})",
+                 "/workload/checkpoint_bytes_per_parameter",
+                 {"bad.json: /workload/checkpoint_bytes_per_parameter: expected at least the "
+                  "weights' workload.precision_bytes = 2, found 1"},
+                 RESOLVE),
+      collective("random accelerator failures every nanosecond",
+                 R"({"failures": {"stochastic": [{"target": "accelerator",
+                     "lifetime": {"distribution": "exponential", "mean": "1ns"},
+                     "repair": {"distribution": "exponential", "mean": "1ns"}}]}})",
+                 "/failures/stochastic/0/lifetime",
+                 {"expected at most 1000000 random failures before the stop"}, RESOLVE),
+      // The collective sections' readers.
+      collective(
+          "time only without a transformer (the plan's own check comes after this one)",
+          R"({"data": null, "model": null, "workload": {"transformer": null, "math": "none"}})",
+          "/workload/math",
+          {"bad.json: /workload/math: expected \"real\" without a transformer (time only "
+           "needs the transformer's sizes: there is no model to take them from), found "
+           "\"none\""}),
+      collective("misspelt layout key", R"({"layout": {"zero_stge": 1}})", "/layout/zero_stge",
+                 {"bad.json: /layout/zero_stge: expected a known key (dp, tp, pp, zero_stage, "
+                  "micro_batches, tp_across_nodes, dp_algorithm, overlap), found unknown key "
+                  "'zero_stge' (did you mean 'zero_stage'?)"}),
+      collective("misspelt collective section", R"({"layuot": {"dp": 16}})", "/layuot",
+                 {"bad.json: /layuot: expected a known key ($schema, protocol, name, description, "
+                  "seed, data, model, optimizer, platform, layout, workload, evaluation, stop, "
+                  "failures, recovery, output), found unknown key 'layuot' (did you mean "
+                  "'layout'?)"}),
+      collective("misspelt protocol", R"({"protocol": "colective"})", "/protocol",
+                 {"bad.json: /protocol: expected one of \"parameter-server\", \"collective\", "
+                  "found \"colective\" (did you mean \"collective\"?)"}),
+      collective("collective sections without the protocol", R"({"protocol": null})", "/protocol",
+                 {"bad.json: /protocol: expected \"collective\" for a scenario with a 'platform' "
+                  "section (a section of the collective protocol, docs/cluster.md) (required), "
+                  "found nothing"}),
+      collective("no platform", R"({"platform": null})", "/platform",
+                 {"bad.json: /platform: expected an object with keys (node, nodes, topology, "
+                  "file_system, domains) (required), found nothing"}),
+      collective("unknown node preset", R"({"platform": {"node": "h100-8"}})", "/platform/node",
+                 {"bad.json: /platform/node: expected a node preset (",
+                  "h100-8x), or a node file ending in \".json\", found \"h100-8\" (did you mean "
+                  "\"h100-8x\"?)"}),
+      collective("a node preset file that is not JSON",
+                 R"({"platform": {"node": "@FIXTURES@/broken-node.json"}})", "",
+                 {"broken-node.json:4:1: expected valid JSON, found syntax error while parsing "
+                  "object key - unexpected '}'; expected string literal"},
+                 Stage::PARSE, "@FIXTURES@/broken-node.json"),
+      collective("a node preset file that does not exist",
+                 R"({"platform": {"node": {"preset": "@FIXTURES@/no-such-node.json"}}})", "",
+                 {"no-such-node.json: expected a readable node preset file, found no such file"},
+                 Stage::PARSE, "@FIXTURES@/no-such-node.json"),
+      collective("a node written out without a preset misses a field",
+                 R"({"platform": {"node": {"accelerators": 8}}})",
+                 "/platform/node/accelerator_speed",
+                 {"bad.json: /platform/node/accelerator_speed: expected a compute speed > 0",
+                  "(required), found nothing"}),
+      collective("more than 10 million accelerators",
+                 R"({"platform": {"nodes": 1000000,
+                                  "node": {"preset": "h100-8x", "accelerators": 16}}})",
+                 "/platform/nodes",
+                 {"bad.json: /platform/nodes: expected at most 10,000,000 accelerators in all (16 "
+                  "per node), found 1000000"}),
+      collective("ZeRO stage 4", R"({"layout": {"zero_stage": 4}})", "/layout/zero_stage",
+                 {"bad.json: /layout/zero_stage: expected an integer in [0, 3], found 4"}),
+      collective("misspelt data-parallel algorithm",
+                 R"({"layout": {"dp_algorithm": "hierarchic"}})", "/layout/dp_algorithm",
+                 {"expected one of \"ring\", \"hierarchical\", found \"hierarchic\" (did you mean "
+                  "\"hierarchical\"?)"}),
+      collective(
+          "an accelerator index out of range",
+          R"({"failures": {"events": [{"target": "accelerator", "index": 16, "at": "10s"}]}})",
+          "/failures/events/0/index",
+          {"bad.json: /failures/events/0/index: expected an index in [0, 15] (the platform "
+           "has 16 accelerators), found 16"}),
+      collective("a node index out of range",
+                 R"({"failures": {"events": [{"target": "node", "index": 2, "at": "10s"}]}})",
+                 "/failures/events/0/index",
+                 {"expected an index in [0, 1] (the platform has 2 nodes), found 2"}),
+      collective("a NIC index out of range (a NIC's index is its node's)",
+                 R"({"failures": {"events": [{"target": "nic", "index": 2, "at": "10s"}]}})",
+                 "/failures/events/0/index",
+                 {"expected an index in [0, 1] (the platform has 2 nodes), found 2"}),
+      collective("a leaf switch index out of range",
+                 R"({"failures": {"events": [{"target": "switch", "index": 1, "at": "10s"}]}})",
+                 "/failures/events/0/index",
+                 {"expected an index in [0, 0] (the platform has 1 leaf switches), found 1"}),
+      collective("a rack index out of range",
+                 R"({"failures": {"events": [{"target": "rack", "index": 1, "at": "10s"}]}})",
+                 "/failures/events/0/index",
+                 {"expected an index in [0, 0] (the platform has 1 racks), found 1"}),
+      collective("a power domain index out of range",
+                 R"({"failures": {"events": [{"target": "power", "index": 1, "at": "10s"}]}})",
+                 "/failures/events/0/index",
+                 {"expected an index in [0, 0] (the platform has 1 power domains), found 1"}),
+      collective("a straggler node index out of range",
+                 R"({"failures": {"stragglers": [{"target": "node", "index": 2, "from": "1s",
+                                                  "to": "2s", "slowdown": 2}]}})",
+                 "/failures/stragglers/0/index",
+                 {"expected an index in [0, 1] (the platform has 2 nodes), found 2"}),
+      collective("a straggler that ends before it starts",
+                 R"({"failures": {"stragglers": [{"target": "node", "index": 1, "from": "20s",
+                                                  "to": "10s", "slowdown": 2}]}})",
+                 "/failures/stragglers/0/to",
+                 {"bad.json: /failures/stragglers/0/to: expected a time after 'from' (20 s), found "
+                  "\"10s\""}),
+      collective("a straggling switch",
+                 R"({"failures": {"stragglers": [{"target": "switch", "index": 0, "from": "1s",
+                                                  "to": "2s", "slowdown": 2}]}})",
+                 "/failures/stragglers/0/target",
+                 {"expected one of \"accelerator\", \"node\", found \"switch\""}),
+      collective("a straggler that is not slower",
+                 R"({"failures": {"stragglers": [{"target": "node", "index": 0, "from": "1s",
+                                                  "to": "2s", "slowdown": 1}]}})",
+                 "/failures/stragglers/0/slowdown", {"expected a number in (1, 1000000], found 1"}),
+      collective("a watchdog timeout under heartbeat detection",
+                 R"({"failures": {"detection": {"kind": "heartbeat", "timeout": "1min"}}})",
+                 "/failures/detection/timeout",
+                 {"bad.json: /failures/detection/timeout: expected no 'timeout' here (it applies "
+                  "only to kind \"watchdog\"), found \"1min\""}),
+      collective("a heartbeat interval under the watchdog",
+                 R"({"failures": {"detection": {"interval": "5s"}}})",
+                 "/failures/detection/interval",
+                 {"expected no 'interval' here (it applies only to kind \"heartbeat\"), found "
+                  "\"5s\""}),
+      collective("two random processes for the nodes",
+                 R"({"failures": {"stochastic": [
+                     {"target": "node", "lifetime": {"distribution": "exponential", "mean": "1d"},
+                      "repair": {"distribution": "fixed", "value": "1h"}},
+                     {"target": "node", "lifetime": {"distribution": "exponential", "mean": "2d"},
+                      "repair": {"distribution": "fixed", "value": "1h"}}]}})",
+                 "/failures/stochastic/1/target",
+                 {"expected at most one entry per target (entry 0 is already \"node\"), found "
+                  "\"node\""}),
+      collective("a scheduled failure after the stop",
+                 R"({"failures": {"events": [{"target": "node", "index": 1, "at": "2min"}]}})",
+                 "/failures/events/0/at",
+                 {"bad.json: /failures/events/0/at: expected a time before stop.time (60 s), or "
+                  "failures.after_stop \"record\" (the result then says the failure did not "
+                  "happen), found 120 s (event 0: node 1)"}),
+      collective("a host copy bandwidth for blocking checkpoints",
+                 R"({"recovery": {"checkpoint": {"host_copy_bandwidth": "10GBps"}}})",
+                 "/recovery/checkpoint/host_copy_bandwidth",
+                 {"bad.json: /recovery/checkpoint/host_copy_bandwidth: expected no "
+                  "'host_copy_bandwidth' here (it applies only to mode \"snapshot\"), found "
+                  "\"10GBps\""}),
+      collective("a recovery strategy of the parameter server",
+                 R"({"recovery": {"strategy": "checkpoint"}})", "/recovery/strategy",
+                 {"expected one of \"checkpoint-restart\", found \"checkpoint\""}),
+      collective("time only with data", R"({"workload": {"math": "none"}})", "/data",
+                 {"bad.json: /data: expected no 'data' here (workload.math is \"none\": a "
+                  "time-only run trains and evaluates nothing), found {"}),
+      collective("time only with a model", R"({"data": null, "workload": {"math": "none"}})",
+                 "/model",
+                 {"expected no 'model' here (workload.math is \"none\": a time-only run trains "
+                  "and evaluates nothing), found {\"kind\":\"softmax\"}"}),
+      collective("time only with an evaluation",
+                 R"({"data": null, "model": null, "evaluation": {"interval": "1s"},
+                     "workload": {"math": "none"}})",
+                 "/evaluation", {"expected no 'evaluation' here (workload.math is \"none\""}),
+      collective("time only with a target accuracy",
+                 R"({"data": null, "model": null, "workload": {"math": "none"},
+                     "stop": {"target_accuracy": 0.9}})",
+                 "/stop/target_accuracy",
+                 {"bad.json: /stop/target_accuracy: expected no target accuracy (workload.math is "
+                  "\"none\": nothing is evaluated), found 0.9"}),
+      collective("intervals.csv of a collective run", R"({"output": {"intervals": true}})",
+                 "/output/intervals",
+                 {"bad.json: /output/intervals: expected false (the collective protocol records no "
+                  "host intervals yet: intervals.csv would be empty), found true"}),
   };
   return cases;
 }

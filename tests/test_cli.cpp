@@ -38,6 +38,55 @@ TEST_CASE("failsim validate accepts every example and paper and comparison scena
   CHECK(checked >= 26);  // 9 examples, 11 paper and 6 comparison scenarios at least
 }
 
+TEST_CASE("every collective example validates, and runs 40 simulated minutes", "[cli]") {
+  // docs/cluster.md's examples, each cut short so the suite stays fast (seconds in all): a
+  // failure scheduled after the short stop is recorded as not injected.
+  TempDir dir;
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/cluster")) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string file = entry.path().string();
+    INFO(file);
+    const auto validated = run_cli("validate '" + file + "'", dir);
+    INFO(validated.err);
+    CHECK(validated.status == 0);
+    const auto scenario = nlohmann::json::parse(read_file(file));
+    std::string settings = " --set /stop/time=40min";
+    if (scenario.contains("failures")) settings += " --set /failures/after_stop=record";
+    const std::string out = dir.file(entry.path().stem().string());
+    const auto ran =
+        run_cli("run '" + file + "' -q --threads 1" + settings + " -o '" + out + "'", dir);
+    INFO(ran.err);
+    REQUIRE(ran.status == 0);
+    const auto result = nlohmann::json::parse(read_file(out + "/result.json"));
+    CHECK(result["summary"]["end_time"] == 2400.0);
+    CHECK(result["summary"]["collective"]["steps"]["kept"].get<double>() > 0.0);
+    ++checked;
+  }
+  CHECK(checked >= 3);
+}
+
+TEST_CASE("failsim run --branch refuses a collective scenario on either side, writing nothing",
+          "[cli]") {
+  TempDir dir;
+  const std::string collective = "scenarios/cluster/zero3-stragglers.json";
+  const std::string ps = "scenarios/examples/quickstart.json";
+  const std::string message =
+      collective +
+      ": /protocol: expected \"parameter-server\" with --branch (branches share one "
+      "parameter-server simulation; a collective scenario runs alone), found \"collective\"\n";
+  for (const auto& [scenario, branch] : {std::pair{collective, ps}, std::pair{ps, collective}}) {
+    INFO(scenario << " --branch " << branch);
+    const auto r = run_cli("run " + scenario + " -q -o '" + dir.file("a") + "' --branch " + branch +
+                               "='" + dir.file("b") + "'",
+                           dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == "failsim run: " + message);
+    CHECK_FALSE(fs::exists(dir.file("a")));
+    CHECK_FALSE(fs::exists(dir.file("b")));
+  }
+}
+
 TEST_CASE("failsim validate checks a sweep file as a sweep, every point", "[cli]") {
   TempDir dir;
   const auto good = run_cli("validate scenarios/sweeps/quickstart.json", dir);

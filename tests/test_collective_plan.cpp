@@ -1,9 +1,9 @@
 // The plan of a collective job (sim/scenario/collective_plan.hpp) and the reference formulas of
 // collectives (sim/scenario/collective_time.hpp), worked out by hand: a 7B-like transformer on
 // 8 nodes x 8 accelerators, a 4-stage pipeline, a small real model, and every refusal with its
-// exact message. Engine-free. The scenarios are built as structs: this file was written before
-// the reader of `"protocol": "collective"` files reached the branch, so the bad-scenario
-// catalogue (tests/bad_scenarios.hpp) could not hold these cases; they move there once it can.
+// exact message. Engine-free. The scenarios are built as structs, so a refusal's arithmetic is
+// checked here on the 7B by hand; the bad-scenario catalogue (tests/bad_scenarios.cpp) holds each
+// refusal as a file too, which `failsim validate` and `failsim run` refuse alike.
 #include <catch2/catch.hpp>
 
 #include <numeric>

@@ -19,13 +19,17 @@
 #include "temp_dir.hpp"
 
 using failsim::sim::parse_scenario;
+using failsim::sim::parse_scenario_text;
 using failsim::sim::resolve;
 using failsim::testing::BadScenario;
 using failsim::testing::catalogue;
 using failsim::testing::error_of;
+using failsim::testing::expand;
 using failsim::testing::MINIMAL;
 using failsim::testing::replace_all;
 using failsim::testing::run_cli;
+using failsim::testing::scenario_text;
+using failsim::testing::Stage;
 using failsim::testing::TempDir;
 using failsim::testing::write_text;
 using nlohmann::json;
@@ -230,25 +234,31 @@ TEST_CASE("validate refuses what run refuses, with the same message, and run wri
   }
 }
 
+TEST_CASE("resolve refuses each case of the catalogue that parses", "[resolve]") {
+  int checked = 0;
+  for (const BadScenario& c : catalogue()) {
+    if (c.stage != Stage::RESOLVE) continue;
+    INFO(c.what);
+    const auto scenario = parse_scenario_text(scenario_text(c, FAILSIM_SOURCE_DIR), "bad.json");
+    const failsim::input::InputError e = error_of([&] { resolve(scenario, "bad.json"); });
+    CHECK(e.file() == "bad.json");
+    CHECK(e.json_path() == c.json_path);
+    for (const std::string& part : c.message_parts) CHECK_THAT(e.what(), Catch::Contains(part));
+    ++checked;
+  }
+  CHECK(checked >= 15);
+}
+
 TEST_CASE("validate and run refuse every scenario of the parser's catalogue with one message",
           "[resolve][cli]") {
   TempDir dir;
-  const std::string examples = FAILSIM_SOURCE_DIR "/scenarios/examples";
-  const json base = json::parse(MINIMAL);
   const std::vector<BadScenario>& cases = catalogue();
   std::vector<std::string> files;
   std::string all;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     files.push_back(dir.file("bad-" + std::to_string(i) + ".json"));
     all += " '" + files.back() + "'";
-    const std::string input = replace_all(cases[i].input, "@EXAMPLES@", examples);
-    if (cases[i].whole_text) {
-      write_text(files.back(), input);
-    } else {
-      json doc = base;
-      doc.merge_patch(json::parse(input));
-      write_text(files.back(), doc.dump(2));
-    }
+    write_text(files.back(), scenario_text(cases[i], FAILSIM_SOURCE_DIR));
   }
   // One validate for every file (one line each, in order), then one run per file.
   const auto validated = run_cli("validate" + all, dir);
@@ -259,7 +269,10 @@ TEST_CASE("validate and run refuse every scenario of the parser's catalogue with
     INFO(c.what);
     std::string line;
     REQUIRE(std::getline(lines, line));
-    CHECK_THAT(line, Catch::StartsWith(files[i]));
+    // The file the message names: the scenario, or a file it reads (a node preset).
+    const std::string named =
+        std::string(c.file) == "bad.json" ? files[i] : expand(c.file, FAILSIM_SOURCE_DIR);
+    CHECK_THAT(line, Catch::StartsWith(named));
     if (!c.whole_text) {  // whole texts give positions in their own layout, not in dump(2)'s
       for (const std::string& part : c.message_parts) {
         CHECK_THAT(line, Catch::Contains(replace_all(part, "bad.json", files[i])));

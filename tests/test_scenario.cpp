@@ -32,8 +32,10 @@ using namespace failsim::input;
 using failsim::models::StaleRule;
 using failsim::testing::BadScenario;
 using failsim::testing::catalogue;
+using failsim::testing::expand;
 using failsim::testing::MINIMAL;
-using failsim::testing::replace_all;
+using failsim::testing::scenario_text;
+using failsim::testing::Stage;
 
 namespace {
 
@@ -49,6 +51,8 @@ CheckpointConfig single_level(int every_updates, double every_seconds, bool bloc
 const fs::path SOURCE_DIR = FAILSIM_SOURCE_DIR;
 const fs::path EXAMPLES_DIR = SOURCE_DIR / "scenarios" / "examples";
 const fs::path SCHEMA_FILE = SOURCE_DIR / "scenarios" / "schema.json";
+const fs::path CLUSTER_DIR = SOURCE_DIR / "scenarios" / "cluster";
+const fs::path COLLECTIVE_SCHEMA_FILE = SOURCE_DIR / "scenarios" / "collective.schema.json";
 const fs::path DOCS_FILE = SOURCE_DIR / "docs" / "scenario-format.md";
 
 std::string read_text(const fs::path& path) {
@@ -66,14 +70,18 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::vector<fs::path> example_files() {
+/// The JSON files of `dir` (not of its subfolders), sorted.
+std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(EXAMPLES_DIR)) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
+
+/// The parameter-server examples.
+std::vector<fs::path> example_files() { return json_files(EXAMPLES_DIR); }
 
 using failsim::testing::error_of;
 using failsim::testing::TempDir;
@@ -554,71 +562,166 @@ TEST_CASE("files that cannot be read or are not JSON are errors with a position"
 }
 
 TEST_CASE("the catalogue of bad scenarios: each gets one clear message", "[scenario]") {
-  const json base = json::parse(MINIMAL);
-  std::set<std::string> inputs;
+  std::set<std::string> texts;
+  int resolved_later = 0;
   for (const BadScenario& c : catalogue()) {
     INFO(c.what);
-    const std::string input = replace_all(c.input, "@EXAMPLES@", EXAMPLES_DIR.string());
-    CHECK(inputs.insert(input).second);  // every case is a different scenario
-    const failsim::input::InputError e = error_of([&] {
-      if (c.whole_text) {
-        parse_scenario_text(input, "bad.json");
-      } else {
-        json doc = base;
-        doc.merge_patch(json::parse(input));
-        parse_scenario(doc, "bad.json");
-      }
-    });
-    CHECK(e.file() == "bad.json");
+    const std::string text = scenario_text(c, SOURCE_DIR.string());
+    CHECK(texts.insert(text).second);  // every case is a different scenario
+    if (c.stage == Stage::RESOLVE) {
+      // The resolve step refuses it (tests/test_resolve.cpp): as a file, it is valid.
+      CHECK_NOTHROW(parse_scenario_text(text, "bad.json"));
+      ++resolved_later;
+      continue;
+    }
+    const InputError e = error_of([&] { parse_scenario_text(text, "bad.json"); });
+    CHECK(e.file() == expand(c.file, SOURCE_DIR.string()));
     CHECK(e.json_path() == c.json_path);
     for (const std::string& part : c.message_parts) CHECK_THAT(e.what(), Catch::Contains(part));
   }
-  CHECK(catalogue().size() >= 108);
+  CHECK(catalogue().size() >= 160);
+  CHECK(resolved_later >= 15);
 }
 
 namespace {
 
+/// A scenario format as the schema tests see it: its JSON Schema, the examples that must cover
+/// it, and what the tests expect to find in them.
+struct Format {
+  const char* name;
+  fs::path schema_file;
+  fs::path examples_dir;
+  std::size_t min_objects;              ///< objects of the schema at least
+  std::set<std::string> enum_pointers;  ///< the enums the examples hold, where they hold them
+};
+
+const std::vector<Format>& formats() {
+  static const std::vector<Format> all{
+      {"parameter-server",
+       SCHEMA_FILE,
+       EXAMPLES_DIR,
+       23,
+       {"/data/kind", "/model/kind", "/consistency/mode", "/consistency/combine",
+        "/failures/events/0/target", "/failures/events/1/target", "/failures/events/2/target",
+        "/failures/stochastic/0/target", "/failures/stochastic/0/lifetime/distribution",
+        "/failures/stochastic/0/repair/distribution", "/recovery/strategy",
+        "/recovery/stateless/rule", "/recovery/checkpoint/levels/0/kind",
+        "/recovery/checkpoint/levels/1/kind", "/recovery/checkpoint/levels/2/kind"}},
+      {"collective",
+       COLLECTIVE_SCHEMA_FILE,
+       CLUSTER_DIR,
+       24,
+       {"/data/kind", "/model/kind", "/platform/topology/kind", "/layout/dp_algorithm",
+        "/workload/math", "/workload/recompute", "/failures/detection/kind",
+        "/failures/events/0/target", "/failures/events/1/target", "/failures/stochastic/0/target",
+        "/failures/stochastic/0/lifetime/distribution",
+        "/failures/stochastic/0/repair/distribution", "/failures/stragglers/0/target",
+        "/failures/stragglers/1/target", "/failures/after_stop", "/recovery/strategy",
+        "/recovery/checkpoint/mode"}},
+  };
+  return all;
+}
+
+/// A node of a schema and the file it lies in: "#/..." in it refers to that file.
+struct SchemaNode {
+  std::string file;
+  const json* node;
+};
+
+/// The schema files of one folder, each loaded when a $ref first reaches it: "#/pointer" refers
+/// to the node's own file, "other.json#/pointer" to a file of the same folder (as
+/// collective.schema.json refers to schema.json for the shared sections and units).
+class SchemaSet {
+ public:
+  explicit SchemaSet(const fs::path& root_file)
+      : dir_(root_file.parent_path()), root_name_(root_file.filename().string()) {}
+
+  SchemaNode root() const { return {root_name_, &document(root_name_)}; }
+
+  /// `n` with its $refs followed, through files.
+  SchemaNode resolve(SchemaNode n) const {
+    while (n.node->contains("$ref")) {
+      const std::string ref = (*n.node)["$ref"].get<std::string>();
+      const std::size_t hash = ref.find('#');
+      REQUIRE(hash != std::string::npos);
+      if (hash > 0) n.file = ref.substr(0, hash);
+      n.node = &document(n.file).at(json::json_pointer(ref.substr(hash + 1)));
+    }
+    return n;
+  }
+
+  /// The object branch of `n` (resolved) when it is an alternative (anyOf/oneOf) of an object
+  /// and other things, as a node written out or a preset's name; else `n` resolved.
+  SchemaNode object_of(SchemaNode n) const {
+    n = resolve(n);
+    for (const char* alternatives : {"anyOf", "oneOf"}) {
+      if (n.node->contains("properties") || !n.node->contains(alternatives)) continue;
+      for (const json& branch : (*n.node)[alternatives]) {
+        const SchemaNode b = resolve({n.file, &branch});
+        if (is_object(b)) return b;
+      }
+    }
+    return n;
+  }
+
+  /// A schema node that describes an object with properties (not a partial one, such as an
+  /// alternative's "properties": {"kind": {"const": ...}}).
+  static bool is_object(const SchemaNode& n) {
+    return n.node->contains("properties") && n.node->value("type", "") == "object";
+  }
+
+ private:
+  const json& document(const std::string& name) const {
+    auto it = files_.find(name);
+    if (it == files_.end()) it = files_.emplace(name, read_json(dir_ / name)).first;
+    return it->second;
+  }
+
+  fs::path dir_;
+  std::string root_name_;
+  mutable std::map<std::string, json> files_;  // std::map: nodes never move once loaded
+};
+
 /// An object of an example and the schema node describing it.
 struct ObjectNode {
   std::string pointer;
-  const json* schema;
+  SchemaNode schema;
   const json* value;
 };
 
-const json& resolve_ref(const json& schema_root, const json& node) {
-  if (!node.contains("$ref")) return node;
-  const std::string ref = node["$ref"].get<std::string>();
-  REQUIRE(ref.rfind("#/", 0) == 0);
-  return schema_root.at(json::json_pointer(ref.substr(1)));
-}
-
 /// Walks `value` and the schema together; every key of every object must be a property of its
 /// schema node. Collects the objects (with their schema nodes) visited.
-void walk(const json& schema_root, const json& schema_node, const json& value,
+void walk(const SchemaSet& schemas, SchemaNode schema_node, const json& value,
           const std::string& pointer, std::vector<ObjectNode>& out) {
-  const json& s = resolve_ref(schema_root, schema_node);
-  if (value.is_object() && s.contains("properties")) {
-    out.push_back({pointer, &s, &value});
+  const SchemaNode s =
+      value.is_object() ? schemas.object_of(schema_node) : schemas.resolve(schema_node);
+  const json& node = *s.node;
+  if (value.is_object() && node.contains("properties")) {
+    out.push_back({pointer, s, &value});
     for (const auto& item : value.items()) {
       INFO(pointer + "/" + item.key());
-      REQUIRE(s["properties"].contains(item.key()));
-      walk(schema_root, s["properties"][item.key()], item.value(), pointer + "/" + item.key(), out);
+      REQUIRE(node["properties"].contains(item.key()));
+      walk(schemas, {s.file, &node["properties"][item.key()]}, item.value(),
+           pointer + "/" + item.key(), out);
     }
-  } else if (value.is_array() && s.contains("items")) {
+  } else if (value.is_array() && node.contains("items")) {
     for (std::size_t i = 0; i < value.size(); ++i) {
-      walk(schema_root, s["items"], value[i], pointer + "/" + std::to_string(i), out);
+      walk(schemas, {s.file, &node["items"]}, value[i], pointer + "/" + std::to_string(i), out);
     }
   }
 }
 
-/// Every schema node describing an object (reached through properties and items).
-void schema_objects(const json& schema_root, const json& node, std::set<const json*>& out) {
-  const json& s = resolve_ref(schema_root, node);
-  if (s.contains("properties")) {
-    out.insert(&s);
-    for (const auto& item : s["properties"].items()) schema_objects(schema_root, item.value(), out);
+/// Every schema node describing an object (reached through properties, items, and the object
+/// alternatives of anyOf and oneOf).
+void schema_objects(const SchemaSet& schemas, SchemaNode n, std::set<const json*>& out) {
+  const SchemaNode s = schemas.object_of(n);
+  const json& node = *s.node;
+  if (node.contains("properties")) {
+    if (!out.insert(&node).second) return;
+    for (const auto& item : node["properties"].items())
+      schema_objects(schemas, {s.file, &item.value()}, out);
   }
-  if (s.contains("items")) schema_objects(schema_root, s["items"], out);
+  if (node.contains("items")) schema_objects(schemas, {s.file, &node["items"]}, out);
 }
 
 std::set<std::string> property_names(const json& schema_node) {
@@ -654,22 +757,44 @@ std::set<std::string> choices(const std::string& expected) {
   return split_list(expected.substr(prefix.size()));
 }
 
+/// Each example of `format` with the objects the walk found in it.
+struct WalkedExample {
+  fs::path file;
+  json value;
+  std::vector<ObjectNode> objects;
+};
+
+std::vector<WalkedExample> walked_examples(const SchemaSet& schemas, const Format& format) {
+  std::vector<WalkedExample> out;
+  for (const fs::path& f : json_files(format.examples_dir)) {
+    INFO(f.string());
+    WalkedExample& w = out.emplace_back();
+    w.file = f;
+    w.value = read_json(f);
+    walk(schemas, schemas.root(), w.value, "", w.objects);
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("the schema knows every key of every example, and the examples cover the schema",
           "[scenario][schema]") {
-  const json schema = read_json(SCHEMA_FILE);
-  std::set<const json*> covered;
-  for (const fs::path& f : example_files()) {
-    INFO(f.string());
-    std::vector<ObjectNode> nodes;
-    walk(schema, schema, read_json(f), "", nodes);
-    for (const ObjectNode& n : nodes) covered.insert(n.schema);
+  for (const Format& format : formats()) {
+    INFO(format.name);
+    const SchemaSet schemas(format.schema_file);
+    std::set<const json*> covered;
+    for (const WalkedExample& w : walked_examples(schemas, format)) {
+      for (const ObjectNode& n : w.objects) covered.insert(n.schema.node);
+    }
+    std::set<const json*> all;
+    schema_objects(schemas, schemas.root(), all);
+    CHECK(all.size() >= format.min_objects);
+    for (const json* node : all) {
+      INFO("no example holds the object of properties " << json(property_names(*node)).dump());
+      CHECK(covered.count(node) == 1);
+    }
   }
-  std::set<const json*> all;
-  schema_objects(schema, schema, all);
-  CHECK(all.size() >= 22);
-  CHECK(covered == all);
 }
 
 TEST_CASE("the schema has an $id that is a name, and docs say how an editor finds it",
@@ -697,97 +822,116 @@ TEST_CASE("the schema has an $id that is a name, and docs say how an editor find
 TEST_CASE("the parser knows exactly the schema's keys at every object", "[scenario][schema]") {
   // A key the parser does not know is an error that lists the keys it knows: compare them with
   // the schema's properties at every object of every example.
-  const json schema = read_json(SCHEMA_FILE);
-  for (const fs::path& f : example_files()) {
-    const json example = read_json(f);
-    std::vector<ObjectNode> nodes;
-    walk(schema, schema, example, "", nodes);
-    for (const ObjectNode& n : nodes) {
-      INFO(f.string() + " at '" + n.pointer + "'");
-      json doc = example;
-      doc[json::json_pointer(n.pointer)]["zz_not_a_key"] = 1;
-      const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
-      CHECK(e.json_path() == n.pointer + "/zz_not_a_key");
-      CHECK(known_keys(e.expected()) == property_names(*n.schema));
+  for (const Format& format : formats()) {
+    const SchemaSet schemas(format.schema_file);
+    for (const WalkedExample& w : walked_examples(schemas, format)) {
+      for (const ObjectNode& n : w.objects) {
+        INFO(w.file.string() + " at '" + n.pointer + "'");
+        json doc = w.value;
+        doc[json::json_pointer(n.pointer)]["zz_not_a_key"] = 1;
+        const InputError e = error_of([&] { parse_scenario(doc, w.file.string()); });
+        CHECK(e.json_path() == n.pointer + "/zz_not_a_key");
+        CHECK(known_keys(e.expected()) == property_names(*n.schema.node));
+      }
     }
   }
 }
 
 TEST_CASE("the schema's required keys are required by the parser", "[scenario][schema]") {
-  const json schema = read_json(SCHEMA_FILE);
-  int checked = 0;
-  for (const fs::path& f : example_files()) {
-    const json example = read_json(f);
-    std::vector<ObjectNode> nodes;
-    walk(schema, schema, example, "", nodes);
-    for (const ObjectNode& n : nodes) {
-      if (!n.schema->contains("required")) continue;
-      for (const json& key : (*n.schema)["required"]) {
-        const std::string k = key.get<std::string>();
-        INFO(f.string() + " without '" + n.pointer + "/" + k + "'");
-        json doc = example;
-        REQUIRE(doc[json::json_pointer(n.pointer)].erase(k) == 1);
-        const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
-        CHECK(e.json_path() == n.pointer + "/" + k);
-        CHECK_THAT(e.what(), Catch::EndsWith("(required), found nothing"));
-        ++checked;
+  for (const Format& format : formats()) {
+    const SchemaSet schemas(format.schema_file);
+    int checked = 0;
+    for (const WalkedExample& w : walked_examples(schemas, format)) {
+      for (const ObjectNode& n : w.objects) {
+        if (!n.schema.node->contains("required")) continue;
+        for (const json& key : (*n.schema.node)["required"]) {
+          const std::string k = key.get<std::string>();
+          INFO(w.file.string() + " without '" + n.pointer + "/" + k + "'");
+          json doc = w.value;
+          REQUIRE(doc[json::json_pointer(n.pointer)].erase(k) == 1);
+          const InputError e = error_of([&] { parse_scenario(doc, w.file.string()); });
+          CHECK(e.json_path() == n.pointer + "/" + k);
+          CHECK_THAT(e.what(), Catch::EndsWith("(required), found nothing"));
+          ++checked;
+        }
       }
     }
+    INFO(format.name);
+    CHECK(checked >= 10);
   }
-  CHECK(checked >= 10);
 }
 
 TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][schema]") {
-  const json schema = read_json(SCHEMA_FILE);
-  std::set<std::string> checked;
-  for (const fs::path& f : example_files()) {
-    const json example = read_json(f);
-    std::vector<ObjectNode> nodes;
-    walk(schema, schema, example, "", nodes);
-    for (const ObjectNode& n : nodes) {
-      for (const auto& item : n.value->items()) {
-        const json& property = resolve_ref(schema, (*n.schema)["properties"][item.key()]);
-        if (!property.contains("enum")) continue;
-        const std::string pointer = n.pointer + "/" + item.key();
-        INFO(f.string() + " at '" + pointer + "'");
-        std::set<std::string> spellings;
-        for (const json& v : property["enum"]) {
-          spellings.insert(v.get<std::string>());
-          json doc = example;
-          doc[json::json_pointer(pointer)] = v;
-          // A schema spelling may still fail a check between sections, never as a spelling.
-          try {
-            parse_scenario(doc, f.string());
-          } catch (const failsim::input::InputError& e) {
-            CHECK_FALSE((e.json_path() == pointer && e.expected().rfind("one of", 0) == 0));
+  for (const Format& format : formats()) {
+    INFO(format.name);
+    const SchemaSet schemas(format.schema_file);
+    std::set<std::string> checked;
+    for (const WalkedExample& w : walked_examples(schemas, format)) {
+      for (const ObjectNode& n : w.objects) {
+        for (const auto& item : n.value->items()) {
+          const json& property =
+              *schemas.resolve({n.schema.file, &(*n.schema.node)["properties"][item.key()]}).node;
+          if (!property.contains("enum")) continue;
+          const std::string pointer = n.pointer + "/" + item.key();
+          INFO(w.file.string() + " at '" + pointer + "'");
+          std::set<std::string> spellings;
+          for (const json& v : property["enum"]) {
+            spellings.insert(v.get<std::string>());
+            json doc = w.value;
+            doc[json::json_pointer(pointer)] = v;
+            // A schema spelling may still fail a check between sections, never as a spelling.
+            try {
+              parse_scenario(doc, w.file.string());
+            } catch (const InputError& e) {
+              CHECK_FALSE((e.json_path() == pointer && e.expected().rfind("one of", 0) == 0));
+            }
           }
+          json doc = w.value;
+          doc[json::json_pointer(pointer)] = "zz-not-a-choice";
+          const InputError e = error_of([&] { parse_scenario(doc, w.file.string()); });
+          CHECK(e.json_path() == pointer);
+          CHECK(choices(e.expected()) == spellings);
+          checked.insert(pointer);
         }
-        json doc = example;
-        doc[json::json_pointer(pointer)] = "zz-not-a-choice";
-        const failsim::input::InputError e = error_of([&] { parse_scenario(doc, f.string()); });
-        CHECK(e.json_path() == pointer);
-        CHECK(choices(e.expected()) == spellings);
-        checked.insert(pointer);
       }
     }
+    CHECK(checked == format.enum_pointers);
   }
-  CHECK(checked == std::set<std::string>{
-                       "/data/kind", "/model/kind", "/consistency/mode", "/consistency/combine",
-                       "/failures/events/0/target", "/failures/events/1/target",
-                       "/failures/events/2/target", "/failures/stochastic/0/target",
-                       "/failures/stochastic/0/lifetime/distribution",
-                       "/failures/stochastic/0/repair/distribution", "/recovery/strategy",
-                       "/recovery/stateless/rule", "/recovery/checkpoint/levels/0/kind",
-                       "/recovery/checkpoint/levels/1/kind", "/recovery/checkpoint/levels/2/kind"});
+}
+
+TEST_CASE("every node preset is a node of the collective schema, key for key",
+          "[scenario][schema]") {
+  const SchemaSet schemas(COLLECTIVE_SCHEMA_FILE);
+  const SchemaNode node =
+      schemas.resolve({"collective.schema.json", &(*schemas.root().node)["$defs"]["node"]});
+  const std::vector<fs::path> presets = json_files(CLUSTER_DIR / "nodes");
+  CHECK(presets.size() >= 2);
+  for (const fs::path& f : presets) {
+    INFO(f.string());
+    std::vector<ObjectNode> objects;
+    walk(schemas, node, read_json(f), "", objects);
+    REQUIRE(objects.size() == 1);
+    // A preset's own unknown key is refused, listing the node's keys: the schema's.
+    TempDir tmp;
+    json preset = read_json(f);
+    preset["zz_not_a_key"] = 1;
+    write_text(tmp.file("node.json"), preset.dump(2));
+    json scenario = read_json(CLUSTER_DIR / "dp64-7b.json");
+    scenario["platform"]["node"] = tmp.file("node.json");
+    const InputError e = error_of([&] { parse_scenario(scenario, "s.json"); });
+    CHECK(e.file() == tmp.file("node.json"));
+    CHECK(e.json_path() == "/zz_not_a_key");
+    CHECK(known_keys(e.expected()) == property_names(*node.node));
+  }
 }
 
 TEST_CASE("the docs page shows a real example and names every field", "[scenario][docs]") {
   const std::string docs = read_text(DOCS_FILE);
   // The page is built around this file: the text must be the file's, verbatim.
   CHECK_THAT(docs, Catch::Contains(read_text(EXAMPLES_DIR / "cnn-4-async.json")));
-  const json schema = read_json(SCHEMA_FILE);
+  const SchemaSet schemas(SCHEMA_FILE);
   std::set<const json*> objects;
-  schema_objects(schema, schema, objects);
+  schema_objects(schemas, schemas.root(), objects);
   for (const json* node : objects) {
     for (const std::string& name : property_names(*node)) {
       INFO(name);

@@ -22,16 +22,16 @@ namespace failsim::sim {
 /// accelerator has a link of `intra_bandwidth` to the node's switch), its host memory and NICs.
 /// Presets are data files (scenarios/cluster/nodes/*.json) with their sources.
 struct NodeSpec {
-  std::string preset;               ///< the preset file's name it came from, "" when written inline
-  int accelerators = 8;             ///< per node, >= 1
-  double accelerator_speed = 0.0;   ///< peak flop/s of one accelerator at the workload's precision
-  double device_memory = 0.0;       ///< bytes of one accelerator's memory
-  double host_memory = 0.0;         ///< bytes of the node's CPU memory
-  double intra_bandwidth = 0.0;     ///< bytes/s of each accelerator's intra-node link
-  double intra_latency = 0.0;       ///< seconds of an intra-node hop
-  int nics = 1;                     ///< network interfaces of the node, >= 1
-  double nic_bandwidth = 0.0;       ///< bytes/s of one NIC
-  double nic_latency = 0.0;         ///< seconds of a NIC's link to its leaf switch
+  std::string preset;              ///< the preset file's name it came from, "" when written inline
+  int accelerators = 8;            ///< per node, >= 1
+  double accelerator_speed = 0.0;  ///< peak flop/s of one accelerator at the workload's precision
+  double device_memory = 0.0;      ///< bytes of one accelerator's memory
+  double host_memory = 0.0;        ///< bytes of the node's CPU memory
+  double intra_bandwidth = 0.0;    ///< bytes/s of each accelerator's intra-node link
+  double intra_latency = 0.0;      ///< seconds of an intra-node hop
+  int nics = 1;                    ///< network interfaces of the node, >= 1
+  double nic_bandwidth = 0.0;      ///< bytes/s of one NIC
+  double nic_latency = 0.0;        ///< seconds of a NIC's link to its leaf switch
 
   bool operator==(const NodeSpec&) const = default;
 };
@@ -44,11 +44,12 @@ enum class TopologyKind { FAT_TREE };
 
 struct TopologyConfig {
   TopologyKind kind = TopologyKind::FAT_TREE;
-  int nodes_per_leaf = 8;           ///< >= 1
-  int spines = 1;                   ///< >= 1
-  int uplinks = 1;                  ///< parallel links from a leaf to each spine, >= 1
-  double uplink_bandwidth = 0.0;    ///< bytes/s of one leaf-spine link; 0: nodes_per_leaf x a node's NICs / (spines x uplinks) (non-blocking)
-  double switch_latency = 1e-6;     ///< seconds of a leaf-spine hop
+  int nodes_per_leaf = 8;         ///< >= 1
+  int spines = 1;                 ///< >= 1
+  int uplinks = 1;                ///< parallel links from a leaf to each spine, >= 1
+  double uplink_bandwidth = 0.0;  ///< bytes/s of one leaf-spine link; 0: nodes_per_leaf x a node's
+                                  ///< NICs / (spines x uplinks) (non-blocking)
+  double switch_latency = 1e-6;   ///< seconds of a leaf-spine hop
 
   bool operator==(const TopologyConfig&) const = default;
 };
@@ -65,8 +66,8 @@ struct FileSystemConfig {
 
 /// Failure domains above the node: racks of consecutive nodes, power domains of consecutive racks.
 struct DomainsConfig {
-  int nodes_per_rack = 8;    ///< >= 1
-  int racks_per_power = 4;   ///< >= 1
+  int nodes_per_rack = 8;   ///< >= 1
+  int racks_per_power = 4;  ///< >= 1
 
   bool operator==(const DomainsConfig&) const = default;
 };
@@ -96,7 +97,7 @@ struct LayoutConfig {
   /// What ZeRO/FSDP shards over the data-parallel ranks: nothing (0), optimizer state (1),
   /// and gradients (2), and parameters (3).
   int zero_stage = 0;
-  int micro_batches = 1;   ///< m, per step and pipeline, >= 1 (>= pp is advised: the bubble)
+  int micro_batches = 1;  ///< m, per step and pipeline, >= 1 (>= pp is advised: the bubble)
   /// Tensor parallelism across nodes must be asked for (it crosses the NICs every layer).
   bool tp_across_nodes = false;
   DataParallelAlgorithm dp_algorithm = DataParallelAlgorithm::RING;
@@ -161,8 +162,8 @@ int component_count(ClusterTarget target, const ClusterPlatformConfig& platform)
 
 struct ClusterFailureEvent {
   ClusterTarget target = ClusterTarget::NODE;
-  int index = 0;            ///< the accelerator's, node's, switch's, rack's or domain's index
-  double at = 0.0;          ///< simulated seconds
+  int index = 0;    ///< the accelerator's, node's, switch's, rack's or domain's index
+  double at = 0.0;  ///< simulated seconds
   std::optional<double> down_for;  ///< repair time; nullopt: never back
 
   bool operator==(const ClusterFailureEvent&) const = default;
@@ -187,9 +188,9 @@ enum class DetectionKind { WATCHDOG, HEARTBEAT };
 /// beats in a row are missing.
 struct DetectionConfig {
   DetectionKind kind = DetectionKind::WATCHDOG;
-  double timeout = 600.0;   ///< WATCHDOG
-  double interval = 10.0;   ///< HEARTBEAT
-  int misses = 3;           ///< HEARTBEAT
+  double timeout = 600.0;  ///< WATCHDOG
+  double interval = 10.0;  ///< HEARTBEAT
+  int misses = 3;          ///< HEARTBEAT
 
   bool operator==(const DetectionConfig&) const = default;
 };

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "input/json_input.hpp"
 #include "input/object_reader.hpp"
 #include "sim/scenario/collective/sections.hpp"
@@ -58,6 +60,17 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   if (doc.is_object() && doc.contains("protocol")) {
     const Protocol protocol = read_choice(doc.at("protocol"), root.child("protocol"), PROTOCOLS);
     if (protocol == Protocol::COLLECTIVE) return parse_collective_scenario(doc, file_label);
+  } else if (doc.is_object()) {
+    // A collective scenario whose `protocol` was forgotten would otherwise be told that its
+    // sections are unknown keys of the parameter-server format: name what is missing instead.
+    for (const char* section : {"platform", "layout", "workload"}) {
+      if (!doc.contains(section)) continue;
+      throw InputError(file_label, "/protocol",
+                       fmt::format("\"collective\" for a scenario with a '{}' section (a section "
+                                   "of the collective protocol, docs/cluster.md) (required)",
+                                   section),
+                       "nothing");
+    }
   }
   const ObjectReader top(
       doc, root,

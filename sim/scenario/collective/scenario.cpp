@@ -21,21 +21,35 @@ void check_collective(const Scenario& s, const ObjectReader& top) {
       top.forbid(key, "workload.math is \"none\": a time-only run trains and evaluates nothing");
     }
     if (s.stop.target_accuracy) {
-      top.at("stop").child("target_accuracy").fail(
-          "no target accuracy (workload.math is \"none\": nothing is evaluated)",
-          fmt::format("{}", *s.stop.target_accuracy));
+      top.at("stop")
+          .child("target_accuracy")
+          .fail("no target accuracy (workload.math is \"none\": nothing is evaluated)",
+                fmt::format("{}", *s.stop.target_accuracy));
     }
+  }
+  // The collective protocol records no host intervals: intervals.csv would be an empty table.
+  if (s.output.intervals) {
+    top.at("output")
+        .child("intervals")
+        .fail(
+            "false (the collective protocol records no host intervals yet: intervals.csv would be "
+            "empty)",
+            "true");
   }
   // A scheduled failure the stop comes before is refused unless the scenario allows it.
   if (!c.failures.record_after_stop && s.stop.time) {
     for (std::size_t i = 0; i < c.failures.events.size(); ++i) {
       const ClusterFailureEvent& e = c.failures.events[i];
       if (e.at < *s.stop.time) continue;
-      top.at("failures").child("events").child(i).child("at").fail(
-          fmt::format("a time before stop.time ({} s), or failures.after_stop \"record\" (the "
-                      "result then says the failure did not happen)",
-                      *s.stop.time),
-          fmt::format("{} s (event {}: {} {})", e.at, i, to_string(e.target), e.index));
+      top.at("failures")
+          .child("events")
+          .child(i)
+          .child("at")
+          .fail(
+              fmt::format("a time before stop.time ({} s), or failures.after_stop \"record\" (the "
+                          "result then says the failure did not happen)",
+                          *s.stop.time),
+              fmt::format("{} s (event {}: {} {})", e.at, i, to_string(e.target), e.index));
     }
   }
 }
@@ -44,10 +58,10 @@ void check_collective(const Scenario& s, const ObjectReader& top) {
 
 Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string& file_label) {
   const JsonLocation root{file_label, ""};
-  const ObjectReader top(doc, root,
-                         {"$schema", "protocol", "name", "description", "seed", "data", "model",
-                          "optimizer", "platform", "layout", "workload", "evaluation", "stop",
-                          "failures", "recovery", "output"});
+  const ObjectReader top(
+      doc, root,
+      {"$schema", "protocol", "name", "description", "seed", "data", "model", "optimizer",
+       "platform", "layout", "workload", "evaluation", "stop", "failures", "recovery", "output"});
   Scenario s;
   s.protocol = Protocol::COLLECTIVE;
   read_common_header(top, s);
