@@ -185,11 +185,11 @@ int report(const sim::RunResult& result, const std::string& directory, const Run
   if (!quiet && result.collective) {
     // A collective run: its steps, failures and effective training time (docs/cluster.md).
     const sim::CollectiveSummary& c = *result.collective;
-    fmt::print("{}: {} at t = {:.2f} s ({}), {} steps kept of {} completed, {} failures, {} "
-               "restarts, ETTR {:.3f}",
-               result.scenario.name, sim::to_string(result.status), result.end_time,
-               result.stop_reason, c.version, c.counts.steps_completed, c.counts.failures,
-               c.counts.restarts, c.ettr);
+    fmt::print(
+        "{}: {} at t = {:.2f} s ({}), {} steps kept of {} completed, {} failures, {} "
+        "restarts, ETTR {:.3f}",
+        result.scenario.name, sim::to_string(result.status), result.end_time, result.stop_reason,
+        c.version, c.counts.steps_completed, c.counts.failures, c.counts.restarts, c.ettr);
   } else if (!quiet) {
     fmt::print("{}: {} at t = {:.2f} s ({}), {} updates, {} gradients computed",
                result.scenario.name, sim::to_string(result.status), result.end_time,

@@ -129,8 +129,7 @@ BatchStream TrainingMath::batch_stream(int worker) const {
   // The training set is cut into one shard per worker, or per data-parallel replica.
   const int shards = scenario_.protocol == Protocol::COLLECTIVE ? scenario_.collective.layout.dp
                                                                 : scenario_.cluster.num_workers();
-  return BatchStream(models::shard_of(shard_order_, worker, shards),
-                     scenario_.optimizer.batch_size,
+  return BatchStream(models::shard_of(shard_order_, worker, shards), scenario_.optimizer.batch_size,
                      models::derive_seed(models::derive_seed(scenario_.seed, SEED_BATCHES),
                                          static_cast<std::uint64_t>(worker)));
 }

@@ -63,9 +63,7 @@ json build(const std::string& name, const json& patch) {
   return s;
 }
 
-const json& time_of(const IsolatedRun& run) {
-  return run.result["summary"]["collective"]["time"];
-}
+const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
 
 double sum_of_causes(const IsolatedRun& run) {
   double total = 0.0;
@@ -73,7 +71,9 @@ double sum_of_causes(const IsolatedRun& run) {
   return total;
 }
 
-Catch::Detail::Approx near(double v) { return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12); }
+Catch::Detail::Approx near(double v) {
+  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
+}
 
 }  // namespace
 
@@ -103,16 +103,17 @@ TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, 
 TEST_CASE("The data-parallel all-reduce hides behind the last backward pass with overlap",
           "[collective]") {
   // The window is 2/3 of a micro-batch (4 ms) and the all-reduce takes 3 ms: hidden.
-  const IsolatedRun hidden =
-      run_isolated(build("overlap", {{"layout", {{"overlap", true}}}, {"stop", {{"version", 3}}}}).dump());
+  const IsolatedRun hidden = run_isolated(
+      build("overlap", {{"layout", {{"overlap", true}}}, {"stop", {{"version", 3}}}}).dump());
   CHECK(hidden.result["summary"]["collective"]["step"]["nominal_seconds"].get<double>() ==
         near(T_MB));
   // A tenth of the bandwidth: 30 ms, of which 4 ms hide.
   const IsolatedRun slow = run_isolated(
-      build("overlap-slow", {{"layout", {{"overlap", true}}},
-                             {"platform", {{"node", {{"intra_bandwidth", "100MBps"},
-                                                     {"nic_bandwidth", "100MBps"}}}}},
-                             {"stop", {{"version", 3}}}})
+      build(
+          "overlap-slow",
+          {{"layout", {{"overlap", true}}},
+           {"platform", {{"node", {{"intra_bandwidth", "100MBps"}, {"nic_bandwidth", "100MBps"}}}}},
+           {"stop", {{"version", 3}}}})
           .dump());
   CHECK(slow.result["summary"]["collective"]["step"]["nominal_seconds"].get<double>() ==
         near(T_MB + 10 * T_DP - 2.0 / 3.0 * T_MB));
@@ -125,10 +126,11 @@ TEST_CASE("Checkpoint-restart: a node failure's rollback and lost time, cause by
   // 0.3 s, load; steps 6..10 again and the checkpoint after step 10.
   const double failure = 7 * STEP + WRITE + STEP / 2;
   const IsolatedRun run = run_isolated(
-      build("ckpt", {{"failures",
-                      {{"detection", {{"kind", "watchdog"}, {"timeout", "500ms"}}},
-                       {"events", {{{"target", "node"}, {"index", 1}, {"at", failure},
-                                    {"down_for", "1s"}}}}}}})
+      build("ckpt",
+            {{"failures",
+              {{"detection", {{"kind", "watchdog"}, {"timeout", "500ms"}}},
+               {"events",
+                {{{"target", "node"}, {"index", 1}, {"at", failure}, {"down_for", "1s"}}}}}}})
           .dump());
   const json& summary = run.result["summary"];
   const json& c = summary["collective"];
@@ -162,10 +164,11 @@ TEST_CASE("Checkpoint-restart reaches the failure-free run's parameters at every
   // draw the same batches, so version 10 is the same whether or not a failure rolled back.
   const json momentum = {{"optimizer", {{"momentum", 0.9}}}};
   json with_failure = build("math-failure", momentum);
-  with_failure.merge_patch({{"failures",
-                             {{"detection", {{"timeout", "100ms"}}},
-                              {"events", {{{"target", "rack"}, {"index", 0},
-                                           {"at", 7.5 * STEP + WRITE}, {"down_for", 0}}}}}}});
+  with_failure.merge_patch(
+      {{"failures",
+        {{"detection", {{"timeout", "100ms"}}},
+         {"events",
+          {{{"target", "rack"}, {"index", 0}, {"at", 7.5 * STEP + WRITE}, {"down_for", 0}}}}}}});
   const IsolatedRun failed = run_isolated(with_failure.dump());
   const IsolatedRun clean = run_isolated(build("math-clean", momentum).dump());
   REQUIRE(failed.result["summary"]["collective"]["steps"]["rolled_back"] == 2);
@@ -185,8 +188,8 @@ TEST_CASE("Heartbeat detection: misses beats after the failed rank's last one", 
       build("heartbeat",
             {{"failures",
               {{"detection", {{"kind", "heartbeat"}, {"interval", "40ms"}, {"misses", 3}}},
-               {"events", {{{"target", "accelerator"}, {"index", 3}, {"at", 0.1},
-                            {"down_for", 0}}}}}}})
+               {"events",
+                {{{"target", "accelerator"}, {"index", 3}, {"at", 0.1}, {"down_for", 0}}}}}}})
           .dump());
   const auto detected = events_of(run, "detected");
   REQUIRE(detected.size() == 1);
@@ -199,11 +202,13 @@ TEST_CASE("A straggler slows the steps that start while it is active", "[collect
   // is slow and compute at a third of the speed (the all-reduce does not change); step 3 starts
   // at 42 ms, at the nominal pace again.
   const IsolatedRun run = run_isolated(
-      build("straggler", {{"recovery", {{"checkpoint", {{"every_steps", 0}}}}},
-                          {"stop", {{"version", 4}}},
-                          {"failures", {{"stragglers", {{{"target", "node"}, {"index", 0},
-                                                        {"from", 0}, {"to", 0.025},
-                                                        {"slowdown", 3}}}}}}})
+      build(
+          "straggler",
+          {{"recovery", {{"checkpoint", {{"every_steps", 0}}}}},
+           {"stop", {{"version", 4}}},
+           {"failures",
+            {{"stragglers",
+              {{{"target", "node"}, {"index", 0}, {"from", 0}, {"to", 0.025}, {"slowdown", 3}}}}}}})
           .dump());
   const double slow = 3 * T_MB + T_DP;
   CHECK(run.result["summary"]["end_time"].get<double>() == near(2 * slow + 2 * STEP));
@@ -217,9 +222,10 @@ TEST_CASE("A snapshot checkpoint stalls for the copy to host, then writes in the
   // through node 0's NIC, which step 6's all-reduce flow from rank 1 (node 0) to rank 2 (node 1)
   // crosses too: they share it, and step 6 is slower than nominal (interference).
   const IsolatedRun run = run_isolated(
-      build("snapshot", {{"recovery", {{"checkpoint", {{"mode", "snapshot"},
-                                                       {"host_copy_bandwidth", "1GBps"}}}}},
-                         {"stop", {{"version", 7}}}})
+      build(
+          "snapshot",
+          {{"recovery", {{"checkpoint", {{"mode", "snapshot"}, {"host_copy_bandwidth", "1GBps"}}}}},
+           {"stop", {{"version", 7}}}})
           .dump());
   const json& c = run.result["summary"]["collective"];
   CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(WRITE));
@@ -235,10 +241,10 @@ TEST_CASE("A time-only run and a math run of the same scenario have the same tim
           "[collective]") {
   json time_only = build("time-only", {{"workload", {{"math", "none"}}}});
   for (const char* key : {"data", "model", "optimizer", "evaluation"}) time_only.erase(key);
-  const json failure = {{"failures",
-                         {{"detection", {{"timeout", "100ms"}}},
-                          {"events", {{{"target", "switch"}, {"index", 0}, {"at", 0.05},
-                                       {"down_for", "200ms"}}}}}}};
+  const json failure = {
+      {"failures",
+       {{"detection", {{"timeout", "100ms"}}},
+        {"events", {{{"target", "switch"}, {"index", 0}, {"at", 0.05}, {"down_for", "200ms"}}}}}}};
   time_only.merge_patch(failure);
   const IsolatedRun a = run_isolated(time_only.dump());
   const IsolatedRun b = run_isolated(build("math", failure).dump());
@@ -257,8 +263,12 @@ TEST_CASE("Simulating every step's flows gives the same results as reusing the i
       {"failures",
        {{"detection", {{"timeout", "100ms"}}},
         {"events", {{{"target", "node"}, {"index", 0}, {"at", 0.1}, {"down_for", "50ms"}}}},
-        {"stragglers", {{{"target", "accelerator"}, {"index", 2}, {"from", 0.02}, {"to", 0.05},
-                         {"slowdown", 2}}}}}}};
+        {"stragglers",
+         {{{"target", "accelerator"},
+           {"index", 2},
+           {"from", 0.02},
+           {"to", 0.05},
+           {"slowdown", 2}}}}}}};
   const std::string text = build("every-step", patch).dump();
   const IsolatedRun cached = run_isolated(text);
   const IsolatedRun every = run_isolated(text, {}, true);

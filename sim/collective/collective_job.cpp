@@ -7,7 +7,8 @@
 
 #include "sim/log.hpp"
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(collective_job, failsim, "the collective job: steps, failures, restarts");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(collective_job, failsim,
+                                "the collective job: steps, failures, restarts");
 
 namespace failsim::sim {
 
@@ -96,11 +97,10 @@ double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
   // share of the tensor-parallel all-reduces and a send forward and back between stages; then
   // the data-parallel collectives, of which the last micro-batch's backward hides up to its own
   // length (2/3 of a micro-batch) when they overlap it.
-  const double pipeline =
-      slots * (plan_.micro_batch_seconds * slowdown + t.tensor_parallel / m + 2.0 * t.pipeline_send);
-  const double window = scenario_.collective.layout.overlap
-                            ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown
-                            : 0.0;
+  const double pipeline = slots * (plan_.micro_batch_seconds * slowdown + t.tensor_parallel / m +
+                                   2.0 * t.pipeline_send);
+  const double window =
+      scenario_.collective.layout.overlap ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown : 0.0;
   return pipeline + std::max(0.0, t.data_parallel - window);
 }
 
@@ -186,8 +186,8 @@ CollectiveJob::Interrupt CollectiveJob::checkpoint() {
   }
   // SNAPSHOT: training waits for the copy of the largest shard to host memory, then the write
   // to the file system goes on in the background.
-  const double largest = *std::max_element(plan_.checkpoint_write_bytes.begin(),
-                                           plan_.checkpoint_write_bytes.end());
+  const double largest =
+      *std::max_element(plan_.checkpoint_write_bytes.begin(), plan_.checkpoint_write_bytes.end());
   const Interrupt i = sleep_until(now() + largest / config.host_copy_bandwidth);
   ledger_.add(TimeCause::CHECKPOINT_STALL, now() - begin);
   if (i != Interrupt::NONE) return i;
@@ -311,8 +311,7 @@ bool CollectiveJob::recover() {
         take_due_outages();
         continue;
       }
-      recorder_.event(now(), EventType::CHECKPOINT_LOADED, "job",
-                      {{"version", durable_.version}});
+      recorder_.event(now(), EventType::CHECKPOINT_LOADED, "job", {{"version", durable_.version}});
     }
     break;
   }

@@ -47,9 +47,9 @@ class FailureSchedule {
  private:
   struct Entry {
     Outage outage;
-    std::size_t order;   // ties in time: scheduled events in file order, then processes
-    int process = -1;    // the random process it comes from, or -1
-    int component = 0;   // which component of that process
+    std::size_t order;  // ties in time: scheduled events in file order, then processes
+    int process = -1;   // the random process it comes from, or -1
+    int component = 0;  // which component of that process
     bool operator>(const Entry& other) const {
       if (outage.at != other.outage.at) return outage.at > other.outage.at;
       return order > other.order;

@@ -59,9 +59,9 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   }
   result.recorder.event(0.0, EventType::START, "",
                         {{"ranks", plan.ranks()}, {"nodes", scenario.collective.platform.nodes}});
-  CollectiveJob job(scenario, plan, network, math.get(), training.get(), result.recorder,
-                    {.simulate_every_step = options.simulate_every_step,
-                     .on_evaluation = options.on_evaluation});
+  CollectiveJob job(
+      scenario, plan, network, math.get(), training.get(), result.recorder,
+      {.simulate_every_step = options.simulate_every_step, .on_evaluation = options.on_evaluation});
   sg4::Actor::create("job", platform.coordinator, [&job] { job(); });
   result.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -117,14 +117,14 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   // fixed), and every simulated second is in one cause: a violation is a bug.
   const CollectiveCounts& n = summary.counts;
   if (n.steps_completed - n.steps_rolled_back != summary.version) {
-    throw std::logic_error(fmt::format(
-        "step accounting broken: completed {} - rolled back {} != kept {}", n.steps_completed,
-        n.steps_rolled_back, summary.version));
+    throw std::logic_error(
+        fmt::format("step accounting broken: completed {} - rolled back {} != kept {}",
+                    n.steps_completed, n.steps_rolled_back, summary.version));
   }
   const double total = job.ledger().total();
   if (std::abs(total - result.end_time) > 1e-6 * std::max(1.0, result.end_time)) {
-    throw std::logic_error(fmt::format("time ledger broken: causes sum to {} s, the run ended at {} s",
-                                       total, result.end_time));
+    throw std::logic_error(fmt::format(
+        "time ledger broken: causes sum to {} s, the run ended at {} s", total, result.end_time));
   }
   result.collective = summary;
   result.wall_seconds =

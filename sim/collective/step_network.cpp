@@ -23,15 +23,14 @@ StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& plat
     : plan_(plan), platform_(platform) {
   // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
   // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
-  const double k =
-      static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
+  const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
   if (k > 0) {
     std::vector<Collective> groups;
     for (const std::vector<int>& group : plan.tp_groups) {
       const std::vector<sg4::Host*> ring = hosts(group);
       Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
-      const double more = (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) *
-                          ring_latency(ring);
+      const double more =
+          (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring);
       for (Phase& phase : c.phases) {
         for (Flow& f : phase.flows) f.extra_latency += more;
       }
@@ -103,8 +102,7 @@ std::vector<Flow> StepNetwork::checkpoint_reads() const {
 }
 
 std::size_t StepNetwork::flows_per_step() const {
-  return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() +
-         data_parallel_.flow_count();
+  return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() + data_parallel_.flow_count();
 }
 
 }  // namespace failsim::sim

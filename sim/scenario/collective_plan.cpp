@@ -274,9 +274,10 @@ double activation_bytes(const Scenario& s, const CollectivePlan& plan) {
   const double hidden = x.hidden;
   const double heads = x.heads_or_default();
   const Recompute recompute = s.collective.workload.recompute;
-  const double factor = recompute == Recompute::FULL        ? 2.0
-                        : recompute == Recompute::SELECTIVE ? 34.0
-                                                            : 34.0 + 5.0 * heads * sequence / hidden;
+  const double factor = recompute == Recompute::FULL ? 2.0
+                        : recompute == Recompute::SELECTIVE
+                            ? 34.0
+                            : 34.0 + 5.0 * heads * sequence / hidden;
   const double per_layer = sequence * plan.micro_batch_samples * hidden * factor / plan.tp;
   const double in_flight = std::min(plan.micro_batches, plan.pp);
   return in_flight * (x.layers / plan.pp) * per_layer;

@@ -121,7 +121,6 @@ int read_index(const ObjectReader& r, std::string_view noun, int count, std::str
   return to_int(i);
 }
 
-
 FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& where,
                                 const ClusterConfig& cluster, const RecoveryStrategy& strategy) {
   const ObjectReader r(v, where, {"target", "index", "shard", "at", "at_update", "down_for"});
@@ -170,7 +169,6 @@ FailureEvent read_failure_event(const nlohmann::json& v, const JsonLocation& whe
   return e;
 }
 
-
 StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& where,
                                    const RecoveryStrategy& strategy) {
   const ObjectReader r(v, where, {"target", "lifetime", "repair"});
@@ -183,7 +181,6 @@ StochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& 
   f.repair = read_distribution(r, "repair", Sign::NON_NEGATIVE);
   return f;
 }
-
 
 }  // namespace
 

@@ -399,7 +399,8 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   if (s.stop.time) steps = std::min(steps, *s.stop.time / plan.compute_seconds + 1.0);
   if (s.collective.workload.real_math) {
     job.work.gradients = steps * plan.dp;
-    if (s.stop.version && std::isinf(steps)) job.work.gradients = std::numeric_limits<double>::infinity();
+    if (s.stop.version && std::isinf(steps))
+      job.work.gradients = std::numeric_limits<double>::infinity();
     if (job.work.gradients > MAX_GRADIENTS && !std::isinf(job.work.gradients)) {
       const std::string field = s.stop.updates ? "/stop/updates" : "/stop/time";
       throw input::InputError(
@@ -422,8 +423,7 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   }
   for (std::size_t i = 0; i < s.collective.failures.stochastic.size(); ++i) {
     const ClusterStochasticFailures& f = s.collective.failures.stochastic[i];
-    const double components =
-        static_cast<double>(component_count(f.target, s.collective.platform));
+    const double components = static_cast<double>(component_count(f.target, s.collective.platform));
     job.work.failures +=
         components * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
     if (job.work.failures > MAX_FAILURES) {

@@ -12,10 +12,12 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 namespace {
 
-const Choices<ClusterTarget> TARGETS{
-    {"accelerator", ClusterTarget::ACCELERATOR}, {"node", ClusterTarget::NODE},
-    {"nic", ClusterTarget::NIC},                 {"switch", ClusterTarget::SWITCH},
-    {"rack", ClusterTarget::RACK},               {"power", ClusterTarget::POWER}};
+const Choices<ClusterTarget> TARGETS{{"accelerator", ClusterTarget::ACCELERATOR},
+                                     {"node", ClusterTarget::NODE},
+                                     {"nic", ClusterTarget::NIC},
+                                     {"switch", ClusterTarget::SWITCH},
+                                     {"rack", ClusterTarget::RACK},
+                                     {"power", ClusterTarget::POWER}};
 const Choices<ClusterTarget> STRAGGLER_TARGETS{{"accelerator", ClusterTarget::ACCELERATOR},
                                                {"node", ClusterTarget::NODE}};
 const Choices<DetectionKind> DETECTIONS{{"watchdog", DetectionKind::WATCHDOG},
@@ -81,11 +83,11 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
   const ObjectReader r = top.object_or_empty(
       "failures", {"detection", "events", "stochastic", "stragglers", "after_stop"});
   ClusterFailureConfig f;
-  const ObjectReader d =
-      r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
+  const ObjectReader d = r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
   f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
   if (f.detection.kind == DetectionKind::WATCHDOG) {
-    for (const char* k : {"interval", "misses"}) d.forbid(k, "it applies only to kind \"heartbeat\"");
+    for (const char* k : {"interval", "misses"})
+      d.forbid(k, "it applies only to kind \"heartbeat\"");
     f.detection.timeout =
         d.quantity_or("timeout", f.detection.timeout, Quantity::TIME, Sign::POSITIVE);
   } else {
@@ -102,24 +104,25 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
                       });
   }
   if (r.has("stochastic")) {
-    f.stochastic = r.list(
-        "stochastic", 0, "random failure processes (objects)",
-        [&](const nlohmann::json& v, const JsonLocation& where) {
-          const ObjectReader s(v, where, {"target", "lifetime", "repair"});
-          ClusterStochasticFailures out;
-          out.target = s.choice("target", TARGETS);
-          out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
-          out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
-          return out;
-        });
+    f.stochastic = r.list("stochastic", 0, "random failure processes (objects)",
+                          [&](const nlohmann::json& v, const JsonLocation& where) {
+                            const ObjectReader s(v, where, {"target", "lifetime", "repair"});
+                            ClusterStochasticFailures out;
+                            out.target = s.choice("target", TARGETS);
+                            out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
+                            out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
+                            return out;
+                          });
   }
   for (std::size_t i = 0; i < f.stochastic.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (f.stochastic[i].target != f.stochastic[j].target) continue;
       const std::string target = spelling_of(f.stochastic[i].target, TARGETS);
-      r.at("stochastic").child(i).child("target").fail(
-          fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
-          "\"" + target + "\"");
+      r.at("stochastic")
+          .child(i)
+          .child("target")
+          .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
+                "\"" + target + "\"");
     }
   }
   if (r.has("stragglers")) {
@@ -161,17 +164,17 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
                           {"to", s.to},
                           {"slowdown", s.slowdown}});
   }
-  return {{"detection", detection},       {"events", events},
-          {"stochastic", stochastic},     {"stragglers", stragglers},
+  return {{"detection", detection},
+          {"events", events},
+          {"stochastic", stochastic},
+          {"stragglers", stragglers},
           {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
 }
 
 }  // namespace failsim::sim::detail
 
 namespace failsim::sim {
-std::string to_string(ClusterTarget target) {
-  return input::spelling_of(target, detail::TARGETS);
-}
+std::string to_string(ClusterTarget target) { return input::spelling_of(target, detail::TARGETS); }
 
 int component_count(ClusterTarget target, const ClusterPlatformConfig& p) {
   switch (target) {

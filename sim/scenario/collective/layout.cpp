@@ -8,9 +8,8 @@ namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.
 using namespace failsim::input;
 namespace {
-const Choices<DataParallelAlgorithm> DP_ALGORITHMS{{"ring", DataParallelAlgorithm::RING},
-                                                   {"hierarchical",
-                                                    DataParallelAlgorithm::HIERARCHICAL}};
+const Choices<DataParallelAlgorithm> DP_ALGORITHMS{
+    {"ring", DataParallelAlgorithm::RING}, {"hierarchical", DataParallelAlgorithm::HIERARCHICAL}};
 }  // namespace
 
 LayoutConfig read_layout(const ObjectReader& top) {

@@ -20,8 +20,8 @@ using namespace failsim::input;
 namespace {
 
 const std::initializer_list<std::string_view> NODE_KEYS{
-    "preset",        "description",   "sources",     "accelerators", "accelerator_speed",
-    "device_memory", "host_memory",   "intra_bandwidth", "intra_latency", "nics",
+    "preset",        "description", "sources",         "accelerators",  "accelerator_speed",
+    "device_memory", "host_memory", "intra_bandwidth", "intra_latency", "nics",
     "nic_bandwidth", "nic_latency"};
 
 const Choices<TopologyKind> TOPOLOGIES{{"fat-tree", TopologyKind::FAT_TREE}};
@@ -145,8 +145,7 @@ ClusterPlatformConfig read_cluster_platform(const ObjectReader& top,
   topo.switch_latency =
       t.quantity_or("switch_latency", topo.switch_latency, Quantity::TIME, Sign::NON_NEGATIVE);
 
-  const ObjectReader f =
-      r.object("file_system", {"write_bandwidth", "read_bandwidth", "latency"});
+  const ObjectReader f = r.object("file_system", {"write_bandwidth", "read_bandwidth", "latency"});
   p.file_system.write_bandwidth =
       f.quantity("write_bandwidth", Quantity::BANDWIDTH, Sign::POSITIVE);
   p.file_system.read_bandwidth = f.quantity("read_bandwidth", Quantity::BANDWIDTH, Sign::POSITIVE);

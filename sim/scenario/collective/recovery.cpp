@@ -24,8 +24,8 @@ CollectiveRecoveryConfig read_collective_recovery(const ObjectReader& top) {
   c.checkpoint.mode = k.choice_or("mode", c.checkpoint.mode, MODES);
   if (c.checkpoint.mode == CheckpointMode::SNAPSHOT) {
     c.checkpoint.host_copy_bandwidth =
-        k.quantity_or("host_copy_bandwidth", c.checkpoint.host_copy_bandwidth,
-                      Quantity::BANDWIDTH, Sign::POSITIVE);
+        k.quantity_or("host_copy_bandwidth", c.checkpoint.host_copy_bandwidth, Quantity::BANDWIDTH,
+                      Sign::POSITIVE);
   } else {
     k.forbid("host_copy_bandwidth", "it applies only to mode \"snapshot\"");
   }

@@ -10,21 +10,19 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 namespace {
 const Choices<bool> MATH{{"real", true}, {"none", false}};
-const Choices<Recompute> RECOMPUTE{{"none", Recompute::NONE},
-                                   {"selective", Recompute::SELECTIVE},
-                                   {"full", Recompute::FULL}};
+const Choices<Recompute> RECOMPUTE{
+    {"none", Recompute::NONE}, {"selective", Recompute::SELECTIVE}, {"full", Recompute::FULL}};
 }  // namespace
 
 WorkloadConfig read_workload(const ObjectReader& top) {
-  const ObjectReader r = top.object_or_empty(
-      "workload", {"transformer", "achieved_fraction", "precision_bytes",
-                   "checkpoint_bytes_per_parameter", "memory_bytes_per_parameter", "recompute",
-                   "math"});
+  const ObjectReader r =
+      top.object_or_empty("workload", {"transformer", "achieved_fraction", "precision_bytes",
+                                       "checkpoint_bytes_per_parameter",
+                                       "memory_bytes_per_parameter", "recompute", "math"});
   WorkloadConfig w;
   if (r.has("transformer")) {
-    const ObjectReader t = r.object(
-        "transformer",
-        {"parameters", "layers", "hidden", "heads", "sequence", "global_batch_tokens"});
+    const ObjectReader t = r.object("transformer", {"parameters", "layers", "hidden", "heads",
+                                                    "sequence", "global_batch_tokens"});
     TransformerConfig tr;
     // Counts written as numbers (7e9) or integers; at most 1e15 parameters or tokens.
     tr.parameters = t.number("parameters", Interval{0.0, 1e15, true, false});
@@ -64,12 +62,10 @@ nlohmann::json workload_to_json(const WorkloadConfig& w) {
                      {"math", spelling_of(w.real_math, MATH)}};
   if (w.transformer) {
     const TransformerConfig& t = *w.transformer;
-    out["transformer"] = {{"parameters", t.parameters},
-                          {"layers", t.layers},
-                          {"hidden", t.hidden},
-                          {"heads", t.heads},
-                          {"sequence", t.sequence},
-                          {"global_batch_tokens", t.global_batch_tokens}};
+    out["transformer"] = {
+        {"parameters", t.parameters}, {"layers", t.layers},
+        {"hidden", t.hidden},         {"heads", t.heads},
+        {"sequence", t.sequence},     {"global_batch_tokens", t.global_batch_tokens}};
   }
   return out;
 }
