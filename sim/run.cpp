@@ -152,7 +152,8 @@ CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
     const ResolvedJob r = resolve(members[m], labels[m]);
     if (m == 0) checked.job = r;
   }
-  static_cast<void>(Branching(members, labels));  // its checks: scenarios not run together
+  // Its checks: scenarios not run together (a collective scenario has no branches: above).
+  if (scenario.protocol != Protocol::COLLECTIVE) static_cast<void>(Branching(members, labels));
   // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
   checked.stacks =
       probe_simgrid_setup(options.simgrid_args, scenario, checked.job, options.file_label);
