@@ -126,11 +126,27 @@ std::string failure_summary(const sim::RunResult& r) {
     if (e.type == T::TRAINING_RESUMED) stalled += e.details.at("stalled_for").get<double>();
   }
   const auto open = rec.stalled_since();
-  if (injected + skipped + not_injected == 0 && rec.updates_rolled_back() == 0 && !open) return "";
+  const bool rolled =
+      rec.updates_rolled_back() > 0 || (r.collective && r.collective->counts.steps_rolled_back > 0);
+  if (injected + skipped + not_injected == 0 && !rolled && !open) return "";
   std::string line = fmt::format("  {} failure{} injected", injected, injected == 1 ? "" : "s");
   if (skipped > 0) line += fmt::format(", {} skipped", skipped);
   if (not_injected > 0)
     line += fmt::format(", {} not injected (the run stopped first)", not_injected);
+  if (r.collective) {
+    // A collective run: its steps rolled back and the wall time its failures cost, by cause.
+    const sim::CollectiveSummary& c = *r.collective;
+    const auto lost = [&](sim::TimeCause cause) {
+      return c.seconds[static_cast<std::size_t>(cause)];
+    };
+    line += fmt::format(
+        "; {} steps rolled back; lost {:.2f} s of work, {:.2f} s detecting, {:.2f} s waiting "
+        "for repairs, {:.2f} s restarting, {:.2f} s loading",
+        c.counts.steps_rolled_back, lost(sim::TimeCause::LOST_WORK),
+        lost(sim::TimeCause::DETECTION), lost(sim::TimeCause::REPAIR_WAIT),
+        lost(sim::TimeCause::RESTART), lost(sim::TimeCause::CHECKPOINT_LOAD));
+    return line + "\n";
+  }
   line += fmt::format("; {} updates rolled back ({} gradients), {} gradients lost",
                       rec.updates_rolled_back(), rec.gradients_rolled_back(), rec.gradients_lost());
   line += fmt::format("; training stalled {:.2f} s", stalled);
@@ -146,6 +162,29 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
   const sim::MemoryEstimate& m = job.memory;
   fmt::print("{}: ok, a dry run: nothing simulated, nothing written\n", set.files.front());
   fmt::print("  result directory: {}\n", fmt::join(set.directories, ", "));
+  if (job.collective) {
+    // A collective job: its plan (docs/cluster.md); the wall-time estimate is the parameter
+    // server's and does not apply.
+    const sim::CollectivePlan& p = *job.collective;
+    fmt::print(
+        "  job: {} ranks (dp {} x tp {} x pp {}) on {} nodes, {} micro-batches; {:.4g} "
+        "flops a step, {:.4g} s of compute a step at nominal speed (bubble {:.1f}%)\n",
+        p.ranks(), p.dp, p.tp, p.pp, s.collective.platform.nodes, p.micro_batches, p.step_flops,
+        p.compute_seconds, 100.0 * p.bubble_fraction);
+    fmt::print(
+        "  memory per accelerator: {} of {} (model states {}, activations {}); a "
+        "checkpoint {}\n",
+        sim::format_bytes(p.memory.total()),
+        sim::format_bytes(s.collective.platform.node.device_memory),
+        sim::format_bytes(p.memory.model_states), sim::format_bytes(p.memory.activations),
+        sim::format_bytes(p.checkpoint_bytes));
+    fmt::print(
+        "  this machine: {} of memory ({} math), {:.3g} random failures expected; wall "
+        "time: unknown (docs/performance.md, \"Collective protocol\")\n",
+        sim::format_bytes(m.resident_bytes()), s.collective.workload.real_math ? "real" : "no",
+        w.failures);
+    return;
+  }
   fmt::print(
       "  job: {} parameters in {} shard(s), {} worker(s), {} server process(es); {} "
       "training and {} test samples\n",

@@ -31,9 +31,10 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       options_(std::move(options)),
       schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
       down_until_(static_cast<std::size_t>(scenario.collective.platform.nodes), 0.0),
-      events_injected_(scenario.collective.failures.events.size(), false) {
-  if (math_ != nullptr) durable_.state = math_->save();  // version 0: a restart from scratch
-}
+      recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
+      events_injected_(scenario.collective.failures.events.size(), false) {}
+
+CollectiveJob::~CollectiveJob() = default;
 
 double CollectiveJob::now() const { return sg4::Engine::get_clock(); }
 
@@ -44,7 +45,7 @@ double CollectiveJob::deadline() const {
   return std::min(d, stop_at_);
 }
 
-CollectiveJob::Interrupt CollectiveJob::interrupt_at_deadline() const {
+Interrupt CollectiveJob::interrupt_at_deadline() const {
   const Outage* next = schedule_.next();
   const double stop = std::min(scenario_.stop.time.value_or(NEVER), stop_at_);
   // A failure at the very moment of the stop does not happen: the run is over.
@@ -52,7 +53,7 @@ CollectiveJob::Interrupt CollectiveJob::interrupt_at_deadline() const {
   return Interrupt::STOP;
 }
 
-CollectiveJob::Interrupt CollectiveJob::sleep_until(double t) {
+Interrupt CollectiveJob::sleep_raw(double t) {
   const double d = deadline();
   if (d < t) {
     sg4::this_actor::sleep_until(d);
@@ -62,10 +63,24 @@ CollectiveJob::Interrupt CollectiveJob::sleep_until(double t) {
   return Interrupt::NONE;
 }
 
-CollectiveJob::Interrupt CollectiveJob::wait(FlowSet& flows) {
+Interrupt CollectiveJob::wait_raw(FlowSet& flows) {
   if (flows.wait_until(deadline())) return Interrupt::NONE;
   flows.cancel();
   return interrupt_at_deadline();
+}
+
+Interrupt CollectiveJob::sleep_until(double t, TimeCause cause) {
+  const double from = now();
+  const Interrupt i = sleep_raw(t);
+  ledger_.add(cause, now() - from);
+  return i;
+}
+
+Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
+  const double from = now();
+  const Interrupt i = wait_raw(flows);
+  ledger_.add(cause, now() - from);
+  return i;
 }
 
 // ---- Steps ------------------------------------------------------------------------------------
@@ -104,7 +119,7 @@ double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
   return pipeline + std::max(0.0, t.data_parallel - window);
 }
 
-CollectiveJob::Interrupt CollectiveJob::step() {
+Interrupt CollectiveJob::step() {
   const double begin = now();
   const double slowdown = straggler_slowdown(begin);
   // The step's flows run at its start when their times are not known for the network's state:
@@ -112,10 +127,11 @@ CollectiveJob::Interrupt CollectiveJob::step() {
   // when asked. Its end is then its length after its start (the flows' time is part of it).
   std::optional<StepTimes> measured;
   Interrupt i = Interrupt::NONE;
-  if (!clean_ || persisting_ || options_.simulate_every_step) {
+  const bool busy = recovery_->network_busy();
+  if (!clean_ || busy || options_.simulate_every_step) {
     measured = network_.measure(deadline());
     if (!measured) i = interrupt_at_deadline();
-    if (measured && !clean_ && !persisting_) set_clean_times(*measured);
+    if (measured && !clean_ && !busy) set_clean_times(*measured);
   }
   double seconds = 0.0, with_stragglers = 0.0;
   if (i == Interrupt::NONE) {
@@ -124,7 +140,7 @@ CollectiveJob::Interrupt CollectiveJob::step() {
     // Flows timed at another moment end at another floating-point clock: a difference of a few
     // ulps is rounding, not contention (and must not make --simulate-every-step differ).
     if (std::abs(seconds - with_stragglers) <= 1e-12 * with_stragglers) seconds = with_stragglers;
-    i = sleep_until(begin + seconds);
+    i = sleep_raw(begin + seconds);
   }
   if (i != Interrupt::NONE) {
     // The step does not complete: a failure loses it, the stop leaves it unfinished.
@@ -141,58 +157,6 @@ CollectiveJob::Interrupt CollectiveJob::step() {
   ledger_.step(version_, nominal, with_stragglers - nominal, seconds - with_stragglers);
   recorder_.update_applied(now(), "job");
   parameters_changed();
-  return Interrupt::NONE;
-}
-
-// ---- Checkpoints ------------------------------------------------------------------------------
-
-void CollectiveJob::make_durable(Checkpoint checkpoint) {
-  ledger_.commit_through(checkpoint.version);
-  ++counts_.checkpoints;
-  recorder_.event(now(), EventType::CHECKPOINT_WRITTEN, "file-system",
-                  {{"version", checkpoint.version}});
-  durable_ = std::move(checkpoint);
-}
-
-void CollectiveJob::poll_persisting() {
-  if (persisting_ && persisting_->writes.done()) {
-    Checkpoint c = std::move(persisting_->checkpoint);
-    persisting_.reset();
-    make_durable(std::move(c));
-  }
-}
-
-CollectiveJob::Interrupt CollectiveJob::checkpoint() {
-  const CollectiveCheckpointConfig& config = scenario_.collective.recovery.checkpoint;
-  Checkpoint c;
-  c.version = version_;
-  if (math_ != nullptr) c.state = math_->save();
-  const double begin = now();
-  if (persisting_) {
-    // The previous write is still going on: training waits for it (one write at a time).
-    if (const Interrupt i = wait(persisting_->writes); i != Interrupt::NONE) {
-      ledger_.add(TimeCause::CHECKPOINT_STALL, now() - begin);
-      return i;
-    }
-    poll_persisting();
-  }
-  if (config.mode == CheckpointMode::BLOCKING) {
-    FlowSet writes(network_.checkpoint_writes());
-    const Interrupt i = wait(writes);
-    ledger_.add(TimeCause::CHECKPOINT_STALL, now() - begin);
-    if (i != Interrupt::NONE) return i;
-    make_durable(std::move(c));
-    return Interrupt::NONE;
-  }
-  // SNAPSHOT: training waits for the copy of the largest shard to host memory, then the write
-  // to the file system goes on in the background.
-  const double largest =
-      *std::max_element(plan_.checkpoint_write_bytes.begin(), plan_.checkpoint_write_bytes.end());
-  const Interrupt i = sleep_until(now() + largest / config.host_copy_bandwidth);
-  ledger_.add(TimeCause::CHECKPOINT_STALL, now() - begin);
-  if (i != Interrupt::NONE) return i;
-  recorder_.event(now(), EventType::CHECKPOINT_SNAPSHOT, "job", {{"version", c.version}});
-  persisting_.emplace(Persisting{std::move(c), FlowSet(network_.checkpoint_writes())});
   return Interrupt::NONE;
 }
 
@@ -228,7 +192,7 @@ double CollectiveJob::nodes_back() const {
   return *std::max_element(down_until_.begin(), down_until_.end());
 }
 
-bool CollectiveJob::recover() {
+bool CollectiveJob::detect() {
   take_due_outages();
   const double failed_at = failure_->at;
   const DetectionConfig& detection = scenario_.collective.failures.detection;
@@ -241,82 +205,57 @@ bool CollectiveJob::recover() {
     const double beats = std::floor((failed_at - incarnation_start_) / detection.interval);
     detected = incarnation_start_ + (beats + detection.misses) * detection.interval;
   }
-  Interrupt i = sleep_until(detected);
-  ledger_.add(TimeCause::DETECTION, now() - failed_at);
+  // Every wait ends at the next failure's time: the job stands at failed_at.
+  Interrupt i = sleep_until(detected, TimeCause::DETECTION);
   while (i == Interrupt::FAILURE) {  // more failures while nobody noticed: the same outage
     take_due_outages();
-    const double from = now();
-    i = sleep_until(detected);
-    ledger_.add(TimeCause::DETECTION, now() - from);
+    i = sleep_until(detected, TimeCause::DETECTION);
   }
   if (i == Interrupt::STOP) return false;
   recorder_.event(now(), EventType::DETECTED, node_name(failure_->nodes.front()),
                   {{"after", now() - failed_at}});
-  // Every rank stops; what the file system holds is what the restart loads.
-  if (persisting_) {
-    persisting_->writes.cancel();
-    persisting_.reset();
-  }
+  recorder_.training_stalled(failed_at);
   evaluate_through(now());
-  const std::int64_t rolled = ledger_.roll_back_to(durable_.version);
+  return true;
+}
+
+void CollectiveJob::roll_back_to(std::int64_t version,
+                                 const std::optional<ReplicaMath::State>& state) {
+  const std::int64_t rolled = ledger_.roll_back_to(version);
   counts_.steps_rolled_back += rolled;
   if (rolled > 0) {
     recorder_.event(now(), EventType::ROLLED_BACK, "job",
-                    {{"from_version", version_}, {"to_version", durable_.version}});
+                    {{"from_version", version_}, {"to_version", version}});
   }
-  version_ = durable_.version;
-  if (math_ != nullptr) math_->restore(*durable_.state);
-  recorder_.training_stalled(failed_at);
+  version_ = version;
+  if (math_ != nullptr) math_->restore(*state);
   parameters_changed();
+}
 
-  // Wait for the failed nodes, restart, load; a failure meanwhile starts the wait again.
-  while (true) {
-    while (!nodes_up()) {
-      if (std::isinf(nodes_back())) {
-        recorder_.event(now(), EventType::HOST_LOST, "job",
-                        {{"reason", "a node is down for good and there is no spare"}});
-        const double from = now();
-        i = sleep_until(NEVER);
-        ledger_.add(TimeCause::REPAIR_WAIT, now() - from);
-        if (i == Interrupt::STOP) return false;
-        take_due_outages();
-        continue;
-      }
-      const double from = now();
-      i = sleep_until(nodes_back());
-      ledger_.add(TimeCause::REPAIR_WAIT, now() - from);
-      if (i == Interrupt::STOP) return false;
-      take_due_outages();
+Interrupt CollectiveJob::wait_for_nodes() {
+  while (!nodes_up()) {
+    const bool never = std::isinf(nodes_back());
+    if (never) {
+      recorder_.event(now(), EventType::HOST_LOST, "job",
+                      {{"reason", "a node is down for good and there is no spare"}});
     }
-    const RestartConfig& restart = scenario_.collective.recovery.restart;
-    ++counts_.restarts;
-    recorder_.event(now(), EventType::RESTART, "job", {{"version", durable_.version}});
-    const double from = now();
-    i = sleep_until(now() + restart.scheduler_delay + restart.process_start +
-                    plan_.restart_init_seconds);
-    ledger_.add(TimeCause::RESTART, now() - from);
-    if (i == Interrupt::STOP) return false;
-    if (i == Interrupt::FAILURE) {
-      take_due_outages();
-      continue;
-    }
-    incarnation_start_ = now();
-    if (durable_.version > 0) {
-      const double load_from = now();
-      FlowSet reads(network_.checkpoint_reads());
-      i = wait(reads);
-      ledger_.add(TimeCause::CHECKPOINT_LOAD, now() - load_from);
-      if (i == Interrupt::STOP) return false;
-      if (i == Interrupt::FAILURE) {
-        take_due_outages();
-        continue;
-      }
-      recorder_.event(now(), EventType::CHECKPOINT_LOADED, "job", {{"version", durable_.version}});
-    }
-    break;
+    const Interrupt i = sleep_until(nodes_back(), TimeCause::REPAIR_WAIT);
+    if (i == Interrupt::STOP) return i;
+    take_due_outages();
   }
-  failure_.reset();
-  return true;  // the next update records training_resumed (Recorder::update_applied)
+  return Interrupt::NONE;
+}
+
+Interrupt CollectiveJob::restart_processes() {
+  const RestartConfig& restart = scenario_.collective.recovery.restart;
+  ++counts_.restarts;
+  recorder_.event(now(), EventType::RESTART, "job", {{"version", version_}});
+  const Interrupt i = sleep_until(
+      now() + restart.scheduler_delay + restart.process_start + plan_.restart_init_seconds,
+      TimeCause::RESTART);
+  if (i == Interrupt::FAILURE) take_due_outages();
+  if (i == Interrupt::NONE) incarnation_start_ = now();
+  return i;
 }
 
 // ---- Evaluations and the stop -----------------------------------------------------------------
@@ -372,8 +311,9 @@ void CollectiveJob::stop(const std::string& reason) {
 
 void CollectiveJob::operator()() {
   const StopConfig& stop_config = scenario_.stop;
+  recovery_->start(*this);
   while (true) {
-    poll_persisting();
+    recovery_->poll(*this);
     if (stop_config.version && version_ >= *stop_config.version) {
       stop("version");
       break;
@@ -383,21 +323,18 @@ void CollectiveJob::operator()() {
       break;
     }
     Interrupt i = step();
-    const std::int64_t every = scenario_.collective.recovery.checkpoint.every_steps;
-    if (i == Interrupt::NONE && every > 0 && version_ % every == 0) i = checkpoint();
+    if (i == Interrupt::NONE) i = recovery_->after_step(*this);
     if (i == Interrupt::NONE) continue;
-    if (i == Interrupt::STOP) {
-      evaluate_through(now());
-      stop(now() >= stop_at_ ? stop_at_reason_ : "time");
-      break;
+    if (i == Interrupt::FAILURE && detect() && recovery_->recover(*this)) {
+      failure_.reset();  // the next update records training_resumed (Recorder::update_applied)
+      continue;
     }
-    if (!recover()) {
-      evaluate_through(now());
-      stop(now() >= stop_at_ ? stop_at_reason_ : "time");
-      break;
-    }
+    // The stop came first (of the step, the detection or the recovery).
+    evaluate_through(now());
+    stop(now() >= stop_at_ ? stop_at_reason_ : "time");
+    break;
   }
-  if (persisting_) persisting_->writes.cancel();
+  recovery_->finish(*this);
 }
 
 }  // namespace failsim::sim

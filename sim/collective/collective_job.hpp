@@ -1,11 +1,11 @@
 // The collective job: one driver actor that runs the synchronous steps of a dp x tp x pp job on
-// the cluster's simulated network, checkpoints it, and takes it through failures — detection,
-// waiting for repairs, a restart and the checkpoint's load — with checkpoint-restart (docs/
-// cluster.md). There is no actor per rank: a step's communication is the flows of its
-// collectives (step_network.hpp), started together so that they share the links for real, and
-// its computation is the plan's time at the ranks' speed. The failures are data known in
-// advance (failure_schedule.hpp), so every wait ends at the next failure's time when it comes
-// first. Every simulated second goes to one cause of the time ledger (time_ledger.hpp).
+// the cluster's simulated network and notices failures; its recovery design (recovery.hpp:
+// checkpoint-restart, ...) checkpoints it and brings it back (docs/cluster.md). There is no actor
+// per rank: a step's communication is the flows of its collectives (step_network.hpp), started
+// together so that they share the links for real, and its computation is the plan's time at the
+// ranks' speed. The failures are data known in advance (failure_schedule.hpp), so every wait ends
+// at the next failure's time when it comes first. Every simulated second goes to one cause of the
+// time ledger (time_ledger.hpp).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include "sim/collective/collective_summary.hpp"
 #include "sim/collective/failure_schedule.hpp"
 #include "sim/collective/flows.hpp"
+#include "sim/collective/recovery.hpp"
 #include "sim/collective/replica_math.hpp"
 #include "sim/collective/step_network.hpp"
 #include "sim/collective/time_ledger.hpp"
@@ -26,6 +27,9 @@
 #include "sim/scenario/collective_plan.hpp"
 
 namespace failsim::sim {
+
+/// Why a wait of the job ended early: the next failure, or the stop.
+enum class Interrupt { NONE, FAILURE, STOP };
 
 class CollectiveJob {
  public:
@@ -36,9 +40,10 @@ class CollectiveJob {
     std::function<void(const EvalRecord&)> on_evaluation;
   };
 
-  /// `math` is nullptr for a time-only workload.
+  /// `math` and `training` are nullptr for a time-only workload.
   CollectiveJob(const Scenario& scenario, const CollectivePlan& plan, StepNetwork& network,
                 ReplicaMath* math, TrainingMath* training, Recorder& recorder, Options options);
+  ~CollectiveJob();
 
   /// The driver actor's body: runs until a stop criterion is met, or the job cannot restart.
   void operator()();
@@ -50,28 +55,46 @@ class CollectiveJob {
   /// Which of failures.events the run reached (the others are recorded as not injected).
   const std::vector<bool>& events_injected() const { return events_injected_; }
 
- private:
-  struct Checkpoint {
-    std::int64_t version = 0;
-    std::optional<ReplicaMath::State> state;  // none for a time-only run
-  };
-  /// A snapshot checkpoint whose write is still going on in the background.
-  struct Persisting {
-    Checkpoint checkpoint;
-    FlowSet writes;
-  };
-  /// Why a wait ended early.
-  enum class Interrupt { NONE, FAILURE, STOP };
+  // ---- What the recovery designs (recovery.hpp) work with -----------------------------------
+  const Scenario& scenario() const { return scenario_; }
+  const CollectivePlan& plan() const { return plan_; }
+  StepNetwork& network() { return network_; }
+  ReplicaMath* math() { return math_; }
+  Recorder& recorder() { return recorder_; }
+  TimeLedger& ledger() { return ledger_; }
+  CollectiveCounts& counts() { return counts_; }
+  /// The outage that stopped the job (while a design recovers from it).
+  const Outage& failure() const { return *failure_; }
 
   double now() const;
+  /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
+  /// slept goes to `cause`.
+  Interrupt sleep_until(double t, TimeCause cause);
+  /// Waits for `flows` until they end, or until the next failure or the stop (then cancels
+  /// them); the time waited goes to `cause`.
+  Interrupt wait(FlowSet& flows, TimeCause cause);
+  /// Takes every outage due by now, marking its nodes down.
+  void take_due_outages();
+  /// Waits until every node of the job is up (repair_wait); a node down for good makes it wait
+  /// for the stop. STOP when the stop came first.
+  Interrupt wait_for_nodes();
+  /// A job restart: the scheduler's delay, process start and the communicators' initialisation
+  /// (restart). FAILURE when a node failed meanwhile (the restart is lost: wait again).
+  Interrupt restart_processes();
+  /// Training goes back to `version` (the parameters of `state`, none in a time-only run): the
+  /// steps after it become lost work.
+  void roll_back_to(std::int64_t version, const std::optional<ReplicaMath::State>& state);
+  /// Evaluations scheduled up to `t`, at the parameters of their time.
+  void evaluate_through(double t);
+
+ private:
   /// The end of the current wait: the next failure, the stop time, or a stop an evaluation
   /// already knows of, whichever is first.
   double deadline() const;
-  /// Sleeps until `t` or the deadline; tells which ended it.
-  Interrupt sleep_until(double t);
-  /// Waits for `flows` until they end or the deadline.
-  Interrupt wait(FlowSet& flows);
   Interrupt interrupt_at_deadline() const;
+  /// sleep_until and wait without the ledger: the caller decides where the time goes.
+  Interrupt sleep_raw(double t);
+  Interrupt wait_raw(FlowSet& flows);
 
   /// One step: its flows and computation, then its update. Returns NONE when it completed.
   Interrupt step();
@@ -81,23 +104,12 @@ class CollectiveJob {
   /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md).
   double step_seconds(const StepTimes& t, double slowdown) const;
 
-  Interrupt checkpoint();
-  /// Makes a checkpoint durable (the ledger commits the steps before it).
-  void make_durable(Checkpoint checkpoint);
-  /// The background write done? Then its checkpoint is durable.
-  void poll_persisting();
-
-  /// From a failure at its time to training again (or to the stop): detection, the rollback,
-  /// waiting for repairs, the restart and the load. Returns false when the run must end.
-  bool recover();
-  /// Takes every outage due by now, marking its nodes down.
-  void take_due_outages();
+  /// From the failure to its detection (watchdog or heartbeat); false when the stop came first.
+  bool detect();
   bool nodes_up() const;
   double nodes_back() const;
 
-  /// Evaluations scheduled up to now, at the parameters of their time (constant since the
-  /// last change); and the stop an evaluation of the current parameters would make.
-  void evaluate_through(double t);
+  /// The stop an evaluation of the current parameters would make.
   void parameters_changed();
   void stop(const std::string& reason);
 
@@ -111,12 +123,11 @@ class CollectiveJob {
   FailureSchedule schedule_;
   TimeLedger ledger_;
   CollectiveCounts counts_;
+  std::unique_ptr<CollectiveRecovery> recovery_;
 
   std::int64_t version_ = 0;
   double incarnation_start_ = 0.0;  // when the running processes started (heartbeats count from it)
   std::optional<StepTimes> clean_;
-  Checkpoint durable_;
-  std::optional<Persisting> persisting_;
   std::vector<double> down_until_;  // per node
   std::optional<Outage> failure_;   // the outage that stopped the job, until it recovers
   std::int64_t evaluations_done_ = 0;

@@ -1,0 +1,99 @@
+#include "sim/collective/checkpoint_restart.hpp"
+
+#include <algorithm>
+
+#include "sim/collective/collective_job.hpp"
+
+namespace failsim::sim {
+
+void CheckpointRestart::start(CollectiveJob& job) {
+  // Version 0: what a restart without any checkpoint starts from.
+  if (job.math() != nullptr) durable_.state = job.math()->save();
+}
+
+void CheckpointRestart::make_durable(CollectiveJob& job, Checkpoint checkpoint) {
+  job.ledger().commit_through(checkpoint.version);
+  ++job.counts().checkpoints;
+  job.recorder().event(job.now(), EventType::CHECKPOINT_WRITTEN, "file-system",
+                       {{"version", checkpoint.version}});
+  durable_ = std::move(checkpoint);
+}
+
+void CheckpointRestart::poll(CollectiveJob& job) {
+  if (persisting_ && persisting_->writes.done()) {
+    Checkpoint c = std::move(persisting_->checkpoint);
+    persisting_.reset();
+    make_durable(job, std::move(c));
+  }
+}
+
+Interrupt CheckpointRestart::after_step(CollectiveJob& job) {
+  const std::int64_t every = job.scenario().collective.recovery.checkpoint.every_steps;
+  if (every > 0 && job.version() % every == 0) return checkpoint(job);
+  return Interrupt::NONE;
+}
+
+Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {
+  const CollectiveCheckpointConfig& config = job.scenario().collective.recovery.checkpoint;
+  Checkpoint c;
+  c.version = job.version();
+  if (job.math() != nullptr) c.state = job.math()->save();
+  if (persisting_) {
+    // The previous write is still going on: training waits for it (one write at a time).
+    if (const Interrupt i = job.wait(persisting_->writes, TimeCause::CHECKPOINT_STALL);
+        i != Interrupt::NONE) {
+      return i;
+    }
+    poll(job);
+  }
+  if (config.mode == CheckpointMode::BLOCKING) {
+    FlowSet writes(job.network().checkpoint_writes());
+    const Interrupt i = job.wait(writes, TimeCause::CHECKPOINT_STALL);
+    if (i == Interrupt::NONE) make_durable(job, std::move(c));
+    return i;
+  }
+  // SNAPSHOT: training waits for the copy of the largest share to host memory, then the write
+  // to the file system goes on in the background.
+  const std::vector<double>& shares = job.plan().checkpoint_write_bytes;
+  const double largest = *std::max_element(shares.begin(), shares.end());
+  const Interrupt i = job.sleep_until(job.now() + largest / config.host_copy_bandwidth,
+                                      TimeCause::CHECKPOINT_STALL);
+  if (i != Interrupt::NONE) return i;
+  job.recorder().event(job.now(), EventType::CHECKPOINT_SNAPSHOT, "job", {{"version", c.version}});
+  persisting_.emplace(Persisting{std::move(c), FlowSet(job.network().checkpoint_writes())});
+  return Interrupt::NONE;
+}
+
+bool CheckpointRestart::recover(CollectiveJob& job) {
+  // Every rank stopped: a write under way is lost; what the file system holds is what the
+  // restart loads.
+  if (persisting_) {
+    persisting_->writes.cancel();
+    persisting_.reset();
+  }
+  job.roll_back_to(durable_.version, durable_.state);
+  // Wait for the failed nodes, restart, load; a failure meanwhile starts the wait again.
+  while (true) {
+    if (job.wait_for_nodes() == Interrupt::STOP) return false;
+    Interrupt i = job.restart_processes();
+    if (i == Interrupt::STOP) return false;
+    if (i == Interrupt::FAILURE) continue;
+    if (durable_.version == 0) return true;  // nothing to load: from scratch
+    FlowSet reads(job.network().checkpoint_reads());
+    i = job.wait(reads, TimeCause::CHECKPOINT_LOAD);
+    if (i == Interrupt::STOP) return false;
+    if (i == Interrupt::FAILURE) {
+      job.take_due_outages();
+      continue;
+    }
+    job.recorder().event(job.now(), EventType::CHECKPOINT_LOADED, "job",
+                         {{"version", durable_.version}});
+    return true;
+  }
+}
+
+void CheckpointRestart::finish(CollectiveJob& /*job*/) {
+  if (persisting_) persisting_->writes.cancel();
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,43 @@
+// How a collective job survives failures: one small interface, one room per design
+// (docs/cluster.md). The job (collective_job.hpp) runs the steps, notices failures and gives the
+// designs its primitives: waits that end at the next failure or the stop, the ledger, the math's
+// state, the nodes' state, waiting for repairs and restarting processes. A design decides what
+// happens after each step (a checkpoint) and how the job comes back after a detected failure.
+// Checkpoint-restart (checkpoint_restart.hpp) is the baseline; the recovery designs of large
+// jobs (in-memory checkpoints, lazy multi-level checkpoints, resume on another layout, per-step
+// quorum, DiLoCo, spare pools) come beside it, each a class of its own registered by name below.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace failsim::sim {
+
+class CollectiveJob;
+enum class Interrupt;
+
+class CollectiveRecovery {
+ public:
+  virtual ~CollectiveRecovery() = default;
+  /// At the start of the run (e.g. the version-0 state a restart from scratch loads).
+  virtual void start(CollectiveJob& job) = 0;
+  /// At every step boundary, before the next step: background work that finished.
+  virtual void poll(CollectiveJob& /*job*/) {}
+  /// After a step completed (job.version() is its version): e.g. a checkpoint if one is due.
+  /// Returns Interrupt::NONE, or what cut it short.
+  virtual Interrupt after_step(CollectiveJob& job) = 0;
+  /// Whether the design's own traffic is on the network now (the steps must then simulate
+  /// their flows instead of reusing the idle network's times).
+  virtual bool network_busy() const { return false; }
+  /// The job noticed a failure (job.failure()) and every rank stopped: brings training back.
+  /// False when the run must end (the stop came first).
+  virtual bool recover(CollectiveJob& job) = 0;
+  /// At the end of the run.
+  virtual void finish(CollectiveJob& /*job*/) {}
+};
+
+/// The design named `strategy` (recovery.strategy); std::logic_error for a name the scenario
+/// reader does not know either.
+std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy);
+
+}  // namespace failsim::sim
