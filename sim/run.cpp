@@ -152,7 +152,9 @@ CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
     const ResolvedJob r = resolve(members[m], labels[m]);
     if (m == 0) checked.job = r;
   }
-  static_cast<void>(Branching(members, labels));  // its checks: scenarios not run together
+  // Its checks: scenarios not run together. A collective scenario runs alone (refused with
+  // branches above), and Branching reads parameter-server sections it does not have.
+  if (scenario.protocol != Protocol::COLLECTIVE) static_cast<void>(Branching(members, labels));
   // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
   checked.stacks =
       probe_simgrid_setup(options.simgrid_args, scenario, checked.job, options.file_label);
