@@ -198,15 +198,16 @@ Plan read_plan(const std::string& name, const json& v, const input::JsonLocation
     r.forbid("minimum", "only rules \"per_second\" and \"spot\" have a minimum");
   }
   const input::ObjectReader roles =
-      r.object("roles", {"server", "replica", "worker", "storage", "coordinator"});
-  for (std::string_view role : {"server", "replica", "worker", "storage", "coordinator"}) {
+      r.object("roles", {"server", "replica", "worker", "storage", "coordinator", "node"});
+  for (std::string_view role : {"server", "replica", "worker", "storage", "coordinator", "node"}) {
     const json* instance = roles.find(role);
     if (instance == nullptr) continue;
     p.roles.emplace(std::string(role),
                     read_role_instance(*instance, roles.at(role), instances, p.rule));
   }
   if (p.roles.empty()) {
-    r.at("roles").fail("at least one role (server, replica, worker, storage, coordinator)", "{}");
+    r.at("roles").fail("at least one role (server, replica, worker, storage, coordinator, node)",
+                       "{}");
   }
   return p;
 }

@@ -23,7 +23,8 @@ struct Interval {
 /// replacement is billed from when the host is back).
 struct HostTimeline {
   std::string host;  ///< e.g. "server-0", "worker-3"
-  /// "server", "replica", "worker", "storage" or "coordinator" (result.json's hosts[].role).
+  /// "server", "replica", "worker", "storage" or "coordinator" (result.json's hosts[].role), or
+  /// "node" (an accelerator node of a collective run).
   std::string role;
   std::vector<Interval> down;  ///< disjoint, sorted
 };

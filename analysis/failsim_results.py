@@ -25,6 +25,22 @@ def reproducible_part(result):
     return {k: v for k, v in result.items() if k not in NOT_REPRODUCED_KEYS}
 
 
+# Where a collective run's wall time went: (key of summary.collective.time, label), in the order
+# of result_format/time_cause.cpp (docs/cluster.md#effective-training-time).
+TIME_CAUSES = (
+    ("productive", "productive"),
+    ("stragglers", "stragglers"),
+    ("interference", "interference"),
+    ("checkpoint_stall", "checkpoint stall"),
+    ("lost_work", "lost work"),
+    ("detection", "detection"),
+    ("repair_wait", "repair wait"),
+    ("restart", "restart"),
+    ("checkpoint_load", "checkpoint load"),
+    ("unfinished", "unfinished step"),
+)
+
+
 # Event types (result_format/event_type.cpp spells every one) that the Python tools read.
 FAILURE = "failure"
 LINK_FAILURE = "link_failure"

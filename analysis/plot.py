@@ -34,8 +34,9 @@ import sys
 import failsim_results
 
 PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
-FIGURES = ("accuracy", "gradients", "utilisation", "timeline", "sweep")
+FIGURES = ("accuracy", "gradients", "utilisation", "timeline", "time", "sweep")
 RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result directories
+COLLECTIVE_FIGURES = ("time",)  # the default when every run is a collective one
 FORMATS = ("png", "svg")
 BAD_INPUT, OUTPUT_FAILED, NO_MATPLOTLIB = 2, 3, 1
 
@@ -228,6 +229,14 @@ class Run:
                            field(h, ["role"], "string", f"{file}: /summary/hosts/{i}"))
                           for i, h in enumerate(field(result, ["summary", "hosts"], "list", file))]
             self.intervals = read_intervals(os.path.join(directory, "intervals.csv"))
+        if "time" in figures:
+            # summary.collective.time: seconds by cause, which sum to end_time.
+            if "collective" not in result.get("summary", {}):
+                raise BadInput(f"{file}: expected /summary/collective (the time figure is of "
+                               "collective runs, docs/cluster.md), found none")
+            self.time = {key: field(result, ["summary", "collective", "time", key], "number",
+                                    file)
+                         for key, _ in failsim_results.TIME_CAUSES}
         if not any(f in figures for f in ("accuracy", "gradients")):
             return  # the other figures need no time series
         columns = ["time"]
@@ -559,7 +568,17 @@ SWEEP_METRICS = {
     "gradients_lost": "gradients lost (count)",
     "gradients_pending_at_end": "gradients pending at the end (count)",
     "gradients_rolled_back": "gradients rolled back (count)",
+    # Collective runs (runs.csv has them when the sweep has a collective point).
+    "ettr": "ETTR (productive share of wall time)",
+    "goodput_tokens_per_s": "goodput (kept tokens per simulated s)",
+    "goodput_samples_per_s": "goodput (kept samples per simulated s)",
+    "steps_kept": "steps kept (count)",
+    "steps_rolled_back": "steps rolled back (count)",
+    "restarts": "restarts (count)",
+    "time_lost_s": "time lost (simulated s)",
 }
+SWEEP_METRICS.update({f"time_{key}_s": f"time: {label} (simulated s)"
+                      for key, label in failsim_results.TIME_CAUSES})
 
 # Units of quantities as scenario files write them (input/units.cpp): symbol -> (factor to the SI
 # base unit, that unit). "f" is a speed (flop/s) or an amount (flop): decided by the field.
@@ -842,8 +861,66 @@ def timeline_drawings(configs, title):
              lambda r=r: figure_timeline(r, title)) for r in runs]
 
 
+# A colour per cause of failsim_results.TIME_CAUSES: productive green, the slowdowns of kept
+# steps (stragglers, interference) ochre, checkpoint stalls violet, the failure's costs reds and
+# browns, the unfinished step grey.
+TIME_COLOURS = {"productive": "#55a868", "stragglers": "#ccb974", "interference": "#e5d8a0",
+                "checkpoint_stall": "#8172b3", "lost_work": "#c44e52", "detection": "#dd8452",
+                "repair_wait": "#937860", "restart": "#da8bc3", "checkpoint_load": "#64b5cd",
+                "unfinished": "#b0b0b0"}
+
+
+def figure_time(configs, title):
+    """Where the wall time went: per configuration a horizontal bar of the causes' shares of
+    the run (mean over seeds of each run's seconds / end_time), ETTR written on the bar."""
+    import matplotlib.pyplot as plt
+    names = list(configs)
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.55 * len(names) + 1.6), layout="constrained")
+    y = range(len(names))
+    left = [0.0] * len(names)
+    present = [key for key, _ in failsim_results.TIME_CAUSES
+               if any(r.time[key] > 0 for n in names for r in configs[n])]
+    for key, label in failsim_results.TIME_CAUSES:
+        if key not in present:
+            continue  # a cause no run had would only crowd the legend
+        shares = [mean_and_half_width([r.time[key] / r.end_time if r.end_time > 0 else 0.0
+                                       for r in configs[n]])[0] for n in names]
+        ax.barh(y, shares, left=left, color=TIME_COLOURS[key], label=label, height=0.6,
+                edgecolor="white", linewidth=0.5, zorder=2)
+        left = [a + b for a, b in zip(left, shares)]
+    for i, n in enumerate(names):
+        runs = configs[n]
+        ettr, half = mean_and_half_width(
+            [r.time["productive"] / r.end_time if r.end_time > 0 else 0.0 for r in runs])
+        text = f"ETTR {ettr:.3f}" + (f" ± {half:.3f}" if len(runs) > 1 and half > 0 else "")
+        ax.text(0.01, i, text, va="center", ha="left", fontsize="small", color="black",
+                bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 1.5},
+                zorder=3)
+    ax.set_yticks(list(y), [f"{n} ({len(configs[n])} seed{'s' if len(configs[n]) > 1 else ''})"
+                            for n in names], fontsize="small")
+    ax.invert_yaxis()  # the first configuration on top
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of wall time (mean over seeds)")
+    ax.grid(True, axis="x", color="0.92", zorder=1)
+    ax.set_title(title or "Where the wall time went (ETTR: productive share, 95% interval)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(names) < 3 else -0.12),
+              ncol=min(5, len(present)), frameon=False, fontsize="small")
+    return fig
+
+
+def all_collective(directories):
+    """Whether every result directory under these holds a collective run."""
+    dirs = find_result_dirs(directories)
+    for d in dirs:
+        file = os.path.join(d, "result.json")
+        result = load_tagged_json(file, "failsim-result")
+        if "collective" not in field(result, ["summary"], "object", file):
+            return False
+    return bool(dirs)
+
+
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
-        "utilisation": figure_utilisation}
+        "utilisation": figure_utilisation, "time": figure_time}
 
 
 def write_figures(drawings, formats, outdir):
@@ -901,7 +978,8 @@ def main(argv):
                              "(default: all, sorted by name)")
     parser.add_argument("--figures", metavar="F,...",
                         help=f"figures to draw, among {','.join(FIGURES)} (default: sweep when "
-                             f"every DIR is a sweep directory, else {','.join(RUN_FIGURES)})")
+                             f"every DIR is a sweep directory, {','.join(COLLECTIVE_FIGURES)} "
+                             f"when every run is a collective one, else {','.join(RUN_FIGURES)})")
     parser.add_argument("--metric", metavar="M,...",
                         help="sweep figure: the columns of runs.csv to plot, one figure "
                              "sweep-M each (default: final_accuracy)")
@@ -918,6 +996,8 @@ def main(argv):
             figures = split_list(args.figures, FIGURES, "--figures")
         elif all(is_sweep_dir(d) for d in args.results):
             figures = ["sweep"]
+        elif all_collective(args.results):
+            figures = list(COLLECTIVE_FIGURES)
         else:
             figures = list(RUN_FIGURES)
             # The timeline too when every run recorded its intervals (output.intervals).

@@ -167,24 +167,31 @@ def build_page(directory, table_text, title):
             raise BadInput(f"{sweep.plan_file}: expected /paths to name a varied field, found "
                            "none")
         x_path = sweep.paths[0]
-        metrics = [m for m in ("final_accuracy", "updates_rolled_back", "end_time_s")
-                   if m in sweep.metrics()]
+        # A metric no run has a value of (the accuracy of time-only collective runs) has no
+        # figure.
+        metrics = [m for m in ("final_accuracy", "updates_rolled_back", "end_time_s", "ettr",
+                               "time_lost_s")
+                   if m in sweep.metrics() and any(row[m] != "" for _, row in sweep.rows)]
         for metric in metrics:
             plot.sweep_series(sweep, metric, x_path)  # checks it now
             drawings.append((f"sweep-{metric}",
                              lambda m=metric: plot.figure_sweep(sweep, m, x_path, None)))
         runs_dir = os.path.join(directory, "runs")
-        configs = plot.load_configurations([runs_dir], ["utilisation"], None) \
+        # Collective runs have no workers: where their time went instead of worker time.
+        kind_of_runs = "time" if os.path.isdir(runs_dir) and plot.all_collective([runs_dir]) \
+            else "utilisation"
+        configs = plot.load_configurations([runs_dir], [kind_of_runs], None) \
             if os.path.isdir(runs_dir) else {}
         if configs:
-            drawings.append(("utilisation",
-                             lambda: plot.figure_utilisation(configs, None)))
+            drawings.append((kind_of_runs,
+                             lambda: plot.DRAW[kind_of_runs](configs, None)))
         heading = f"Sweep {sweep.name}"
     else:
         single = os.path.isfile(os.path.join(directory, "result.json"))
         kind = "run" if single else "comparison"
-        figures = ["accuracy", "gradients", "utilisation"]
         dirs = plot.find_result_dirs([directory])
+        figures = list(plot.COLLECTIVE_FIGURES) if plot.all_collective([directory]) \
+            else ["accuracy", "gradients", "utilisation"]
         timeline = all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in dirs)
         configs = plot.load_configurations([directory], figures + (["timeline"] if timeline
                                                                    else []), None)

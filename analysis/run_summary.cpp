@@ -98,6 +98,43 @@ RunEvent read_event(const json& v, const input::JsonLocation& at) {
   return e;
 }
 
+/// summary.collective: the fields the tables and figures read, each checked.
+CollectiveRun read_collective(const json& c, const input::JsonLocation& at) {
+  if (!c.is_object()) at.fail("an object", input::describe_found(c));
+  CollectiveRun r;
+  const std::string math =
+      input::read_string(member(c, at, "math", "\"real\" or \"none\""), at.child("math"));
+  if (math != "real" && math != "none") {
+    at.child("math").fail("\"real\" or \"none\"", input::describe_found(json(math)));
+  }
+  r.real_math = math == "real";
+  r.ranks = count_member(c, at, "ranks");
+  r.nodes = count_member(c, at, "nodes");
+  r.ettr = number_member(c, at, "ettr", {0.0, 1.0, false, false});
+  const input::JsonLocation time_at = at.child("time");
+  const json& time = object_member(c, at, "time");
+  for (const auto& cause : result_format::time_causes()) {
+    r.seconds[static_cast<std::size_t>(cause.cause)] =
+        number_member(time, time_at, std::string(cause.spelling), input::Interval::non_negative());
+  }
+  const input::JsonLocation steps_at = at.child("steps");
+  const json& steps = object_member(c, at, "steps");
+  r.steps_completed = count_member(steps, steps_at, "completed");
+  r.steps_rolled_back = count_member(steps, steps_at, "rolled_back");
+  r.steps_kept = count_member(steps, steps_at, "kept");
+  const auto per_step_and_kept = [&](const std::string& key, double& per_step, double& kept) {
+    const json& o = object_member(c, at, key);
+    per_step = number_member(o, at.child(key), "per_step", input::Interval::non_negative());
+    kept = number_member(o, at.child(key), "kept", input::Interval::non_negative());
+  };
+  per_step_and_kept("tokens", r.tokens_per_step, r.tokens_kept);
+  per_step_and_kept("samples", r.samples_per_step, r.samples_kept);
+  r.failures = count_member(c, at, "failures");
+  r.restarts = count_member(c, at, "restarts");
+  r.checkpoints = count_member(c, at, "checkpoints");
+  return r;
+}
+
 /// Splits one CSV line at commas; timeseries.csv has no quoted fields (numbers only).
 std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -170,6 +207,12 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
   run.hosts.clear();
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     run.hosts.push_back(read_host(hosts[i], summary_at.child("hosts").child(i)));
+  }
+
+  // Collective runs only (its absence is a parameter-server run, not an error).
+  run.collective.reset();
+  if (const auto c = summary.find("collective"); c != summary.end()) {
+    run.collective = read_collective(*c, summary_at.child("collective"));
   }
 
   const json& events = member(doc, root, "events", "a list of event objects");

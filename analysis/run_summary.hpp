@@ -8,6 +8,7 @@
 // naming the file, the JSON Pointer (or line and column), the expectation and the found value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "result_format/event_type.hpp"
+#include "result_format/time_cause.hpp"
 
 namespace failsim::analysis {
 
@@ -57,6 +59,27 @@ struct GradientCounts {
   std::int64_t rolled_back = 0;  ///< applied, then undone by a recovery
 };
 
+/// What the tables need from summary.collective, written by collective runs only
+/// (docs/result-format.md#summarycollective).
+struct CollectiveRun {
+  bool real_math = false;  ///< math "real"; "none" for a time-only run
+  std::int64_t ranks = 0;
+  std::int64_t nodes = 0;
+  double ettr = 0.0;  ///< productive / end_time
+  /// time.<cause>, s, by result_format::TimeCause; they sum to end_time.
+  std::array<double, result_format::TIME_CAUSES> seconds{};
+  std::int64_t steps_completed = 0;
+  std::int64_t steps_rolled_back = 0;
+  std::int64_t steps_kept = 0;
+  double tokens_per_step = 0.0;  ///< 0 without a transformer to pose as
+  double tokens_kept = 0.0;
+  double samples_per_step = 0.0;
+  double samples_kept = 0.0;
+  std::int64_t failures = 0;
+  std::int64_t restarts = 0;
+  std::int64_t checkpoints = 0;
+};
+
 /// What the tables need from one result directory.
 struct RunSummary {
   std::filesystem::path directory;       ///< as found (argument, or argument + relative path)
@@ -71,6 +94,7 @@ struct RunSummary {
   std::vector<HostSummary> hosts;
   std::vector<RunEvent> events;
   std::vector<EvaluationPoint> evaluations;  ///< timeseries.csv, in time order
+  std::optional<CollectiveRun> collective;   ///< summary.collective; none for a PS run
 };
 
 /// Reads `directory`/result.json and `directory`/timeseries.csv. Throws input::InputError.

@@ -14,6 +14,7 @@
 #include "analysis/stats.hpp"
 #include "input/input_error.hpp"
 #include "result_format/process_name.hpp"
+#include "result_format/time_cause.hpp"
 
 namespace failsim::analysis {
 namespace {
@@ -300,6 +301,42 @@ std::vector<HostTimeline> host_timelines(const RunSummary& run) {
   return timelines;
 }
 
+std::vector<HostTimeline> node_timelines(const RunSummary& run) {
+  if (!run.collective) return {};
+  std::vector<std::vector<Interval>> down(static_cast<std::size_t>(run.collective->nodes));
+  for (const auto& e : run.events) {
+    if (e.type != result_format::EventType::FAILURE || !(e.down_for > 0.0)) continue;
+    // A leaf switch's nodes are cut off, not gone: their instances are still held.
+    if (e.details.value("target", std::string()) == "switch") continue;
+    const auto nodes = e.details.find("nodes");
+    if (nodes == e.details.end() || !nodes->is_array()) continue;
+    const double begin = std::min(e.time, run.end_time);
+    const double end = std::min(e.time + e.down_for, run.end_time);
+    for (const auto& n : *nodes) {
+      if (!n.is_number_integer()) continue;
+      const auto index = n.get<std::int64_t>();
+      if (index < 0 || index >= run.collective->nodes) continue;
+      down[static_cast<std::size_t>(index)].push_back({begin, end});
+    }
+  }
+  std::vector<HostTimeline> timelines;
+  for (std::size_t n = 0; n < down.size(); ++n) {
+    auto& d = down[n];
+    std::sort(d.begin(), d.end(),
+              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    std::vector<Interval> merged;
+    for (const auto& i : d) {
+      if (!merged.empty() && i.begin <= merged.back().end) {
+        merged.back().end = std::max(merged.back().end, i.end);
+      } else {
+        merged.push_back(i);
+      }
+    }
+    timelines.push_back({fmt::format("node-{}", n), "node", std::move(merged)});
+  }
+  return timelines;
+}
+
 std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evaluations,
                                        double target) {
   for (const auto& p : evaluations) {
@@ -357,6 +394,7 @@ RunMetrics run_metrics(const RunSummary& run, double target) {
   m.updates = run.updates;
   m.updates_rolled_back = run.updates_rolled_back;
   m.gradients_rolled_back = run.gradients.rolled_back;
+  m.collective = run.collective;
 
   const std::vector<FailureWindow> windows = failure_windows(run);
   m.failures = windows.size();
@@ -414,7 +452,17 @@ RunMetrics run_metrics(const RunSummary& run, double target) {
 RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
                            double target) {
   RunMetrics m = run_metrics(run, target);
-  const std::vector<HostTimeline> timelines = host_timelines(run);
+  const std::vector<HostTimeline> timelines =
+      run.collective ? node_timelines(run) : host_timelines(run);
+  // A plan that names none of the run's roles (a parameter server's plan for a collective run's
+  // nodes, a node plan for a parameter server) bills nothing of it: no cost, as 0 USD would read
+  // as free. An unknown plan is cost_of_run's error.
+  const auto p = book.plans.find(plan);
+  if (p != book.plans.end() &&
+      std::none_of(timelines.begin(), timelines.end(),
+                   [&](const HostTimeline& t) { return p->second.roles.count(t.role) > 0; })) {
+    return m;
+  }
   const Cost whole = cost_of_run(book, plan, timelines, run.end_time);
   m.host_hours = whole.host_hours;
   m.cost_usd = whole.usd;
@@ -556,6 +604,80 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                      .header = "worker idle fraction in outages",
                      .unit = "fraction",
                      .value = [](const RunMetrics& r) { return r.idle_fraction; }});
+  // Collective runs (summary.collective, docs/tables.md#collective-runs).
+  const auto collective = [](auto f) {
+    return [f](const RunMetrics& r) -> V {
+      if (!r.collective) return std::nullopt;
+      return f(*r.collective, r);
+    };
+  };
+  columns.push_back(
+      {.key = "ettr",
+       .header = "ETTR",
+       .unit = "fraction",
+       .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V { return c.ettr; }),
+       .collective = true,
+       .collective_default = true});
+  // Goodput: kept tokens (with a transformer to pose as), else kept samples, per second of the
+  // whole run.
+  columns.push_back({.key = "goodput_tokens_per_s",
+                     .header = "goodput",
+                     .unit = "tokens/s",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
+                       if (c.tokens_per_step <= 0.0 || r.end_time <= 0.0) return std::nullopt;
+                       return c.tokens_kept / r.end_time;
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  columns.push_back({.key = "goodput_samples_per_s",
+                     .header = "goodput",
+                     .unit = "samples/s",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
+                       if (c.tokens_per_step > 0.0 || r.end_time <= 0.0) return std::nullopt;
+                       return c.samples_kept / r.end_time;
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  columns.push_back({.key = "steps_kept",
+                     .header = "steps kept",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
+                       return static_cast<double>(c.steps_kept);
+                     }),
+                     .collective = true});
+  columns.push_back({.key = "steps_rolled_back",
+                     .header = "steps rolled back",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
+                       return static_cast<double>(c.steps_rolled_back);
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  columns.push_back({.key = "restarts",
+                     .header = "restarts",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
+                       return static_cast<double>(c.restarts);
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  columns.push_back({.key = "time_lost_s",
+                     .header = "time lost",
+                     .unit = "s",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
+                       const auto productive =
+                           static_cast<std::size_t>(result_format::TimeCause::PRODUCTIVE);
+                       return r.end_time - c.seconds[productive];
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  for (const auto& cause : result_format::time_causes()) {
+    const auto k = static_cast<std::size_t>(cause.cause);
+    columns.push_back({.key = fmt::format("time_{}_s", cause.spelling),
+                       .header = fmt::format("time: {}", cause.label),
+                       .unit = "s",
+                       .value = collective([k](const CollectiveRun& c, const RunMetrics&) -> V {
+                         return c.seconds[k];
+                       }),
+                       .collective = true});
+  }
   columns.push_back({.key = "host_hours",
                      .header = "host-hours",
                      .unit = "h",
@@ -565,7 +687,8 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                      .header = "cost",
                      .unit = "USD",
                      .value = [](const RunMetrics& r) { return r.cost_usd; },
-                     .priced = true});
+                     .priced = true,
+                     .collective_default = true});
   columns.push_back({.key = "cost_to_target_usd",
                      .header = "cost to " + target,
                      .unit = "USD",
@@ -589,7 +712,14 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
   }
   std::vector<MetricColumn> columns =
       all_metric_columns(std::min(k_max, layout.max_failures), layout.target);
-  std::erase_if(columns, [](const MetricColumn& c) { return !c.in_table; });
+  const bool any_collective =
+      std::any_of(configurations.begin(), configurations.end(), [](const Configuration& c) {
+        return std::any_of(c.runs.begin(), c.runs.end(),
+                           [](const RunMetrics& r) { return r.collective.has_value(); });
+      });
+  std::erase_if(columns, [&](const MetricColumn& c) {
+    return !c.in_table || (c.collective && !any_collective);
+  });
   return columns;
 }
 
@@ -608,9 +738,30 @@ namespace {
 /// The columns `keys` names, in that order: {"all"}, every column; empty, the default columns
 /// (every column in CSV, made for programs that pick their own).
 std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
+                                         const std::vector<Configuration>& configurations,
                                          const std::vector<std::string>& keys, TableFormat format) {
   if (keys.empty() && format != TableFormat::CSV) {
-    std::erase_if(all, [](const MetricColumn& c) { return !c.by_default; });
+    // Parameter-server runs: their default columns. Collective runs: the collective ones, but
+    // a column no run has a value for (accuracy of time-only runs, goodput in tokens without a
+    // transformer, a cost under a plan without nodes) says nothing. Both kinds: both sets.
+    bool any_ps = false, any_collective = false;
+    for (const auto& c : configurations) {
+      for (const auto& r : c.runs) (r.collective ? any_collective : any_ps) = true;
+    }
+    const auto has_value = [&](const MetricColumn& column) {
+      for (const auto& c : configurations) {
+        for (const auto& r : c.runs) {
+          if (column.value(r)) return true;
+        }
+      }
+      return false;
+    };
+    std::erase_if(all, [&](const MetricColumn& c) {
+      if (any_ps && c.by_default) return false;
+      if (any_collective && c.collective_default) return !has_value(c);
+      if (any_collective && !any_ps && c.key == "final_accuracy") return !has_value(c);
+      return true;
+    });
     return all;
   }
   if (keys.empty() || keys == std::vector<std::string>{"all"}) return all;
@@ -632,8 +783,8 @@ std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
 
 std::string render_table(const std::vector<Configuration>& configurations, TableFormat format,
                          const TableLayout& layout) {
-  const std::vector<MetricColumn> columns =
-      select_columns(metric_columns(configurations, layout), layout.columns, format);
+  const std::vector<MetricColumn> columns = select_columns(metric_columns(configurations, layout),
+                                                           configurations, layout.columns, format);
   switch (format) {
     case TableFormat::MARKDOWN:
       return render_markdown(configurations, columns, layout);

@@ -43,6 +43,13 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run);
 /// (down_for 0) does not turn the host off. Link failures do not either.
 std::vector<HostTimeline> host_timelines(const RunSummary& run);
 
+/// A collective run's nodes (summary.collective.nodes, named "node-<n>", role "node"), each
+/// down from a `failure` whose details.nodes lists it for details.down_for (to the run's end
+/// for "forever"), except under a `switch` failure: a leaf switch cuts its nodes off, but the
+/// instances are intact and still held. Overlapping outages of one node are merged. Empty for a
+/// parameter-server run. docs/cost-model.md#collective-runs.
+std::vector<HostTimeline> node_timelines(const RunSummary& run);
+
 /// Time of the first evaluation with test_accuracy >= target; none if never reached.
 std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evaluations,
                                        double target);
@@ -97,6 +104,9 @@ struct RunMetrics {
   /// cost_usd / (gradients_applied - gradients_rolled_back): the cost of each gradient the final
   /// parameters are made of (a stateless pile of 500 counts 500, not 1 update); none when 0.
   std::optional<double> cost_per_useful_gradient_usd;
+  /// summary.collective of a collective run (its ETTR, time by cause, steps, tokens); none for
+  /// a parameter-server run.
+  std::optional<CollectiveRun> collective;
 };
 
 /// The metrics of `run` for a target accuracy in (0, 1] but the costs, which stay none.
@@ -154,6 +164,13 @@ struct MetricColumn {
   bool by_default = false;
   /// A cost under the price plan: the caption names the plan only when such a column is shown.
   bool priced = false;
+  /// A figure of collective runs only (summary.collective): a table without a collective run
+  /// has no such column.
+  bool collective = false;
+  /// Shown without --columns when the table has a collective run: the columns that answer the
+  /// collective question (ETTR, goodput, time lost, steps rolled back, restarts, final accuracy
+  /// and cost when some run has one). docs/tables.md#collective-runs.
+  bool collective_default = false;
 };
 
 /// Every metric column, in table order: those of the tables, with `failure_triples` triples of

@@ -44,7 +44,10 @@ constexpr std::array<std::string_view, 11> RUNS_CSV_METRICS = {"final_accuracy",
                                                                "gradients_pending_at_end",
                                                                "gradients_rolled_back"};
 
-std::vector<analysis::MetricColumn> runs_csv_columns() {
+/// `collective`: the plan has a collective point, whose figures follow: every collective column
+/// of the tables (ETTR, goodput, steps, restarts, time lost, time by cause), in table order. The
+/// plan decides, not the results found, so a collection of a half-run sweep has the same header.
+std::vector<analysis::MetricColumn> runs_csv_columns(bool collective) {
   // No figure of runs.csv depends on the failure columns or the target.
   const std::vector<analysis::MetricColumn> all =
       analysis::all_metric_columns(0, analysis::TableLayout{}.target);
@@ -55,7 +58,19 @@ std::vector<analysis::MetricColumn> runs_csv_columns() {
     if (it == all.end()) throw std::logic_error("runs.csv: no metric column " + std::string(key));
     columns.push_back(*it);
   }
+  if (collective) {
+    for (const analysis::MetricColumn& c : all) {
+      if (c.collective && !c.priced) columns.push_back(c);
+    }
+  }
   return columns;
+}
+
+bool has_collective_point(const SweepPlan& plan) {
+  return std::any_of(plan.points.begin(), plan.points.end(), [](const SweepPoint& p) {
+    const auto protocol = p.scenario.find("protocol");
+    return protocol != p.scenario.end() && *protocol == "collective";
+  });
 }
 
 }  // namespace
@@ -116,7 +131,7 @@ std::string runs_csv(const SweepPlan& plan,
     out += ',' + csv_field(plan.paths[i]);
     if (units[i]) out += ',' + csv_field(plan.paths[i] + " (" + *units[i] + ")");
   }
-  const std::vector<analysis::MetricColumn> columns = runs_csv_columns();
+  const std::vector<analysis::MetricColumn> columns = runs_csv_columns(has_collective_point(plan));
   out += ",seed,status";
   for (const analysis::MetricColumn& c : columns) out += ',' + c.key;
   out += ",directory\n";

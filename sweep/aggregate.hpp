@@ -28,8 +28,8 @@ std::vector<std::optional<analysis::RunSummary>> load_sweep_results(
 /// runs.csv: a header, then one row per run of the plan in plan order: index, point, base, one
 /// column per varied path (named by its JSON Pointer), seed, status ("missing" when the run has
 /// no result directory; its figures are then empty), the summary figures (metric columns of the
-/// tables' list, analysis::all_metric_columns, by key) and the result directory (relative to
-/// the sweep's directory).
+/// tables' list, analysis::all_metric_columns, by key; a plan with a collective point adds the
+/// collective columns) and the result directory (relative to the sweep's directory).
 std::string runs_csv(const SweepPlan& plan,
                      const std::vector<std::optional<analysis::RunSummary>>& results);
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -38,6 +39,33 @@ TEST_CASE("failsim validate accepts every example and paper and comparison scena
   CHECK(checked >= 26);  // 9 examples, 11 paper and 6 comparison scenarios at least
 }
 
+namespace {
+
+/// Every field of summary.collective as docs/result-format.md names it ("collective.time",
+/// "collective.time.productive", ...): objects and their members.
+std::set<std::string> collective_paths(const nlohmann::json& object, const std::string& prefix) {
+  std::set<std::string> paths;
+  for (const auto& [key, value] : object.items()) {
+    const std::string path = prefix + "." + key;
+    paths.insert(path);
+    if (value.is_object()) paths.merge(collective_paths(value, path));
+  }
+  return paths;
+}
+
+/// The first cells of docs/result-format.md's rows that start with `collective.`.
+std::set<std::string> documented_collective_fields() {
+  std::set<std::string> fields;
+  std::istringstream lines(read_file(FAILSIM_SOURCE_DIR "/docs/result-format.md"));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("| `collective.")) continue;
+    fields.insert(line.substr(3, line.find('`', 3) - 3));
+  }
+  return fields;
+}
+
+}  // namespace
+
 TEST_CASE("every collective example validates, and runs 40 simulated minutes", "[cli]") {
   // docs/cluster.md's examples, each cut short so the suite stays fast (seconds in all): a
   // failure scheduled after the short stop is recorded as not injected.
@@ -60,7 +88,13 @@ TEST_CASE("every collective example validates, and runs 40 simulated minutes", "
     REQUIRE(ran.status == 0);
     const auto result = nlohmann::json::parse(read_file(out + "/result.json"));
     CHECK(result["summary"]["end_time"] == 2400.0);
-    CHECK(result["summary"]["collective"]["steps"]["kept"].get<double>() > 0.0);
+    const nlohmann::json& collective = result["summary"]["collective"];
+    CHECK(collective["steps"]["kept"].get<double>() > 0.0);
+    // docs/result-format.md lists exactly the fields the writer writes.
+    CHECK(collective_paths(collective, "collective") == documented_collective_fields());
+    double sum = 0.0;
+    for (const auto& [cause, seconds] : collective["time"].items()) sum += seconds.get<double>();
+    CHECK(sum == Approx(2400.0).epsilon(1e-9));
     ++checked;
   }
   CHECK(checked >= 3);

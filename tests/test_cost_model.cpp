@@ -298,8 +298,8 @@ TEST_CASE("the shipped analysis/prices.json loads, and every plan prices a one-h
           "[cost]") {
   const PriceBook book = load_price_book(SHIPPED_PRICES);
   CHECK(book.default_plan == "commitment-1yr");
-  for (const char* plan :
-       {"on-demand-per-second", "on-demand-per-hour", "commitment-1yr", "spot"}) {
+  for (const char* plan : {"on-demand-per-second", "on-demand-per-hour", "commitment-1yr", "spot",
+                           "gpu-on-demand", "gpu-capacity-block"}) {
     CHECK(book.plans.count(plan) == 1);
   }
   for (const auto& [name, type] : book.instances) {
@@ -313,9 +313,12 @@ TEST_CASE("the shipped analysis/prices.json loads, and every plan prices a one-h
     // Roles storage and coordinator are managed services, not billed by default.
     CHECK(plan.roles.count("storage") == 0);
     CHECK(plan.roles.count("coordinator") == 0);
-    REQUIRE(plan.roles.count("worker") == 1);
-    const InstanceType& type = book.instances.at(plan.roles.at("worker"));
-    const Cost c = cost_of_run(book, name, {host("worker-0", "worker")}, 3600);
+    // A plan bills either a parameter server's workers or a collective run's nodes.
+    const std::string role = plan.roles.count("node") == 1 ? "node" : "worker";
+    REQUIRE(plan.roles.count(role) == 1);
+    CHECK(plan.roles.size() == (role == "node" ? 1u : 3u));
+    const InstanceType& type = book.instances.at(plan.roles.at(role));
+    const Cost c = cost_of_run(book, name, {host(role + "-0", role)}, 3600);
     CHECK(c.host_hours == Approx(1.0));
     CHECK(c.billed_hours == Approx(1.0));
     switch (plan.rule) {
@@ -485,11 +488,13 @@ std::vector<BadPrices> catalogue() {
        "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)",
        "\"60GB\" ('GB' is a unit of a data size, not of a duration)"},
       {"roles missing", [](json& d) { d["plans"]["od"].erase("roles"); }, "/plans/od/roles",
-       "an object with keys (server, replica, worker, storage, coordinator) (required)", "nothing"},
+       "an object with keys (server, replica, worker, storage, coordinator, node) (required)",
+       "nothing"},
       {"no roles", [](json& d) { d["plans"]["od"]["roles"] = json::object(); }, "/plans/od/roles",
-       "at least one role (server, replica, worker, storage, coordinator)", "{}"},
+       "at least one role (server, replica, worker, storage, coordinator, node)", "{}"},
       {"unknown role", [](json& d) { d["plans"]["od"]["roles"]["workers"] = "a"; },
-       "/plans/od/roles/workers", "a known key (server, replica, worker, storage, coordinator)",
+       "/plans/od/roles/workers",
+       "a known key (server, replica, worker, storage, coordinator, node)",
        "unknown key 'workers' (did you mean 'worker'?)"},
       {"a role naming no instance type", [](json& d) { d["plans"]["od"]["roles"]["worker"] = "z"; },
        "/plans/od/roles/worker", instance_types, "\"z\" (did you mean \"a\"?)"},

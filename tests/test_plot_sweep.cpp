@@ -2,6 +2,7 @@
 // the figure files, the x axis in SI with its unit, and bad options (exit 2, no figure).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -131,4 +132,82 @@ TEST_CASE(
   CHECK(stray.status == 2);
   CHECK_THAT(stray.err, Catch::Contains("--x: expected with --figures sweep only"));
   CHECK_FALSE(fs::exists(bad));
+}
+
+TEST_CASE(
+    "a collective sweep: runs.csv has the collective columns, table.md their defaults, and the "
+    "sweep, time and report figures draw them",
+    "[cli][plot][sweep]") {
+  std::string python;
+  if (!have_matplotlib(python)) {
+    FAIL(python << " cannot import matplotlib and numpy (scripts/setup.sh, or apt-get install "
+                   "python3-matplotlib, or set FAILSIM_PYTHON)");
+  }
+  TempDir dir;
+  // The shipped example sweep: zero3-stragglers (time only) checkpointing every 50, 200 or 800
+  // steps, two seeds; each run is a fraction of a second.
+  const std::string sweep = dir.file("sweep");
+  const auto ran = run_cli("sweep '" FAILSIM_SOURCE_DIR
+                           "/scenarios/sweeps/collective-checkpoint.json' -j 2 -q -o '" +
+                               sweep + "'",
+                           dir);
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  const std::string runs = read_text(sweep + "/runs.csv");
+  INFO(runs);
+  CHECK_THAT(runs, Catch::Contains(",gradients_rolled_back,ettr,goodput_tokens_per_s,"
+                                   "goodput_samples_per_s,steps_kept,steps_rolled_back,restarts,"
+                                   "time_lost_s,time_productive_s,time_stragglers_s,") &&
+                       Catch::Contains(",time_unfinished_s,directory\n"));
+  CHECK(std::count(runs.begin(), runs.end(), '\n') == 7);
+  CHECK(runs.find(",missing,") == std::string::npos);
+  // Time only: no accuracy; no cost under the default (parameter-server) plan.
+  const std::string table = read_text(sweep + "/table.md");
+  INFO(table);
+  CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | steps rolled "
+                    "back | restarts | time lost (s) |\n",
+                    0) == 0);
+  CHECK_THAT(table, Catch::Contains("| zero3-stragglers_checkpoint-every-50 | 2 |"));
+
+  // ETTR against the checkpoint interval.
+  const std::string out = dir.file("figures");
+  const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "' --metric ettr", dir);
+  INFO(plot.err);
+  REQUIRE(plot.status == 0);
+  CHECK_THAT(read_text(out + "/sweep-ettr.svg"),
+             Catch::Contains("ETTR (productive share of wall time)") &&
+                 Catch::Contains("checkpoint-every"));
+
+  // Where the time went: the default figure of collective runs, one bar per point.
+  const std::string time = dir.file("time");
+  const auto drawn = run_cli("plot '" + sweep + "/runs' -o '" + time + "'", dir);
+  INFO(drawn.err);
+  REQUIRE(drawn.status == 0);
+  CHECK_THAT(drawn.out, Catch::Contains("time.png") && !Catch::Contains("utilisation"));
+  CHECK(read_text(time + "/time.png").rfind("\x89PNG", 0) == 0);
+  const std::string svg = read_text(time + "/time.svg");
+  CHECK_THAT(svg, Catch::Contains("ETTR 0.") && Catch::Contains("repair wait") &&
+                      Catch::Contains("zero3-stragglers_checkpoint-every-800 (2 seeds)") &&
+                      Catch::Contains("share of wall time"));
+
+  // The report of the sweep shows it instead of worker time (collective runs have no workers).
+  const auto report = run_cli("report '" + sweep + "' -o '" + dir.file("r.html") + "'", dir);
+  INFO(report.err);
+  REQUIRE(report.status == 0);
+  const std::string page = read_text(dir.file("r.html"));
+  CHECK_THAT(page, Catch::Contains("alt=\"time\"") && Catch::Contains("alt=\"sweep-ettr\"") &&
+                       !Catch::Contains("alt=\"utilisation\""));
+
+  // A parameter-server run has no time figure: exit 2, nothing drawn.
+  const std::string ps = dir.file("ps");
+  REQUIRE(
+      run_cli("run '" FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json' -q -o '" + ps + "'",
+              dir)
+          .status == 0);
+  const auto refused = run_cli("plot '" + ps + "' --figures time -o '" + dir.file("no") + "'", dir);
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err, Catch::Contains("result.json: expected /summary/collective (the time "
+                                          "figure is of collective runs, docs/cluster.md), found "
+                                          "none"));
+  CHECK_FALSE(fs::exists(dir.file("no/time.png")));
 }

@@ -22,6 +22,7 @@
 #include "result_format/process_name.hpp"
 #include "result_format/reproducible.hpp"
 #include "result_format/sha256.hpp"
+#include "result_format/time_cause.hpp"
 #include "temp_dir.hpp"
 
 using failsim::result_format::EventType;
@@ -266,6 +267,26 @@ TEST_CASE("analysis/failsim_results.py rejects a bad failure event as plot.py re
         "/events/1: expected /time, found none\n"
         "expected /events/1/details/down_for to be a number or \"forever\", found \"20s\"\n"
         "/events/1: expected /time to be a number, found true\n");
+}
+
+TEST_CASE("time causes: one spelling each that reads back, and the Python twin's list is the same",
+          "[results][python]") {
+  using failsim::result_format::TimeCause;
+  const auto all = failsim::result_format::time_causes();
+  REQUIRE(all.size() == failsim::result_format::TIME_CAUSES);
+  std::string expected;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    INFO(all[k].spelling);
+    CHECK(static_cast<std::size_t>(all[k].cause) == k);  // the table is in enum order
+    CHECK(failsim::result_format::spelling(all[k].cause) == all[k].spelling);
+    CHECK(failsim::result_format::parse_time_cause(all[k].spelling) == all[k].cause);
+    expected += std::string(all[k].spelling) + "=" + std::string(all[k].label) + "\n";
+  }
+  CHECK(failsim::result_format::spelling(TimeCause::CHECKPOINT_STALL) == "checkpoint_stall");
+  CHECK_FALSE(failsim::result_format::parse_time_cause("lost"));
+  TempDir dir;
+  CHECK(run_python("for key, label in failsim_results.TIME_CAUSES:\n    print(f'{key}={label}')\n",
+                   dir) == expected);
 }
 
 TEST_CASE("analysis/failsim_results.py's Student t quantiles are analysis/stats.cpp's",

@@ -19,6 +19,7 @@
 #include "analysis/run_summary.hpp"
 #include "analysis/stats.hpp"
 #include "analysis/table.hpp"
+#include "result_format/time_cause.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -92,6 +93,49 @@ json result_json(const std::string& name, std::uint64_t seed) {
           {"wall_clock", {{"total_seconds", 1.0}}}};
 }
 
+/// A 1,000 s collective run of 4 nodes posing as a transformer (1,000 tokens, 4 samples a
+/// step): node 1 fails at 100 s for 200 s, a leaf switch at 500 s for 100 s takes nodes 2 and 3
+/// off the network. 60 steps completed, 10 rolled back, 50 kept; productive 600 s of 1,000.
+json collective_result_json(const std::string& name, std::uint64_t seed) {
+  json r = result_json(name, seed);
+  json& summary = r["summary"];
+  summary["end_time"] = 1000.0;
+  summary["final"] = nullptr;
+  summary["hosts"] = json::array();
+  summary["collective"] = {{"math", "none"},
+                           {"ranks", 32},
+                           {"nodes", 4},
+                           {"ettr", 0.6},
+                           {"time",
+                            {{"productive", 600.0},
+                             {"stragglers", 20.0},
+                             {"interference", 10.0},
+                             {"checkpoint_stall", 30.0},
+                             {"lost_work", 100.0},
+                             {"detection", 60.0},
+                             {"repair_wait", 140.0},
+                             {"restart", 25.0},
+                             {"checkpoint_load", 5.0},
+                             {"unfinished", 10.0}}},
+                           {"steps", {{"completed", 60}, {"rolled_back", 10}, {"kept", 50}}},
+                           {"tokens", {{"per_step", 1000.0}, {"kept", 50000.0}}},
+                           {"samples", {{"per_step", 4.0}, {"kept", 200.0}}},
+                           {"failures", 2},
+                           {"restarts", 2},
+                           {"checkpoints", 5},
+                           {"step", {{"nominal_seconds", 12.0}}},
+                           {"device_memory_bytes", 1e9},
+                           {"checkpoint_bytes", 1e10}};
+  r["events"] = {
+      event(0.0, "start", "", {{"ranks", 32}}),
+      event(100.0, "failure", "node-1",
+            {{"target", "node"}, {"index", 1}, {"nodes", {1}}, {"down_for", 200.0}}),
+      event(500.0, "failure", "node-2",
+            {{"target", "switch"}, {"index", 1}, {"nodes", {2, 3}}, {"down_for", 100.0}}),
+      event(1000.0, "stop", "", {{"reason", "time"}})};
+  return r;
+}
+
 /// Evaluations every 10 s, in the newer layout (gradient columns after test_samples).
 const std::string TIMESERIES =
     "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
@@ -127,6 +171,14 @@ PriceBook round_prices() {
   per_second.name = "per-second";
   per_second.rule = BillingRule::PER_SECOND;
   per_second.roles = {{"server", "t"}, {"worker", "t"}};
+  Plan nodes = per_second;
+  nodes.name = "nodes";
+  nodes.roles = {{"node", "t"}};
+  book.plans["nodes"] = nodes;
+  Plan nodes_commitment = nodes;
+  nodes_commitment.name = "nodes-commitment";
+  nodes_commitment.rule = BillingRule::COMMITMENT;
+  book.plans["nodes-commitment"] = nodes_commitment;
   book.plans["per-second"] = per_second;
   Plan commitment = per_second;
   commitment.name = "commitment";
@@ -617,6 +669,187 @@ TEST_CASE("host-hours and costs by hand", "[table][metrics]") {
   r["summary"]["gradients"]["rolled_back"] = 990;
   CHECK_FALSE(
       compute_metrics(parsed(r), round_prices(), "per-second", 0.7).cost_per_useful_gradient_usd);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collective runs
+
+TEST_CASE("a collective run's summary.collective is read field by field", "[table][read]") {
+  const RunSummary run = parsed(collective_result_json("c", 1), "time,version,test_accuracy\n");
+  REQUIRE(run.collective);
+  const CollectiveRun& c = *run.collective;
+  CHECK_FALSE(c.real_math);
+  CHECK(c.ranks == 32);
+  CHECK(c.nodes == 4);
+  CHECK(c.ettr == 0.6);
+  CHECK(c.seconds[static_cast<std::size_t>(failsim::result_format::TimeCause::REPAIR_WAIT)] ==
+        140.0);
+  CHECK(c.steps_completed == 60);
+  CHECK(c.steps_rolled_back == 10);
+  CHECK(c.steps_kept == 50);
+  CHECK(c.tokens_kept == 50000.0);
+  CHECK(c.samples_per_step == 4.0);
+  CHECK(c.restarts == 2);
+  // A parameter-server run has none.
+  CHECK_FALSE(parsed(result_json("ps", 1)).collective);
+
+  json r = collective_result_json("c", 1);
+  r["summary"]["collective"]["time"].erase("repair_wait");
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/collective/time/repair_wait: expected a number >= 0 (required), "
+        "found nothing");
+  r = collective_result_json("c", 1);
+  r["summary"]["collective"]["math"] = "fake";
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/collective/math: expected \"real\" or \"none\", found \"fake\"");
+  r = collective_result_json("c", 1);
+  r["summary"]["collective"]["ettr"] = 1.5;
+  CHECK_THAT(result_error(r), StartsWith("r/result.json: /summary/collective/ettr: expected a "
+                                         "number in [0, 1]"));
+}
+
+TEST_CASE("collective metrics: ETTR, goodput, steps, restarts, time lost by cause",
+          "[table][metrics]") {
+  const RunMetrics m =
+      run_metrics(parsed(collective_result_json("c", 1), "time,version,test_accuracy\n"), 0.7);
+  const auto value = [&](const std::string& key) -> std::optional<double> {
+    for (const auto& c : all_metric_columns(0, 0.7)) {
+      if (c.key == key) return c.value(m);
+    }
+    FAIL("no column " << key);
+    return std::nullopt;
+  };
+  CHECK(value("ettr") == 0.6);
+  CHECK(value("goodput_tokens_per_s") == 50.0);  // 50 steps x 1,000 tokens / 1,000 s
+  CHECK_FALSE(value("goodput_samples_per_s"));   // tokens say it
+  CHECK(value("steps_kept") == 50.0);
+  CHECK(value("steps_rolled_back") == 10.0);
+  CHECK(value("restarts") == 2.0);
+  CHECK(value("time_lost_s") == 400.0);  // 1,000 - 600 productive
+  CHECK(value("time_repair_wait_s") == 140.0);
+  CHECK(value("time_checkpoint_stall_s") == 30.0);
+  CHECK(value("failures") == 2.0);
+  // Without a transformer: samples per second.
+  json r = collective_result_json("c", 1);
+  r["summary"]["collective"]["tokens"] = {{"per_step", 0.0}, {"kept", 0.0}};
+  const RunMetrics samples = run_metrics(parsed(r, "time,version,test_accuracy\n"), 0.7);
+  for (const auto& c : all_metric_columns(0, 0.7)) {
+    if (c.key == "goodput_samples_per_s") CHECK(c.value(samples) == 0.2);  // 200 / 1,000 s
+    if (c.key == "goodput_tokens_per_s") CHECK_FALSE(c.value(samples));
+    // A parameter-server run has no collective figure.
+    if (c.collective) CHECK_FALSE(c.value(run_metrics(parsed(result_json("ps", 1)), 0.7)));
+  }
+}
+
+TEST_CASE("a collective run's nodes are billed: down nodes released, a switch's nodes held",
+          "[table][metrics]") {
+  const RunSummary run = parsed(collective_result_json("c", 1), "time,version,test_accuracy\n");
+  const std::vector<HostTimeline> nodes = node_timelines(run);
+  REQUIRE(nodes.size() == 4);
+  CHECK(nodes[1].host == "node-1");
+  CHECK(nodes[1].role == "node");
+  REQUIRE(nodes[1].down.size() == 1);
+  CHECK(nodes[1].down[0].begin == 100.0);
+  CHECK(nodes[1].down[0].end == 300.0);
+  CHECK(nodes[2].down.empty());  // the switch failure: cut off, not released
+  CHECK(node_timelines(parsed(result_json("ps", 1))).empty());
+
+  // 4 nodes x 1,000 s - 200 s down = 3,800 s at 0.001 USD/s.
+  const RunMetrics m = compute_metrics(run, round_prices(), "nodes", 0.7);
+  CHECK(*m.cost_usd == Approx(3.8));
+  CHECK(*m.host_hours == Approx(3800.0 / 3600.0));
+  CHECK_FALSE(m.cost_to_target_usd);  // no accuracy, no target
+  // Commitment: every node the whole run, down or not: 4 x 1,000 s at 1.8 USD/h.
+  CHECK(*compute_metrics(run, round_prices(), "nodes-commitment", 0.7).cost_usd == Approx(2.0));
+  // A plan that names no node bills nothing of the run: no cost rather than 0 USD.
+  const RunMetrics unpriced = compute_metrics(run, round_prices(), "per-second", 0.7);
+  CHECK_FALSE(unpriced.cost_usd);
+  CHECK_FALSE(unpriced.host_hours);
+  // A node down for good (to the end), and two outages of one node that overlap, merged.
+  json r = collective_result_json("c", 1);
+  r["events"][1]["details"]["down_for"] = "forever";
+  r["events"].insert(
+      r["events"].begin() + 2,
+      event(150.0, "failure", "node-0",
+            {{"target", "rack"}, {"index", 0}, {"nodes", {0, 1}}, {"down_for", 50.0}}));
+  const std::vector<HostTimeline> lost = node_timelines(parsed(r, "time,version,test_accuracy\n"));
+  REQUIRE(lost[1].down.size() == 1);
+  CHECK(lost[1].down[0].end == 1000.0);
+  REQUIRE(lost[0].down.size() == 1);
+  CHECK(lost[0].down[0].begin == 150.0);
+  CHECK(lost[0].down[0].end == 200.0);
+}
+
+TEST_CASE("a table of collective runs shows ETTR, goodput and time lost by default",
+          "[table][render]") {
+  TempDir tmp;
+  write_text(tmp.file("prices.json"), ROUND_PRICE_FILE);
+  for (std::uint64_t seed : {1, 2}) {
+    json r = collective_result_json("coll", seed);
+    r["summary"]["collective"]["ettr"] = 0.5 + 0.1 * static_cast<double>(seed);
+    write_run(tmp.file("c/seed-" + std::to_string(seed)), r, "time,version,test_accuracy\n");
+  }
+  TableRequest request;
+  request.directories = {tmp.file("c")};
+  request.prices = tmp.file("prices.json");
+  const std::string md = make_table(request);
+  INFO(md);
+  // Time only: no accuracy column. The file's plans name no node: no cost column.
+  CHECK(md.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | steps rolled "
+                 "back | restarts | time lost (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | "
+                 "---: |\n| coll | 2 | 0.65 ± 0.64 | 50 ± 0 | 10 ± 0 | 2 ± 0 | 400 ± 0 |\n",
+                 0) == 0);
+  // Every cause on request, in the order of the time causes.
+  request.columns = {"time_detection_s", "time_repair_wait_s", "steps_kept"};
+  CHECK_THAT(make_table(request),
+             StartsWith("| configuration | seeds | time: detection (s) | time: repair wait (s) | "
+                        "steps kept |\n| --- | ---: | ---: | ---: | ---: |\n| coll | 2 | 60 ± 0 | "
+                        "140 ± 0 | 50 ± 0 |\n"));
+  // A parameter-server table has no collective key.
+  write_run(tmp.file("ps"), result_json("ps", 1));
+  request.directories = {tmp.file("ps")};
+  CHECK_THAT(option_error(request), StartsWith("--columns: expected all, or column keys of these "
+                                               "runs (final_accuracy, ") &&
+                                        !Contains("ettr") && EndsWith("\"time_detection_s\""));
+  request.columns = {};
+  request.format = "csv";
+  CHECK(make_table(request).find("ettr") == std::string::npos);
+}
+
+TEST_CASE(
+    "collective tables: accuracy with real math, cost under a plan naming nodes, and mixed "
+    "tables show both default sets",
+    "[table][render]") {
+  json r = collective_result_json("coll", 1);
+  r["summary"]["collective"]["math"] = "real";
+  r["summary"]["final"] = {{"test_accuracy", 0.8}, {"time", 1000.0}, {"version", 50}};
+  RunMetrics m = compute_metrics(parsed(r), round_prices(), "nodes", 0.7);
+  TableLayout layout;
+  layout.plan = "nodes";
+  layout.prices = "p.json";
+  const std::string md = render_table(group_runs({m}), TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK(md.rfind("| configuration | seeds | final accuracy (fraction) | ETTR (fraction) | goodput "
+                 "(tokens/s) | steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                 0) == 0);
+  CHECK_THAT(md, Contains("| 0.800 (n=1) | 0.600 (n=1) | 50 (n=1) | 10 (n=1) | 2 (n=1) | 400 (n=1) "
+                          "| 3.80 (n=1) |"));
+  CHECK_THAT(md, EndsWith("cost plan 'nodes' of p.json.\n"));
+
+  // Mixed: the parameter server's defaults, then the collective ones that have a value.
+  RunMetrics ps = compute_metrics(parsed(result_json("ps", 1)), round_prices(), "nodes", 0.7);
+  ps.root_index = 1;
+  const std::string mixed = render_table(group_runs({m, ps}), TableFormat::MARKDOWN, layout);
+  INFO(mixed);
+  CHECK(mixed.rfind("| configuration | seeds | final accuracy (fraction) | recovery time after "
+                    "failure 1 (s) | recovery time after failure 2 (s) | time to 0.7 (s) | "
+                    "gradients lost | gradients rolled back | ETTR (fraction) | goodput (tokens/s) "
+                    "| steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                    0) == 0);
+  // The parameter server's hosts are not nodes: no cost under this plan.
+  CHECK_THAT(mixed, Contains("\n| ps | 1 | 0.800 (n=1) | 22.5 (1/1) | — (0/1) | 70 (1/1) | 10 "
+                             "(n=1) | 40 (n=1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) "
+                             "| — (0/1) |\n"));
 }
 
 // ---------------------------------------------------------------------------------------------

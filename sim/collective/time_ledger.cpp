@@ -2,32 +2,6 @@
 
 namespace failsim::sim {
 
-std::string_view spelling(TimeCause cause) {
-  switch (cause) {
-    case TimeCause::PRODUCTIVE:
-      return "productive";
-    case TimeCause::STRAGGLERS:
-      return "stragglers";
-    case TimeCause::INTERFERENCE:
-      return "interference";
-    case TimeCause::CHECKPOINT_STALL:
-      return "checkpoint_stall";
-    case TimeCause::LOST_WORK:
-      return "lost_work";
-    case TimeCause::DETECTION:
-      return "detection";
-    case TimeCause::REPAIR_WAIT:
-      return "repair_wait";
-    case TimeCause::RESTART:
-      return "restart";
-    case TimeCause::CHECKPOINT_LOAD:
-      return "checkpoint_load";
-    case TimeCause::UNFINISHED:
-      return "unfinished";
-  }
-  return "?";
-}
-
 void TimeLedger::step(std::int64_t version, double nominal, double stragglers,
                       double interference) {
   provisional_.push_back({version, nominal, stragglers, interference});

@@ -10,24 +10,13 @@
 #include <deque>
 #include <string_view>
 
+#include "result_format/time_cause.hpp"
+
 namespace failsim::sim {
 
-enum class TimeCause {
-  PRODUCTIVE,        ///< kept steps at their nominal time (no straggler, no contention)
-  STRAGGLERS,        ///< kept steps' excess while a straggler was slowing them
-  INTERFERENCE,      ///< kept steps' excess from contention (a checkpoint written meanwhile)
-  CHECKPOINT_STALL,  ///< training waiting for a checkpoint (its write, or its copy to host)
-  LOST_WORK,         ///< steps rolled back by a restart, and the step a failure interrupted
-  DETECTION,         ///< from a failure until it is noticed
-  REPAIR_WAIT,       ///< waiting for failed nodes to come back
-  RESTART,           ///< scheduler, process start, communicator initialisation
-  CHECKPOINT_LOAD,   ///< reading the checkpoint back
-  UNFINISHED,        ///< the step the stop interrupted
-};
-constexpr std::size_t TIME_CAUSES = 10;
-
-/// Its key in result.json's summary.time_lost (docs/result-format.md).
-std::string_view spelling(TimeCause cause);
+// The causes and their spellings are result files' vocabulary (result_format/time_cause.hpp).
+using result_format::TIME_CAUSES;
+using result_format::TimeCause;
 
 class TimeLedger {
  public:
