@@ -11,8 +11,8 @@ namespace failsim::sim {
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy) {
   // One row per design, under the name recovery.strategy spells it
   // (sim/scenario/collective/recovery.cpp reads the same names).
-  static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>>
-      designs{{"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }}};
+  static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
+      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");
