@@ -68,22 +68,6 @@ constexpr std::array<Quantity, 5> QUANTITY_KINDS{Quantity::TIME, Quantity::DATA_
                                                  Quantity::BANDWIDTH, Quantity::SPEED,
                                                  Quantity::FLOP_AMOUNT};
 
-/// The base unit's symbol, which parse_quantity reads back as that unit.
-const char* base_symbol(Quantity kind) {
-  switch (kind) {
-    case Quantity::TIME:
-      return "s";
-    case Quantity::DATA_SIZE:
-      return "B";
-    case Quantity::BANDWIDTH:
-      return "Bps";
-    case Quantity::SPEED:
-    case Quantity::FLOP_AMOUNT:
-      return "f";
-  }
-  return "";
-}
-
 /// A number as written in a range value: 15 significant digits, so that 0.1 + 2 x 0.1 reads
 /// 0.3 and not 0.30000000000000004.
 std::string short_number(double x) { return fmt::format("{:.15g}", x); }
@@ -221,7 +205,7 @@ std::vector<json> read_range(const ObjectReader& r) {
          c = written_number(step.get<std::string>());
   if (unit != written_unit(to.get<std::string>()) ||
       unit != written_unit(step.get<std::string>()) || unit.empty()) {
-    unit = base_symbol(kind);
+    unit = std::string(input::base_unit(kind));  // parse_quantity reads it back
     a = lo;
     b = hi;
     c = by;

@@ -361,6 +361,19 @@ models::DataShape data_shape(const Scenario& s, models::Split split, const std::
 
 namespace {
 
+/// The data's shape, the real model's description and size and the time model into `job`, and
+/// the data sizes checked against the workers (or replicas) that share the data.
+std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job,
+                                             const std::string& file) {
+  job.train = data_shape(s, models::Split::TRAIN, file);
+  job.test = data_shape(s, models::Split::TEST, file);
+  auto model = describe_model(s, job.train, file);
+  job.num_params = model->num_params();
+  job.time = TimeModel::from(s, *model);
+  check_data_sizes(s, job, file);
+  return model;
+}
+
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
@@ -368,12 +381,7 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   std::optional<RealModelSize> real;
   const double floats = sizeof(float);
   if (s.collective.workload.real_math) {
-    job.train = data_shape(s, models::Split::TRAIN, file);
-    job.test = data_shape(s, models::Split::TEST, file);
-    const auto model = describe_model(s, job.train, file);
-    job.num_params = model->num_params();
-    job.time = TimeModel::from(s, *model);
-    check_data_sizes(s, job, file);
+    const auto model = resolve_model(s, job, file);
     real = RealModelSize{static_cast<double>(job.num_params), model->train_flops_per_sample(),
                          job.train.samples};
     // The data sets; the parameters of the running step, its sum, a gradient per math thread,
@@ -453,12 +461,7 @@ std::vector<ShardShare> share_shards(const std::vector<models::Tensor>& tensors,
 ResolvedJob resolve(const Scenario& s, const std::string& file) {
   if (s.protocol == Protocol::COLLECTIVE) return resolve_collective(s, file);
   ResolvedJob job;
-  job.train = data_shape(s, models::Split::TRAIN, file);
-  job.test = data_shape(s, models::Split::TEST, file);
-  const auto model = describe_model(s, job.train, file);
-  job.num_params = model->num_params();
-  job.time = TimeModel::from(s, *model);
-  check_data_sizes(s, job, file);
+  const auto model = resolve_model(s, job, file);
   check_shards(s, job, file);
   job.memory = estimate_memory(s, job);
   check_memory(s, job, file);
