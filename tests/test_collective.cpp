@@ -277,3 +277,28 @@ TEST_CASE("Simulating every step's flows gives the same results as reusing the i
   CHECK(cached.result["summary"] == every.result["summary"]);
   CHECK(cached.final_params == every.final_params);
 }
+
+TEST_CASE("A pipeline's step: (m + pp - 1) slots of a micro-batch and its sends both ways",
+          "[collective]") {
+  // One node of 2 accelerators, pp 2 (dp = tp = 1), m = 2 micro-batches of one 1-token sequence
+  // each (T = 2), h = 1000, L = 2: F = (6e6 + 12 x 2 x 1000 x 1) x 2 = 12,048,000 flops,
+  // t_mb = F / (2 ranks x 2) / 1e9 = 3.012 ms. A stage sends b s h p = 1000 x 2 = 2,000 bytes
+  // over two 1 GB/s links without latency: 2 us each way. No data-parallel collective.
+  // Step: (2 + 2 - 1) x (3.012 ms + 2 x 2 us) = 9.048 ms, a third of its compute the bubble.
+  const json patch = {
+      {"platform", {{"nodes", 1}, {"topology", {{"nodes_per_leaf", 1}}}}},
+      {"layout", {{"dp", 1}, {"pp", 2}, {"micro_batches", 2}}},
+      {"workload",
+       {{"transformer",
+         {{"layers", 2}, {"hidden", 1000}, {"sequence", 1}, {"global_batch_tokens", 2}}}}},
+      {"optimizer", {{"batch_size", 10}}},
+      {"stop", {{"version", 3}}},
+      {"recovery", {{"checkpoint", {{"every_steps", 0}}}}}};
+  const IsolatedRun run = run_isolated(build("pipeline", patch).dump());
+  const json& step = run.result["summary"]["collective"]["step"];
+  CHECK(step["pipeline_send_seconds"].get<double>() == near(2e-6));
+  CHECK(step["bubble_fraction"].get<double>() == near(1.0 / 3.0));
+  CHECK(step["compute_seconds"].get<double>() == near(3 * 3.012e-3));
+  CHECK(step["nominal_seconds"].get<double>() == near(3 * (3.012e-3 + 4e-6)));
+  CHECK(run.result["summary"]["end_time"].get<double>() == near(9 * (3.012e-3 + 4e-6)));
+}
