@@ -31,6 +31,7 @@ enum SeedStream : std::uint64_t {
   SEED_DROPOUT = 4,
   SEED_FAILURES = 5,          ///< the parameter-server protocol's random failures
   SEED_CLUSTER_FAILURES = 6,  ///< the collective protocol's random failures
+  SEED_STRAGGLERS = 7,        ///< the collective protocol's random stragglers
 };
 
 /// The batches of one worker: its shard of the training set (a seeded partition), reshuffled

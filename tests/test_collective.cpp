@@ -302,3 +302,29 @@ TEST_CASE("A pipeline's step: (m + pp - 1) slots of a micro-batch and its sends 
   CHECK(step["nominal_seconds"].get<double>() == near(3 * (3.012e-3 + 4e-6)));
   CHECK(run.result["summary"]["end_time"].get<double>() == near(9 * (3.012e-3 + 4e-6)));
 }
+
+TEST_CASE("Random stragglers: fixed slow spells, worked out step by step", "[collective]") {
+  // Every node is 2 times slower for 10 ms, 30 ms after the end of its previous slow spell: the
+  // spells are [30, 40) ms, [70, 80) ms, [110, 120) ms... A step that starts inside one
+  // computes at half speed: 2 T_MB + T_DP instead of STEP.
+  const IsolatedRun run = run_isolated(
+      build("random-stragglers", {{"recovery", {{"checkpoint", {{"every_steps", 0}}}}},
+                                  {"failures",
+                                   {{"stochastic_stragglers",
+                                     {{{"target", "node"},
+                                       {"every", {{"distribution", "fixed"}, {"value", "30ms"}}},
+                                       {"duration", {{"distribution", "fixed"}, {"value", "10ms"}}},
+                                       {"slowdown", 2}}}}}}})
+          .dump());
+  double t = 0.0;
+  int slowed = 0;
+  for (int step = 0; step < 10; ++step) {
+    const double phase = std::fmod(t, 0.04);
+    const bool slow = phase >= 0.03 - 1e-12;
+    slowed += slow;
+    t += slow ? 2 * T_MB + T_DP : STEP;
+  }
+  REQUIRE(slowed > 0);
+  CHECK(run.result["summary"]["end_time"].get<double>() == near(t));
+  CHECK(time_of(run)["stragglers"].get<double>() == near(slowed * T_MB));
+}

@@ -30,6 +30,7 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       recorder_(recorder),
       options_(std::move(options)),
       schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
+      stragglers_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
       down_until_(static_cast<std::size_t>(scenario.collective.platform.nodes), 0.0),
       recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
       events_injected_(scenario.collective.failures.events.size(), false) {}
@@ -96,15 +97,6 @@ void CollectiveJob::set_clean_times(const StepTimes& times) {
   counts_.nominal_step_seconds = step_seconds(times, 1.0);
 }
 
-double CollectiveJob::straggler_slowdown(double begin) const {
-  // A straggler active at the step's start slows the step: the slowest rank sets its pace.
-  double slowdown = 1.0;
-  for (const StragglerEvent& s : scenario_.collective.failures.stragglers) {
-    if (begin >= s.from && begin < s.to) slowdown = std::max(slowdown, s.slowdown);
-  }
-  return slowdown;
-}
-
 double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
   const auto slots = static_cast<double>(plan_.micro_batches + plan_.pp - 1);
   const double m = plan_.micro_batches;
@@ -121,7 +113,8 @@ double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
 
 Interrupt CollectiveJob::step() {
   const double begin = now();
-  const double slowdown = straggler_slowdown(begin);
+  // A straggler active at the step's start slows the step: the slowest rank sets its pace.
+  const double slowdown = stragglers_.slowdown_at(begin);
   // The step's flows run at its start when their times are not known for the network's state:
   // the first step, every step while a checkpoint is written in the background, or every step
   // when asked. Its end is then its length after its start (the flows' time is part of it).

@@ -22,6 +22,7 @@
 #include "sim/collective/recovery.hpp"
 #include "sim/collective/replica_math.hpp"
 #include "sim/collective/step_network.hpp"
+#include "sim/collective/straggler_schedule.hpp"
 #include "sim/collective/time_ledger.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/scenario/collective_plan.hpp"
@@ -100,7 +101,6 @@ class CollectiveJob {
   Interrupt step();
   /// The step's communication times on the idle network, measured by the first step.
   void set_clean_times(const StepTimes& times);
-  double straggler_slowdown(double begin) const;
   /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md).
   double step_seconds(const StepTimes& t, double slowdown) const;
 
@@ -121,6 +121,7 @@ class CollectiveJob {
   Recorder& recorder_;
   Options options_;
   FailureSchedule schedule_;
+  StragglerSchedule stragglers_;
   TimeLedger ledger_;
   CollectiveCounts counts_;
   std::unique_ptr<CollectiveRecovery> recovery_;

@@ -181,6 +181,18 @@ struct StragglerEvent {
   bool operator==(const StragglerEvent&) const = default;
 };
 
+/// Random stragglers: every component of `target` (accelerators or nodes) has slow spells of
+/// `duration`, `every` apart (from the end of one to the start of the next; from the start for
+/// the first), at `slowdown` times slower; drawn from the seed, one stream per component.
+struct StochasticStragglers {
+  ClusterTarget target = ClusterTarget::NODE;  ///< ACCELERATOR or NODE
+  Distribution every;
+  Distribution duration;
+  double slowdown = 1.0;  ///< > 1
+
+  bool operator==(const StochasticStragglers&) const = default;
+};
+
 enum class DetectionKind { WATCHDOG, HEARTBEAT };
 
 /// WATCHDOG: the survivors block in the next collective and give up after `timeout` (NCCL's
@@ -209,6 +221,7 @@ struct ClusterFailureConfig {
   std::vector<ClusterFailureEvent> events;
   std::vector<ClusterStochasticFailures> stochastic;
   std::vector<StragglerEvent> stragglers;
+  std::vector<StochasticStragglers> stochastic_stragglers;
   bool record_after_stop = false;  ///< as FailureConfig::record_after_stop
 
   bool operator==(const ClusterFailureConfig&) const = default;

@@ -81,7 +81,8 @@ StragglerEvent read_straggler(const nlohmann::json& v, const JsonLocation& where
 ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
                                            const ClusterPlatformConfig& p) {
   const ObjectReader r = top.object_or_empty(
-      "failures", {"detection", "events", "stochastic", "stragglers", "after_stop"});
+      "failures",
+      {"detection", "events", "stochastic", "stragglers", "stochastic_stragglers", "after_stop"});
   ClusterFailureConfig f;
   const ObjectReader d = r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
   f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
@@ -131,6 +132,30 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
                             return read_straggler(v, where, p);
                           });
   }
+  if (r.has("stochastic_stragglers")) {
+    f.stochastic_stragglers =
+        r.list("stochastic_stragglers", 0, "random straggler processes (objects)",
+               [&](const nlohmann::json& v, const JsonLocation& where) {
+                 const ObjectReader s(v, where, {"target", "every", "duration", "slowdown"});
+                 StochasticStragglers out;
+                 out.target = s.choice("target", STRAGGLER_TARGETS);
+                 out.every = read_distribution(s, "every", Sign::POSITIVE);
+                 out.duration = read_distribution(s, "duration", Sign::POSITIVE);
+                 out.slowdown = s.number("slowdown", Interval{1.0, 1e6, true, false});
+                 return out;
+               });
+  }
+  for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (f.stochastic_stragglers[i].target != f.stochastic_stragglers[j].target) continue;
+      const std::string target = spelling_of(f.stochastic_stragglers[i].target, TARGETS);
+      r.at("stochastic_stragglers")
+          .child(i)
+          .child("target")
+          .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
+                "\"" + target + "\"");
+    }
+  }
   return f;
 }
 
@@ -164,10 +189,18 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
                           {"to", s.to},
                           {"slowdown", s.slowdown}});
   }
+  json stochastic_stragglers = json::array();
+  for (const StochasticStragglers& s : f.stochastic_stragglers) {
+    stochastic_stragglers.push_back({{"target", spelling_of(s.target, STRAGGLER_TARGETS)},
+                                     {"every", distribution_to_json(s.every)},
+                                     {"duration", distribution_to_json(s.duration)},
+                                     {"slowdown", s.slowdown}});
+  }
   return {{"detection", detection},
           {"events", events},
           {"stochastic", stochastic},
           {"stragglers", stragglers},
+          {"stochastic_stragglers", stochastic_stragglers},
           {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
 }
 

@@ -1,0 +1,59 @@
+#include "sim/collective/straggler_schedule.hpp"
+
+#include "sim/failures/draw.hpp"
+#include "sim/training_math.hpp"
+
+namespace failsim::sim {
+
+StragglerSchedule::StragglerSchedule(const ClusterFailureConfig& failures,
+                                     const ClusterPlatformConfig& platform, std::uint64_t seed)
+    : failures_(failures) {
+  for (const StragglerEvent& s : failures.stragglers) {
+    push({s.from, true, s.slowdown});
+    push({s.to, false, s.slowdown});
+  }
+  const std::uint64_t root = models::derive_seed(seed, SEED_STRAGGLERS);
+  for (std::size_t p = 0; p < failures.stochastic_stragglers.size(); ++p) {
+    const StochasticStragglers& process = failures.stochastic_stragglers[p];
+    const std::uint64_t per_kind =
+        models::derive_seed(root, static_cast<std::uint64_t>(process.target));
+    const int count = component_count(process.target, platform);
+    streams_.emplace_back();
+    for (int c = 0; c < count; ++c) {
+      streams_.back().emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
+    }
+    for (int c = 0; c < count; ++c) draw_next(static_cast<int>(p), c, 0.0);
+  }
+}
+
+void StragglerSchedule::push(Change change) {
+  change.order = drawn_++;
+  heap_.push(change);
+}
+
+void StragglerSchedule::draw_next(int p, int component, double since) {
+  const StochasticStragglers& process =
+      failures_.stochastic_stragglers[static_cast<std::size_t>(p)];
+  models::Rng& rng = streams_[static_cast<std::size_t>(p)][static_cast<std::size_t>(component)];
+  const double start = since + draw(process.every, rng);
+  const double end = start + draw(process.duration, rng);
+  push({start, true, process.slowdown, p, component});
+  push({end, false, process.slowdown, p, component});
+}
+
+double StragglerSchedule::slowdown_at(double t) {
+  while (!heap_.empty() && heap_.top().at <= t) {
+    const Change c = heap_.top();
+    heap_.pop();
+    if (c.start) {
+      active_.insert(c.slowdown);
+    } else {
+      active_.erase(active_.find(c.slowdown));
+      // A component's next spell starts a draw of `every` after this one ends.
+      if (c.process >= 0) draw_next(c.process, c.component, c.at);
+    }
+  }
+  return active_.empty() ? 1.0 : *active_.rbegin();
+}
+
+}  // namespace failsim::sim
