@@ -28,10 +28,11 @@ struct NodeSpec {
   double device_memory = 0.0;      ///< bytes of one accelerator's memory
   double host_memory = 0.0;        ///< bytes of the node's CPU memory
   double intra_bandwidth = 0.0;    ///< bytes/s of each accelerator's intra-node link
-  double intra_latency = 0.0;      ///< seconds of an intra-node hop
-  int nics = 1;                    ///< network interfaces of the node, >= 1
-  double nic_bandwidth = 0.0;      ///< bytes/s of one NIC
-  double nic_latency = 0.0;        ///< seconds of a NIC's link to its leaf switch
+  double intra_latency =
+      0.0;       ///< seconds of each accelerator's link (a route inside a node crosses two)
+  int nics = 1;  ///< network interfaces of the node, >= 1
+  double nic_bandwidth = 0.0;  ///< bytes/s of one NIC
+  double nic_latency = 0.0;    ///< seconds of a NIC's link to its leaf switch
 
   bool operator==(const NodeSpec&) const = default;
 };
@@ -55,7 +56,9 @@ struct TopologyConfig {
 };
 
 /// The parallel file system: one shared service whose aggregate bandwidth all readers and
-/// writers share (a host with a link of that bandwidth, attached above the spines).
+/// writers share: a host reached from every node through the node's NICs and a write link (and a
+/// read link back) of that aggregate bandwidth; it does not cross the spines
+/// (sim/collective/cluster_platform.hpp).
 struct FileSystemConfig {
   double write_bandwidth = 0.0;  ///< bytes/s, aggregate
   double read_bandwidth = 0.0;   ///< bytes/s, aggregate
