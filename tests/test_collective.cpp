@@ -328,3 +328,22 @@ TEST_CASE("Random stragglers: fixed slow spells, worked out step by step", "[col
   CHECK(run.result["summary"]["end_time"].get<double>() == near(t));
   CHECK(time_of(run)["stragglers"].get<double>() == near(slowed * T_MB));
 }
+
+TEST_CASE("A node lost for good with no stop time ends the run where nothing can happen any more",
+          "[collective]") {
+  // Checkpoint-restart needs every node: with node 1 gone for good at 5 ms and a stop at a
+  // version the job cannot reach, the run ends once the failure is noticed (watchdog, 100 ms).
+  const IsolatedRun run = run_isolated(
+      build("lost",
+            {{"stop", {{"version", 100}}},
+             {"failures",
+              {{"detection", {{"timeout", "100ms"}}},
+               {"events",
+                {{{"target", "node"}, {"index", 1}, {"at", 0.005}, {"down_for", "forever"}}}}}}})
+          .dump());
+  const json& summary = run.result["summary"];
+  CHECK(summary["stop_reason"] == "nodes_lost");
+  CHECK(summary["end_time"].get<double>() == near(0.105));
+  CHECK(events_of(run, "host_lost").size() == 1);
+  CHECK(sum_of_causes(run) == near(0.105));
+}

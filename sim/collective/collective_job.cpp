@@ -227,10 +227,16 @@ void CollectiveJob::roll_back_to(std::int64_t version,
 
 Interrupt CollectiveJob::wait_for_nodes() {
   while (!nodes_up()) {
-    const bool never = std::isinf(nodes_back());
-    if (never) {
+    if (std::isinf(nodes_back())) {
       recorder_.event(now(), EventType::HOST_LOST, "job",
                       {{"reason", "a node is down for good and there is no spare"}});
+      if (std::isinf(std::min(scenario_.stop.time.value_or(NEVER), stop_at_))) {
+        // The job can never restart (later failures and repairs do not bring this node back)
+        // and no stop time will come: the run ends here.
+        stop_at_ = now();
+        stop_at_reason_ = "nodes_lost";
+        return Interrupt::STOP;
+      }
     }
     const Interrupt i = sleep_until(nodes_back(), TimeCause::REPAIR_WAIT);
     if (i == Interrupt::STOP) return i;
