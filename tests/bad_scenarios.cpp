@@ -946,6 +946,12 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /workload/checkpoint_bytes_per_parameter: expected at least the "
                   "weights' workload.precision_bytes = 2, found 1"},
                  RESOLVE),
+      collective("more nodes than SimGrid builds in reasonable time",
+                 R"({"platform": {"nodes": 4097}, "layout": {"dp": 32776}})", "/platform/nodes",
+                 {"bad.json: /platform/nodes: expected at most 4096 nodes (SimGrid builds a "
+                  "platform in time about quadratic in its nodes: 3.5 min for 4,096, hours for "
+                  "16,384; docs/performance.md), found 4097"},
+                 RESOLVE),
       collective("random accelerator failures every nanosecond",
                  R"({"failures": {"stochastic": [{"target": "accelerator",
                      "lifetime": {"distribution": "exponential", "mean": "1ns"},

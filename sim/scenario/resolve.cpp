@@ -377,6 +377,14 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
+  if (s.collective.platform.nodes > MAX_CLUSTER_NODES) {
+    throw input::InputError(
+        file, "/platform/nodes",
+        fmt::format("at most {} nodes (SimGrid builds a platform in time about quadratic in its "
+                    "nodes: 3.5 min for 4,096, hours for 16,384; docs/performance.md)",
+                    MAX_CLUSTER_NODES),
+        std::to_string(s.collective.platform.nodes));
+  }
   ResolvedJob job;
   std::optional<RealModelSize> real;
   const double floats = sizeof(float);

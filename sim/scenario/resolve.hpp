@@ -87,6 +87,11 @@ constexpr double MAX_GRADIENTS = 1e9;
 constexpr double MAX_EVALUATIONS = 1e6;
 /// Each failure starts actors (detection, repair, restart) and writes events.
 constexpr double MAX_FAILURES = 1e6;
+/// Nodes of a collective job: SimGrid 3.32 builds a platform in time that grows about as the
+/// square of its nodes (every host and link it creates looks its name up through every zone):
+/// 0.4 s for 512 nodes, 2.4 s for 1,024, 14 s for 2,048 and 210 s for 4,096 (docs/performance.md,
+/// "Collective protocol"), hours beyond, while a signal is not noticed until it is built.
+constexpr int MAX_CLUSTER_NODES = 4096;
 
 /// One shard of a partition of the parameters with its share of the time model's costs.
 struct ShardShare {
