@@ -137,6 +137,37 @@ TEST_CASE("failsim run's progress line: the stop, the time, an outage mark, noth
   CHECK_THAT(r.out, Catch::Contains("\r\nserver-kill-checkpoint: completed at t = 6.00 s"));
 }
 
+TEST_CASE("failsim run's progress line for a collective run: steps and the outage",
+          "[cli][interrupt]") {
+  TempDir dir;
+  // dp64-7b: an evaluation every 5 min; node 3 fails at 20 min, training resumes after 50 min.
+  const auto r = run_shell("script -qfec \"'" FAILSIM_BINARY
+                           "' run scenarios/cluster/dp64-7b.json --threads 1 -o '" +
+                               dir.file("out") + "'\" /dev/null",
+                           dir);
+  REQUIRE(r.status == 0);
+  std::vector<std::string> writes;
+  for (std::size_t at = r.out.find("\r\x1b[K"); at != std::string::npos;) {
+    const std::size_t next = r.out.find_first_of("\r\n", at + 4);
+    writes.push_back(r.out.substr(at + 4, next - at - 4));
+    at = r.out.find("\r\x1b[K", next);
+  }
+  // The line shows the simulated time when it is written (a step's end, after the evaluations
+  // of its time): the first line at or after each moment.
+  const auto from_time = [&](double t) {
+    for (const std::string& w : writes) {
+      if (w.rfind("  t = ", 0) == 0 && std::stod(w.substr(6)) >= t) return w;
+    }
+    return std::string("no line from ") + std::to_string(t);
+  };
+  CHECK_THAT(from_time(600), Catch::Contains(" s of 10800 s, ") &&
+                                 Catch::Contains(" updates, test accuracy 0.") &&
+                                 !Catch::Contains("OUTAGE"));
+  CHECK_THAT(from_time(1500), Catch::EndsWith("[OUTAGE: training stalled since 1200.00 s]"));
+  CHECK_THAT(from_time(3600), !Catch::Contains("OUTAGE"));
+  CHECK_THAT(r.out, Catch::Contains("\r\ndp64-7b: completed at t = 10800.00 s (time), "));
+}
+
 TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][interrupt]") {
   TempDir dir;
   const std::string out = dir.file("out");

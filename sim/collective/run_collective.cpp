@@ -36,11 +36,36 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
     if (a.rfind("--log=", 0) == 0) xbt_log_control_set(a.substr(6).c_str());
   }
   input::catch_interrupts();
-  sg4::Engine::on_time_advance_cb([](double /*elapsed*/) {
+  // The progress callback, as the parameter server's run() calls it: at most every
+  // PROGRESS_INTERVAL_SECONDS of wall clock (read every 64th advance) and after evaluations.
+  const CollectiveJob* progress_job = nullptr;  // set once the job exists
+  const Recorder* progress_recorder = nullptr;
+  auto sim_start = std::chrono::steady_clock::now();
+  double last_progress = -PROGRESS_INTERVAL_SECONDS;
+  std::uint64_t advances = 0;
+  const auto report_progress = [&](bool now) {
+    if (!options.on_progress || progress_job == nullptr) return;
+    if (!now && ++advances % 64 != 0) return;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sim_start).count();
+    if (!now && wall - last_progress < PROGRESS_INTERVAL_SECONDS) return;
+    last_progress = wall;
+    Progress p;
+    p.time = sg4::Engine::get_clock();
+    p.updates = progress_job->counts().steps_completed;
+    p.version = progress_job->version();
+    if (!progress_recorder->evaluations().empty())
+      p.evaluation = progress_recorder->evaluations().back();
+    p.stalled_since = progress_recorder->stalled_since();
+    p.wall_seconds = wall;
+    options.on_progress(p);
+  };
+  sg4::Engine::on_time_advance_cb([&](double /*elapsed*/) {
     if (const int signal = input::caught_interrupt()) {
       throw input::Interrupted(signal,
                                fmt::format("at simulated time {:.2f} s", sg4::Engine::get_clock()));
     }
+    report_progress(false);
   });
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
@@ -59,12 +84,18 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   }
   result.recorder.event(0.0, EventType::START, "",
                         {{"ranks", plan.ranks()}, {"nodes", scenario.collective.platform.nodes}});
-  CollectiveJob job(
-      scenario, plan, network, math.get(), training.get(), result.recorder,
-      {.simulate_every_step = options.simulate_every_step, .on_evaluation = options.on_evaluation});
+  CollectiveJob job(scenario, plan, network, math.get(), training.get(), result.recorder,
+                    {.simulate_every_step = options.simulate_every_step,
+                     .on_evaluation = [&](const EvalRecord& e) {
+                       if (options.on_evaluation) options.on_evaluation(e);
+                       report_progress(true);
+                     }});
   sg4::Actor::create("job", platform.coordinator, [&job] { job(); });
+  progress_job = &job;
+  progress_recorder = &result.recorder;
   result.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  sim_start = std::chrono::steady_clock::now();
   engine.run();
   if (const int signal = input::caught_interrupt()) {
     throw input::Interrupted(signal,
