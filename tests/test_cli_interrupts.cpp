@@ -74,6 +74,17 @@ std::vector<std::string> last_writes(const std::string& text) {
   return lines;
 }
 
+/// Every state of the progress line, as written: what follows each "\r ESC [ K".
+std::vector<std::string> progress_writes(const std::string& out) {
+  std::vector<std::string> writes;
+  for (std::size_t at = out.find("\r\x1b[K"); at != std::string::npos;) {
+    const std::size_t next = out.find_first_of("\r\n", at + 4);
+    writes.push_back(out.substr(at + 4, next - at - 4));
+    at = out.find("\r\x1b[K", next);
+  }
+  return writes;
+}
+
 std::string trimmed(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
@@ -111,12 +122,7 @@ TEST_CASE("failsim run's progress line: the stop, the time, an outage mark, noth
                                dir.file("out") + "'\" /dev/null",
                            dir);
   REQUIRE(r.status == 0);
-  std::vector<std::string> writes;  // every state of the line, as written
-  for (std::size_t at = r.out.find("\r\x1b[K"); at != std::string::npos;) {
-    const std::size_t next = r.out.find_first_of("\r\n", at + 4);
-    writes.push_back(r.out.substr(at + 4, next - at - 4));
-    at = r.out.find("\r\x1b[K", next);
-  }
+  const std::vector<std::string> writes = progress_writes(r.out);
   REQUIRE(writes.size() >= 60);
   // Before the failure at 2 s, during the outage (server killed, replaced at 3.5 s), after it.
   const auto at_time = [&](const std::string& t) {
@@ -146,12 +152,7 @@ TEST_CASE("failsim run's progress line for a collective run: steps and the outag
                                dir.file("out") + "'\" /dev/null",
                            dir);
   REQUIRE(r.status == 0);
-  std::vector<std::string> writes;
-  for (std::size_t at = r.out.find("\r\x1b[K"); at != std::string::npos;) {
-    const std::size_t next = r.out.find_first_of("\r\n", at + 4);
-    writes.push_back(r.out.substr(at + 4, next - at - 4));
-    at = r.out.find("\r\x1b[K", next);
-  }
+  const std::vector<std::string> writes = progress_writes(r.out);
   // The line shows the simulated time when it is written (a step's end, after the evaluations
   // of its time): the first line at or after each moment.
   const auto from_time = [&](double t) {

@@ -38,6 +38,17 @@ std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatfor
   return {};
 }
 
+std::vector<models::Rng> component_streams(std::uint64_t root, ClusterTarget target,
+                                           const ClusterPlatformConfig& platform) {
+  const std::uint64_t per_kind = models::derive_seed(root, static_cast<std::uint64_t>(target));
+  std::vector<models::Rng> streams;
+  const int count = component_count(target, platform);
+  for (int c = 0; c < count; ++c) {
+    streams.emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
+  }
+  return streams;
+}
+
 bool loses_host_memory(ClusterTarget target) {
   return target == ClusterTarget::NODE || target == ClusterTarget::RACK ||
          target == ClusterTarget::POWER;
@@ -59,18 +70,10 @@ FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
     entry.order = i;
     heap_.push(std::move(entry));
   }
-  // One stream per component of each process, so a component's draws do not depend on how many
-  // others there are or on the order in which their failures are taken.
   const std::uint64_t root = models::derive_seed(seed, SEED_CLUSTER_FAILURES);
   for (std::size_t p = 0; p < failures.stochastic.size(); ++p) {
-    const ClusterStochasticFailures& process = failures.stochastic[p];
-    const std::uint64_t per_kind =
-        models::derive_seed(root, static_cast<std::uint64_t>(process.target));
-    const int count = component_count(process.target, platform);
-    streams_.emplace_back();
-    for (int c = 0; c < count; ++c) {
-      streams_.back().emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
-    }
+    streams_.push_back(component_streams(root, failures.stochastic[p].target, platform));
+    const int count = static_cast<int>(streams_.back().size());
     for (int c = 0; c < count; ++c) heap_.push(draw_next(static_cast<int>(p), c, 0.0));
   }
 }

@@ -33,6 +33,11 @@ struct Outage {
 std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatformConfig& platform);
 /// Whether a failure of `target` loses the host memory of the nodes it hits.
 bool loses_host_memory(ClusterTarget target);
+/// One random stream per component of `target` (its index in the vector), derived from `root`
+/// and the kind: a component's draws do not depend on how many others there are nor on the order
+/// in which their events are taken. The failures' and the stragglers' processes draw from them.
+std::vector<models::Rng> component_streams(std::uint64_t root, ClusterTarget target,
+                                           const ClusterPlatformConfig& platform);
 
 class FailureSchedule {
  public:

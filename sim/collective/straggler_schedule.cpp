@@ -1,5 +1,6 @@
 #include "sim/collective/straggler_schedule.hpp"
 
+#include "sim/collective/failure_schedule.hpp"
 #include "sim/failures/draw.hpp"
 #include "sim/training_math.hpp"
 
@@ -14,14 +15,8 @@ StragglerSchedule::StragglerSchedule(const ClusterFailureConfig& failures,
   }
   const std::uint64_t root = models::derive_seed(seed, SEED_STRAGGLERS);
   for (std::size_t p = 0; p < failures.stochastic_stragglers.size(); ++p) {
-    const StochasticStragglers& process = failures.stochastic_stragglers[p];
-    const std::uint64_t per_kind =
-        models::derive_seed(root, static_cast<std::uint64_t>(process.target));
-    const int count = component_count(process.target, platform);
-    streams_.emplace_back();
-    for (int c = 0; c < count; ++c) {
-      streams_.back().emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
-    }
+    streams_.push_back(component_streams(root, failures.stochastic_stragglers[p].target, platform));
+    const int count = static_cast<int>(streams_.back().size());
     for (int c = 0; c < count; ++c) draw_next(static_cast<int>(p), c, 0.0);
   }
 }
