@@ -167,16 +167,21 @@ HOST_STATES = {"busy": ("busy (computing)", "#4c72b0"),
                "down": ("down", "#c44e52")}
 
 
-def read_intervals(file):
-    """intervals.csv as [(host, state, begin, end)], checked: a known state, begin <= end."""
+def read_csv_rows(file, expected):
+    """Every row of a CSV file; a missing file is BadInput saying which file was `expected`."""
     try:
         with open(file, newline="") as f:
-            rows = list(csv.reader(f))
+            return list(csv.reader(f))
     except FileNotFoundError:
-        raise BadInput(f"{file}: expected intervals.csv (written by `failsim run` when the "
-                       "scenario sets output.intervals to true), found no such file") from None
+        raise BadInput(f"{file}: expected {expected}, found no such file") from None
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise BadInput(f"{file}: expected a readable CSV file, found {e}") from None
+
+
+def read_intervals(file):
+    """intervals.csv as [(host, state, begin, end)], checked: a known state, begin <= end."""
+    rows = read_csv_rows(file, "intervals.csv (written by `failsim run` when the scenario sets "
+                         "output.intervals to true)")
     header = ["host", "state", "begin", "end"]
     if not rows or rows[0] != header:
         raise BadInput(f"{file}: expected the header {','.join(header)}, found "
@@ -657,14 +662,8 @@ class Sweep:
             self.points[field(point, ["id"], "string", where)] = (
                 field(point, ["base"], "string", where), field(point, ["values"], "object", where))
         self.runs_file = os.path.join(directory, "runs.csv")
-        try:
-            with open(self.runs_file, newline="") as f:
-                rows = list(csv.reader(f))
-        except FileNotFoundError:
-            raise BadInput(f"{self.runs_file}: expected runs.csv (written by `failsim sweep`, or "
-                           "`failsim sweep --collect`), found no such file") from None
-        except (OSError, UnicodeDecodeError, csv.Error) as e:
-            raise BadInput(f"{self.runs_file}: expected a readable CSV file, found {e}") from None
+        rows = read_csv_rows(self.runs_file, "runs.csv (written by `failsim sweep`, or "
+                             "`failsim sweep --collect`)")
         if not rows:
             raise BadInput(f"{self.runs_file}: expected a header line, found an empty file")
         self.header = rows[0]

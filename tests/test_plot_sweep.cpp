@@ -18,12 +18,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The interpreter `failsim plot` runs, and whether it has matplotlib.
-bool have_matplotlib(std::string& python) {
+/// Fails the test, never passes it silently, when the interpreter `failsim plot` runs has no
+/// matplotlib (scripts/setup.sh installs it).
+void require_matplotlib() {
   const char* env = std::getenv("FAILSIM_PYTHON");
-  python = env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
+  const std::string python = env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
   const std::string check = "'" + python + "' -c 'import matplotlib, numpy' >/dev/null 2>&1";
-  return std::system(check.c_str()) == 0;
+  if (std::system(check.c_str()) != 0) {
+    FAIL(python << " cannot import matplotlib and numpy (scripts/setup.sh, or apt-get install "
+                   "python3-matplotlib, or set FAILSIM_PYTHON)");
+  }
 }
 
 }  // namespace
@@ -32,12 +36,7 @@ TEST_CASE(
     "failsim plot --figures sweep: a metric against a varied duration with one line per base "
     "and a bad metric or path or directory exit 2 with no figure",
     "[cli][plot][sweep]") {
-  std::string python;
-  // Fails, never passes silently, without matplotlib (scripts/setup.sh installs it).
-  if (!have_matplotlib(python)) {
-    FAIL(python << " cannot import matplotlib and numpy (scripts/setup.sh, or apt-get install "
-                   "python3-matplotlib, or set FAILSIM_PYTHON)");
-  }
+  require_matplotlib();
   TempDir dir;
   // 2 base scenarios x 2 stop times (a duration written in two units) zipped with 2 worker
   // counts, each path with its label, x 2 seeds: 8 short runs.
@@ -138,11 +137,7 @@ TEST_CASE(
     "a collective sweep: runs.csv has the collective columns, table.md their defaults, and the "
     "sweep, time and report figures draw them",
     "[cli][plot][sweep]") {
-  std::string python;
-  if (!have_matplotlib(python)) {
-    FAIL(python << " cannot import matplotlib and numpy (scripts/setup.sh, or apt-get install "
-                   "python3-matplotlib, or set FAILSIM_PYTHON)");
-  }
+  require_matplotlib();
   TempDir dir;
   // The shipped example sweep: zero3-stragglers (time only) checkpointing every 50, 200 or 800
   // steps, two seeds; each run is a fraction of a second.
