@@ -31,9 +31,13 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       options_(std::move(options)),
       schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
       stragglers_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
-      down_until_(static_cast<std::size_t>(scenario.collective.platform.nodes), 0.0),
       recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
-      events_injected_(scenario.collective.failures.events.size(), false) {}
+      down_until_(network.platform().accelerators.size() /
+                      static_cast<std::size_t>(network.platform().accelerators_per_node),
+                  0.0),
+      events_injected_(scenario.collective.failures.events.size(), false) {
+  reassign(network.assignment());
+}
 
 CollectiveJob::~CollectiveJob() = default;
 
@@ -54,20 +58,51 @@ Interrupt CollectiveJob::interrupt_at_deadline() const {
   return Interrupt::STOP;
 }
 
+// Both waits go on through outages of nodes not in use (a dropped replica's, a spare's): they
+// only mark those nodes down.
+std::optional<Interrupt> CollectiveJob::at_deadline() {
+  if (interrupt_at_deadline() == Interrupt::STOP) return Interrupt::STOP;
+  if (take_due_outages()) return Interrupt::FAILURE;
+  return std::nullopt;
+}
+
+Deadlines CollectiveJob::deadlines(Interrupt& cut) {
+  // The first answer is the deadline as it is; later ones come when it has been reached (by
+  // then, an earlier part of the step may have ended exactly at it).
+  return [this, &cut, first = true]() mutable -> std::optional<double> {
+    while (true) {
+      const double d = deadline();
+      if (first || d > now()) {
+        first = false;
+        return d;
+      }
+      if (const auto i = at_deadline()) {
+        cut = *i;
+        return std::nullopt;
+      }
+    }
+  };
+}
+
 Interrupt CollectiveJob::sleep_raw(double t) {
-  const double d = deadline();
-  if (d < t) {
+  while (true) {
+    const double d = deadline();
+    if (d >= t) break;
     sg4::this_actor::sleep_until(d);
-    return interrupt_at_deadline();
+    if (const auto i = at_deadline()) return *i;
   }
   sg4::this_actor::sleep_until(t);
   return Interrupt::NONE;
 }
 
 Interrupt CollectiveJob::wait_raw(FlowSet& flows) {
-  if (flows.wait_until(deadline())) return Interrupt::NONE;
-  flows.cancel();
-  return interrupt_at_deadline();
+  while (!flows.wait_until(deadline())) {
+    if (const auto i = at_deadline()) {
+      flows.cancel();
+      return *i;
+    }
+  }
+  return Interrupt::NONE;
 }
 
 Interrupt CollectiveJob::sleep_until(double t, TimeCause cause) {
@@ -86,29 +121,52 @@ Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
 
 // ---- Steps ------------------------------------------------------------------------------------
 
+void CollectiveJob::reassign(const Assignment& assignment) {
+  assignment_ = assignment;
+  network_.assign(assignment);
+  node_in_use_.assign(down_until_.size(), 0);
+  for (int n : assignment.nodes_in_use(plan_)) node_in_use_[static_cast<std::size_t>(n)] = 1;
+}
+
+bool CollectiveJob::in_use(const Outage& o) const {
+  return std::any_of(o.nodes.begin(), o.nodes.end(),
+                     [&](int n) { return node_in_use_[static_cast<std::size_t>(n)] != 0; });
+}
+
+const StepTimes* CollectiveJob::clean_times() const {
+  for (const auto& [a, times] : clean_) {
+    if (a == assignment_) return &times;
+  }
+  return nullptr;
+}
+
 void CollectiveJob::set_clean_times(const StepTimes& times) {
   // Measured on the idle network (no background write): what the flows take then they take
-  // whenever it is idle again, so later steps reuse these times (RunOptions can ask for every
-  // step to be simulated instead: the results are the same).
-  clean_ = times;
+  // whenever it is idle again under the same assignment, so later steps reuse these times
+  // (RunOptions can ask for every step to be simulated instead: the results are the same).
+  clean_.emplace_back(assignment_, times);
+  if (clean_.size() > 1) return;
+  // The first: the full assignment's, the nominal step the summary reports.
   counts_.tensor_parallel_seconds = times.tensor_parallel;
   counts_.pipeline_send_seconds = times.pipeline_send;
   counts_.data_parallel_seconds = times.data_parallel;
-  counts_.nominal_step_seconds = step_seconds(times, 1.0);
+  counts_.nominal_step_seconds = step_seconds(times, 1.0).total;
 }
 
-double CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
-  const auto slots = static_cast<double>(plan_.micro_batches + plan_.pp - 1);
-  const double m = plan_.micro_batches;
+CollectiveJob::StepLength CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
+  // Replicas that take several batches run all their micro-batches in one schedule (gradient
+  // accumulation): m x rounds of them, the tensor-parallel all-reduces growing alike.
+  const double m = static_cast<double>(plan_.micro_batches) * assignment_.rounds();
+  const double slots = m + plan_.pp - 1;
   // (m + pp - 1) pipeline slots, each one micro-batch's compute at the slowest rank's pace, its
   // share of the tensor-parallel all-reduces and a send forward and back between stages; then
   // the data-parallel collectives, of which the last micro-batch's backward hides up to its own
   // length (2/3 of a micro-batch) when they overlap it.
-  const double pipeline = slots * (plan_.micro_batch_seconds * slowdown + t.tensor_parallel / m +
-                                   2.0 * t.pipeline_send);
+  const double pipeline = slots * (plan_.micro_batch_seconds * slowdown +
+                                   t.tensor_parallel / plan_.micro_batches + 2.0 * t.pipeline_send);
   const double window =
       scenario_.collective.layout.overlap ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown : 0.0;
-  return pipeline + std::max(0.0, t.data_parallel - window);
+  return {pipeline, pipeline + std::max(0.0, t.data_parallel - window)};
 }
 
 Interrupt CollectiveJob::step() {
@@ -116,38 +174,49 @@ Interrupt CollectiveJob::step() {
   // A straggler active at the step's start slows the step: the slowest rank sets its pace.
   const double slowdown = stragglers_.slowdown_at(begin);
   // The step's flows run at its start when their times are not known for the network's state:
-  // the first step, every step while a checkpoint is written in the background, or every step
-  // when asked. Its end is then its length after its start (the flows' time is part of it).
+  // the first step of an assignment, every step while a design's traffic is on the network, or
+  // every step when asked. Its end is then its length after its start (the flows' time is part
+  // of it).
   std::optional<StepTimes> measured;
   Interrupt i = Interrupt::NONE;
   const bool busy = recovery_->network_busy();
-  if (!clean_ || busy || options_.simulate_every_step) {
-    measured = network_.measure(deadline());
-    if (!measured) i = interrupt_at_deadline();
-    if (measured && !clean_ && !busy) set_clean_times(*measured);
+  if (clean_times() == nullptr || busy || options_.simulate_every_step) {
+    measured = network_.measure(deadlines(i));
+    if (measured && clean_times() == nullptr && !busy) set_clean_times(*measured);
   }
-  double seconds = 0.0, with_stragglers = 0.0;
+  StepLength length, with_stragglers;
   if (i == Interrupt::NONE) {
-    with_stragglers = step_seconds(*clean_, slowdown);
-    seconds = measured ? step_seconds(*measured, slowdown) : with_stragglers;
+    const StepTimes& clean = *clean_times();
+    with_stragglers = step_seconds(clean, slowdown);
+    length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
     // Flows timed at another moment end at another floating-point clock: a difference of a few
     // ulps is rounding, not contention (and must not make --simulate-every-step differ).
-    if (std::abs(seconds - with_stragglers) <= 1e-12 * with_stragglers) seconds = with_stragglers;
-    i = sleep_raw(begin + seconds);
+    if (std::abs(length.total - with_stragglers.total) <= 1e-12 * with_stragglers.total)
+      length = with_stragglers;
+    i = sleep_raw(begin + length.total);
+  }
+  if (i == Interrupt::NONE) {
+    i = recovery_->before_update(*this, {begin, begin + length.pipeline, begin + length.total});
   }
   if (i != Interrupt::NONE) {
-    // The step does not complete: a failure loses it, the stop leaves it unfinished.
+    // The step does not complete: a failure loses it, the stop leaves it unfinished (the time
+    // a design made its update wait is already in the ledger).
     ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED,
-                now() - begin);
+                std::min(now(), begin + length.total) - begin);
     return i;
   }
   // The step completed: its update is applied.
   evaluate_through(now());
-  if (math_ != nullptr) math_->step();
+  const std::vector<int>& streams = assignment_.streams;
+  if (math_ != nullptr) math_->step(streams);
   ++version_;
   ++counts_.steps_completed;
-  const double nominal = counts_.nominal_step_seconds;
-  ledger_.step(version_, nominal, with_stragglers - nominal, seconds - with_stragglers);
+  const double samples =
+      static_cast<double>(streams.size()) * plan_.samples_per_step / static_cast<double>(plan_.dp);
+  counts_.samples_completed += samples;
+  const double nominal = step_seconds(*clean_times(), 1.0).total;
+  ledger_.step(version_, nominal, with_stragglers.total - nominal,
+               length.total - with_stragglers.total, samples);
   recorder_.update_applied(now(), "job");
   parameters_changed();
   return Interrupt::NONE;
@@ -155,7 +224,8 @@ Interrupt CollectiveJob::step() {
 
 // ---- Failures ---------------------------------------------------------------------------------
 
-void CollectiveJob::take_due_outages() {
+bool CollectiveJob::take_due_outages() {
+  bool hit = false;
   while (schedule_.next() != nullptr && schedule_.next()->at <= now()) {
     Outage o = schedule_.take();
     if (o.event) events_injected_[*o.event] = true;
@@ -172,17 +242,26 @@ void CollectiveJob::take_due_outages() {
     recorder_.event(o.at, EventType::FAILURE, node_name(o.nodes.front()), details);
     FAILSIM_INFO("{} {} failed at {:.3f} s ({} nodes)", to_string(o.target), o.index, o.at,
                  o.nodes.size());
+    if (!in_use(o)) continue;
+    hit = true;
     if (!failure_) failure_ = std::move(o);
   }
+  return hit;
 }
 
 bool CollectiveJob::nodes_up() const {
-  return std::all_of(down_until_.begin(), down_until_.end(),
-                     [&](double until) { return until <= now(); });
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (node_in_use_[n] != 0 && down_until_[n] > now()) return false;
+  }
+  return true;
 }
 
 double CollectiveJob::nodes_back() const {
-  return *std::max_element(down_until_.begin(), down_until_.end());
+  double back = 0.0;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (node_in_use_[n] != 0) back = std::max(back, down_until_[n]);
+  }
+  return back;
 }
 
 bool CollectiveJob::detect() {
@@ -214,8 +293,10 @@ bool CollectiveJob::detect() {
 
 void CollectiveJob::roll_back_to(std::int64_t version,
                                  const std::optional<ReplicaMath::State>& state) {
+  const double samples_before = ledger_.samples_kept();
   const std::int64_t rolled = ledger_.roll_back_to(version);
   counts_.steps_rolled_back += rolled;
+  counts_.samples_rolled_back += samples_before - ledger_.samples_kept();
   if (rolled > 0) {
     recorder_.event(now(), EventType::ROLLED_BACK, "job",
                     {{"from_version", version_}, {"to_version", version}});

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/collective/assignment.hpp"
 #include "sim/collective/collective_summary.hpp"
 #include "sim/collective/failure_schedule.hpp"
 #include "sim/collective/flows.hpp"
@@ -67,6 +68,17 @@ class CollectiveJob {
   /// The outage that stopped the job (while a design recovers from it).
   const Outage& failure() const { return *failure_; }
 
+  /// Which replicas run, on which nodes, on which data streams (assignment.hpp).
+  const Assignment& assignment() const { return assignment_; }
+  /// From the next step on, the job runs as `assignment` says: its step is measured again
+  /// (once per assignment), and only failures of its nodes stop it.
+  void reassign(const Assignment& assignment);
+  /// Platform nodes (the plan's, then any spares).
+  int platform_nodes() const { return static_cast<int>(down_until_.size()); }
+  /// Whether platform node `n` is up now; when it comes back (infinity: never).
+  bool node_up(int n) const { return down_until_[static_cast<std::size_t>(n)] <= now(); }
+  double node_back(int n) const { return down_until_[static_cast<std::size_t>(n)]; }
+
   double now() const;
   /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
   /// slept goes to `cause`.
@@ -74,10 +86,12 @@ class CollectiveJob {
   /// Waits for `flows` until they end, or until the next failure or the stop (then cancels
   /// them); the time waited goes to `cause`.
   Interrupt wait(FlowSet& flows, TimeCause cause);
-  /// Takes every outage due by now, marking its nodes down.
-  void take_due_outages();
-  /// Waits until every node of the job is up (repair_wait); a node down for good makes it wait
-  /// for the stop. STOP when the stop came first.
+  /// Takes every outage due by now, marking its nodes down. True when one of them hit a node in
+  /// use (the first such becomes failure() if none is being recovered from); an outage of
+  /// nodes the assignment does not use (a dropped replica's, a spare's) only marks them down.
+  bool take_due_outages();
+  /// Waits until every node in use is up (repair_wait); a node down for good makes it wait for
+  /// the stop. STOP when the stop came first.
   Interrupt wait_for_nodes();
   /// A job restart: the scheduler's delay, process start and the communicators' initialisation
   /// (restart). FAILURE when a node failed meanwhile (the restart is lost: wait again).
@@ -93,16 +107,30 @@ class CollectiveJob {
   /// already knows of, whichever is first.
   double deadline() const;
   Interrupt interrupt_at_deadline() const;
+  /// At a wait's deadline: STOP, or FAILURE when an outage of a node in use came (taken), or
+  /// nullopt when only nodes not in use failed (taken: the wait goes on).
+  std::optional<Interrupt> at_deadline();
+  /// The deadlines of a collective's run (collectives.hpp); `cut` says why it stopped.
+  Deadlines deadlines(Interrupt& cut);
   /// sleep_until and wait without the ledger: the caller decides where the time goes.
   Interrupt sleep_raw(double t);
   Interrupt wait_raw(FlowSet& flows);
 
   /// One step: its flows and computation, then its update. Returns NONE when it completed.
   Interrupt step();
-  /// The step's communication times on the idle network, measured by the first step.
+  /// The step's communication times on the idle network under the current assignment, once
+  /// measured.
+  const StepTimes* clean_times() const;
   void set_clean_times(const StepTimes& times);
-  /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md).
-  double step_seconds(const StepTimes& t, double slowdown) const;
+  /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md):
+  /// its pipeline part (every micro-batch's forward and backward) and the whole.
+  struct StepLength {
+    double pipeline = 0.0;
+    double total = 0.0;
+  };
+  StepLength step_seconds(const StepTimes& t, double slowdown) const;
+  /// Whether an outage hits a node the assignment uses.
+  bool in_use(const Outage& o) const;
 
   /// From the failure to its detection (watchdog or heartbeat); false when the stop came first.
   bool detect();
@@ -128,8 +156,12 @@ class CollectiveJob {
 
   std::int64_t version_ = 0;
   double incarnation_start_ = 0.0;  // when the running processes started (heartbeats count from it)
-  std::optional<StepTimes> clean_;
-  std::vector<double> down_until_;  // per node
+  Assignment assignment_;
+  std::vector<char> node_in_use_;  // per platform node, under assignment_
+  // The idle network's step times, per assignment measured (few: the full one and the few a
+  // design moves between).
+  std::vector<std::pair<Assignment, StepTimes>> clean_;
+  std::vector<double> down_until_;  // per platform node
   std::optional<Outage> failure_;   // the outage that stopped the job, until it recovers
   std::int64_t evaluations_done_ = 0;
   double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known

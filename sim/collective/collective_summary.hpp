@@ -15,6 +15,8 @@ namespace failsim::sim {
 struct CollectiveCounts {
   std::int64_t steps_completed = 0;    ///< steps whose update was applied (rolled back or not)
   std::int64_t steps_rolled_back = 0;  ///< of those, undone by restarts
+  double samples_completed = 0.0;      ///< the batches of the completed steps, in samples
+  double samples_rolled_back = 0.0;    ///< of those, the rolled-back steps'
   std::int64_t failures = 0;           ///< outages that happened before the stop
   std::int64_t restarts = 0;           ///< job restarts that began
   std::int64_t checkpoints = 0;        ///< checkpoints that became durable
@@ -30,6 +32,7 @@ struct CollectiveSummary {
   bool real_math = true;
   CollectiveCounts counts;
   std::int64_t version = 0;                   ///< steps kept: the parameters' version at the end
+  double samples_kept = 0.0;                  ///< the kept steps' samples
   std::array<double, TIME_CAUSES> seconds{};  ///< by TimeCause; they sum to the end time
   double ettr = 0.0;                          ///< productive seconds / end time
   int ranks = 0, nodes = 0;

@@ -136,14 +136,30 @@ Collective concurrently(const std::vector<Collective>& collectives) {
 }
 
 bool run(const Collective& collective, double deadline) {
+  bool asked = false;
+  return run(collective, [&]() -> std::optional<double> {
+    if (asked) return std::nullopt;
+    asked = true;
+    return deadline;
+  });
+}
+
+bool run(const Collective& collective, const Deadlines& deadlines) {
   const double start = sg4::Engine::get_clock();
+  std::optional<double> deadline;
   for (std::size_t k = 0; k < collective.phases.size(); ++k) {
+    if (k == 0) deadline = deadlines();  // not asked for a collective of no phase
     FlowSet flows(collective.phases[k].flows);
-    if (!flows.wait_until(deadline)) {
-      flows.cancel();
-      FAILSIM_VERBOSE("collective of {} flows stopped at its deadline {} in phase {} of {}",
-                      collective.flow_count(), deadline, k + 1, collective.phases.size());
-      return false;
+    while (true) {
+      if (deadline && flows.wait_until(*deadline)) break;
+      if (deadline) deadline = deadlines();
+      if (!deadline) {
+        flows.cancel();
+        FAILSIM_VERBOSE("collective of {} flows stopped at {} in phase {} of {}",
+                        collective.flow_count(), sg4::Engine::get_clock(), k + 1,
+                        collective.phases.size());
+        return false;
+      }
     }
   }
   FAILSIM_VERBOSE("collective of {} phases, {} flows: {} s", collective.phases.size(),

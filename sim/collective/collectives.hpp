@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "sim/collective/flows.hpp"
@@ -73,5 +75,12 @@ Collective concurrently(const std::vector<Collective>& collectives);
 /// `deadline` (simulated seconds); false when the deadline came first: the flows still running
 /// are cancelled and the clock is at the deadline (a failure at a known time).
 bool run(const Collective& collective, double deadline = std::numeric_limits<double>::infinity());
+
+/// When a wait must end, asked again each time the previous answer came: the next deadline
+/// (simulated seconds; one not after now means at once), or nullopt to stop now.
+using Deadlines = std::function<std::optional<double>()>;
+/// As above, but at each deadline `deadlines` says whether to go on (e.g. when the failure that
+/// came then does not concern these flows) and until when.
+bool run(const Collective& collective, const Deadlines& deadlines);
 
 }  // namespace failsim::sim

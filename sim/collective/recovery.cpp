@@ -5,8 +5,13 @@
 #include <stdexcept>
 
 #include "sim/collective/checkpoint_restart.hpp"
+#include "sim/collective/collective_job.hpp"
 
 namespace failsim::sim {
+
+Interrupt CollectiveRecovery::before_update(CollectiveJob& /*job*/, const StepSpan& /*span*/) {
+  return Interrupt::NONE;
+}
 
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy) {
   // One row per design, under the name recovery.strategy spells it

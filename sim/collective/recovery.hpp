@@ -16,6 +16,14 @@ namespace failsim::sim {
 class CollectiveJob;
 enum class Interrupt;
 
+/// When a step's parts happened (simulated seconds): it began, its last backward pass ended
+/// (the data-parallel collectives that do not overlap it come after), its update is due.
+struct StepSpan {
+  double begin = 0.0;
+  double backward_end = 0.0;
+  double end = 0.0;
+};
+
 class CollectiveRecovery {
  public:
   virtual ~CollectiveRecovery() = default;
@@ -23,6 +31,11 @@ class CollectiveRecovery {
   virtual void start(CollectiveJob& job) = 0;
   /// At every step boundary, before the next step: background work that finished.
   virtual void poll(CollectiveJob& /*job*/) {}
+  /// A step's computation and communication are over and its update is about to be applied
+  /// (job.version() is still the version it started from): a design may make the update wait
+  /// (e.g. for a copy of the parameters it must not change). Returns Interrupt::NONE, or what
+  /// cut the wait short (the step is then lost, or unfinished at the stop).
+  virtual Interrupt before_update(CollectiveJob& job, const StepSpan& span);
   /// After a step completed (job.version() is its version): e.g. a checkpoint if one is due.
   /// Returns Interrupt::NONE, or what cut it short.
   virtual Interrupt after_step(CollectiveJob& job) = 0;

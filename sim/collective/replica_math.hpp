@@ -2,9 +2,11 @@
 // replicas each take a batch of optimizer.batch_size samples from their shard of the training
 // set, and one SGD step is taken on the mean of their mean gradients, which is the mean gradient
 // of the union of their batches (equal batch sizes). Tensor and pipeline parallelism split the
-// work of a replica, not its math. Deterministic for any number of threads: the gradients are
-// summed in replica order. The training state (parameters, optimizer velocity, data streams) is
-// what a checkpoint saves and a restart restores, so a rollback replays the same batches.
+// work of a replica, not its math. A step may take batches from some streams only (a quorum of
+// replicas, docs/cluster.md "Assignment"): the mean is then over those. Deterministic for any
+// number of threads: the gradients are summed in replica order. The training state (parameters,
+// optimizer velocity, data streams) is what a checkpoint saves and a restart restores, so a
+// rollback replays the same batches.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,11 @@ class ReplicaMath {
   /// Version 0: the seeded initial parameters, each replica at the start of its data stream.
   ReplicaMath(TrainingMath& math, const OptimizerConfig& optimizer, int replicas);
 
-  /// One synchronous step: version v -> v + 1. Returns the mean training loss of the replicas.
+  /// One synchronous step: version v -> v + 1, on the mean gradient of one batch from each of
+  /// `streams` (ascending replica indices; summed in that order). Returns their mean training
+  /// loss.
+  double step(const std::vector<int>& streams);
+  /// One step on every replica's batch.
   double step();
   std::int64_t version() const { return current_->version; }
   const SnapshotPtr& parameters() const { return current_; }
@@ -38,9 +44,9 @@ class ReplicaMath {
 
  private:
   TrainingMath& math_;
-  int replicas_;
   models::Sgd sgd_;
   std::vector<BatchStream> streams_;
+  std::vector<int> all_;  // 0 .. replicas - 1
   SnapshotPtr current_;
   SnapshotPool pool_;
   std::vector<std::vector<float>> grads_;  // one per job in flight

@@ -131,6 +131,7 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   summary.real_math = scenario.collective.workload.real_math;
   summary.counts = job.counts();
   summary.version = job.version();
+  summary.samples_kept = job.ledger().samples_kept();
   for (std::size_t c = 0; c < TIME_CAUSES; ++c)
     summary.seconds[c] = job.ledger().seconds(static_cast<TimeCause>(c));
   summary.ettr = result.end_time > 0 ? summary.seconds[0] / result.end_time : 0.0;
@@ -144,13 +145,20 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   summary.device_memory_bytes = plan.memory.total();
   summary.checkpoint_bytes = plan.checkpoint_bytes;
   summary.flows_per_step = network.flows_per_step();
-  // Every completed step is kept or rolled back (samples and tokens follow: a step's batch is
-  // fixed), and every simulated second is in one cause: a violation is a bug.
+  // Every completed step is kept or rolled back, and so is every sample it took (a step's
+  // batch depends on the assignment); every simulated second is in one cause: a violation is a
+  // bug.
   const CollectiveCounts& n = summary.counts;
   if (n.steps_completed - n.steps_rolled_back != summary.version) {
     throw std::logic_error(
         fmt::format("step accounting broken: completed {} - rolled back {} != kept {}",
                     n.steps_completed, n.steps_rolled_back, summary.version));
+  }
+  if (std::abs(n.samples_completed - n.samples_rolled_back - summary.samples_kept) >
+      1e-9 * std::max(1.0, n.samples_completed)) {
+    throw std::logic_error(
+        fmt::format("sample accounting broken: completed {} - rolled back {} != kept {}",
+                    n.samples_completed, n.samples_rolled_back, summary.samples_kept));
   }
   const double total = job.ledger().total();
   if (std::abs(total - result.end_time) > 1e-6 * std::max(1.0, result.end_time)) {

@@ -7,8 +7,10 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 simgrid::s4u::Host* StepNetwork::host(int rank) const {
-  // Ranks fill the nodes in order, as the accelerators are numbered (node-major).
-  return platform_.accelerators[static_cast<std::size_t>(rank)];
+  // Ranks fill the plan's nodes in order, as the accelerators are numbered (node-major); the
+  // assignment says which platform node stands for each.
+  return platform_.accelerator(assignment_.node_of(plan_, rank),
+                               rank % plan_.accelerators_per_node);
 }
 
 std::vector<simgrid::s4u::Host*> StepNetwork::hosts(const std::vector<int>& ranks) const {
@@ -20,13 +22,25 @@ std::vector<simgrid::s4u::Host*> StepNetwork::hosts(const std::vector<int>& rank
 
 StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
                          DataParallelAlgorithm algorithm)
-    : plan_(plan), platform_(platform) {
+    : plan_(plan), platform_(platform), algorithm_(algorithm) {
+  assign(Assignment::full(plan));
+}
+
+void StepNetwork::assign(const Assignment& assignment) {
+  const CollectivePlan& plan = plan_;
+  const DataParallelAlgorithm algorithm = algorithm_;
+  assignment_ = assignment;
+  tensor_parallel_ = {};
+  pipeline_sends_ = {};
+  data_parallel_ = {};
+  const auto active = [&](int d) { return assignment_.active[static_cast<std::size_t>(d)]; };
   // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
   // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
   const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
   if (k > 0) {
     std::vector<Collective> groups;
     for (const std::vector<int>& group : plan.tp_groups) {
+      if (!active(plan.coordinates(group.front()).d)) continue;
       const std::vector<sg4::Host*> ring = hosts(group);
       Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
       const double more =
@@ -42,6 +56,7 @@ StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& plat
   if (plan.pp > 1) {
     std::vector<Collective> sends;
     for (const std::vector<int>& chain : plan.pipelines) {
+      if (!active(plan.coordinates(chain.front()).d)) continue;
       for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
         sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
       }
@@ -51,7 +66,12 @@ StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& plat
   // Data parallel: the plan's collectives in order, every group at once.
   for (const DataParallelCollective& dc : plan.dp_collectives) {
     std::vector<Collective> groups;
-    for (const std::vector<int>& group : plan.dp_groups) {
+    for (const std::vector<int>& all : plan.dp_groups) {
+      std::vector<int> group;
+      for (int r : all) {
+        if (active(plan.coordinates(r).d)) group.push_back(r);
+      }
+      if (group.size() < 2) continue;
       if (dc.op == CollectiveOp::ALL_REDUCE && algorithm == DataParallelAlgorithm::HIERARCHICAL) {
         std::vector<std::vector<sg4::Host*>> nodes;
         for (const std::vector<int>& part : plan.by_node(group)) nodes.push_back(hosts(part));
@@ -69,7 +89,7 @@ StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& plat
   }
 }
 
-std::optional<StepTimes> StepNetwork::measure(double deadline) {
+std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline) {
   StepTimes t;
   double begin = sg4::Engine::get_clock();
   if (!run(tensor_parallel_, deadline)) return std::nullopt;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/collective/assignment.hpp"
 #include "sim/collective/cluster_platform.hpp"
 #include "sim/collective/collectives.hpp"
 #include "sim/scenario/collective_plan.hpp"
@@ -30,13 +31,19 @@ struct StepTimes {
 
 class StepNetwork {
  public:
+  /// The step of the full assignment (every replica on its own node).
   StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
               DataParallelAlgorithm algorithm);
 
+  /// Makes the step's flows those of `assignment`: the groups of the active replicas only (a
+  /// data-parallel group of one replica has nothing to send), each rank on its assigned node.
+  void assign(const Assignment& assignment);
+  const Assignment& assignment() const { return assignment_; }
+
   /// Runs the three parts one after another from the calling actor, on the network as it is
-  /// (background flows share it), and returns their times; nullopt when `deadline` came first
-  /// (the flows are cancelled, the clock is at the deadline).
-  std::optional<StepTimes> measure(double deadline);
+  /// (background flows share it), and returns their times; nullopt when `deadlines` stopped
+  /// them (the flows are cancelled, the clock is at that deadline).
+  std::optional<StepTimes> measure(const Deadlines& deadlines);
 
   /// Every rank's share of a checkpoint to the file system, and back at a restart.
   std::vector<Flow> checkpoint_writes() const;
@@ -45,12 +52,17 @@ class StepNetwork {
   /// Flows one step starts (all three parts).
   std::size_t flows_per_step() const;
 
- private:
+  /// The accelerator rank `rank` runs on under the current assignment.
   simgrid::s4u::Host* host(int rank) const;
+  const ClusterPlatform& platform() const { return platform_; }
+
+ private:
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
+  DataParallelAlgorithm algorithm_;
+  Assignment assignment_;
   Collective tensor_parallel_;
   Collective pipeline_sends_;
   Collective data_parallel_;

@@ -2,9 +2,10 @@
 
 namespace failsim::sim {
 
-void TimeLedger::step(std::int64_t version, double nominal, double stragglers,
-                      double interference) {
-  provisional_.push_back({version, nominal, stragglers, interference});
+void TimeLedger::step(std::int64_t version, double nominal, double stragglers, double interference,
+                      double samples) {
+  provisional_.push_back({version, nominal, stragglers, interference, samples});
+  samples_kept_ += samples;
 }
 
 void TimeLedger::commit_through(std::int64_t version) {
@@ -22,6 +23,7 @@ std::int64_t TimeLedger::roll_back_to(std::int64_t version) {
   while (!provisional_.empty() && provisional_.back().version > version) {
     const StepTime& s = provisional_.back();
     add(TimeCause::LOST_WORK, s.nominal + s.stragglers + s.interference);
+    samples_kept_ -= s.samples;
     provisional_.pop_back();
     ++rolled;
   }

@@ -22,8 +22,9 @@ class TimeLedger {
  public:
   void add(TimeCause cause, double seconds) { seconds_[index(cause)] += seconds; }
   /// Step `version` (the parameters' version it produced) took nominal + stragglers +
-  /// interference seconds; provisional until committed.
-  void step(std::int64_t version, double nominal, double stragglers, double interference);
+  /// interference seconds and consumed `samples`; provisional until committed.
+  void step(std::int64_t version, double nominal, double stragglers, double interference,
+            double samples);
   /// No rollback will go back before `version` (a checkpoint of it is safe): its steps and the
   /// earlier ones are final.
   void commit_through(std::int64_t version);
@@ -34,13 +35,16 @@ class TimeLedger {
   /// Seconds of `cause`, provisional steps counted as kept.
   double seconds(TimeCause cause) const;
   double total() const;
+  /// Samples of the steps kept (not rolled back).
+  double samples_kept() const { return samples_kept_; }
 
  private:
   static std::size_t index(TimeCause c) { return static_cast<std::size_t>(c); }
   struct StepTime {
     std::int64_t version;
-    double nominal, stragglers, interference;
+    double nominal, stragglers, interference, samples;
   };
+  double samples_kept_ = 0.0;
   std::array<double, TIME_CAUSES> seconds_{};  // final accounts
   std::deque<StepTime> provisional_;
 };

@@ -35,7 +35,9 @@ nlohmann::json collective_json(const CollectiveSummary& c) {
   for (std::size_t k = 0; k < TIME_CAUSES; ++k)
     time[std::string(spelling(static_cast<TimeCause>(k)))] = c.seconds[k];
   const CollectiveCounts& n = c.counts;
-  const double steps_kept = static_cast<double>(c.version);
+  // A step's tokens are its samples' (sequences of one length): a smaller batch has fewer.
+  const double tokens_per_sample =
+      c.samples_per_step > 0 ? c.tokens_per_step / c.samples_per_step : 0.0;
   return {
       {"math", c.real_math ? "real" : "none"},
       {"ranks", c.ranks},
@@ -46,8 +48,12 @@ nlohmann::json collective_json(const CollectiveSummary& c) {
        {{"completed", n.steps_completed},
         {"rolled_back", n.steps_rolled_back},
         {"kept", c.version}}},
-      {"tokens", {{"per_step", c.tokens_per_step}, {"kept", c.tokens_per_step * steps_kept}}},
-      {"samples", {{"per_step", c.samples_per_step}, {"kept", c.samples_per_step * steps_kept}}},
+      {"tokens", {{"per_step", c.tokens_per_step}, {"kept", tokens_per_sample * c.samples_kept}}},
+      {"samples",
+       {{"per_step", c.samples_per_step},
+        {"completed", n.samples_completed},
+        {"rolled_back", n.samples_rolled_back},
+        {"kept", c.samples_kept}}},
       {"failures", n.failures},
       {"restarts", n.restarts},
       {"checkpoints", n.checkpoints},

@@ -1,6 +1,10 @@
-// The collective protocol's `recovery` section. Checkpoint-restart to the parallel file system is
-// the baseline (docs/cluster.md, "Checkpoint-restart"); the recovery designs of large jobs
-// (issue 23) come beside it as strategies of their own.
+// The collective protocol's `recovery` section: the strategy, the checkpoints and the restart
+// every strategy may use, and the strategy's own section. Checkpoint-restart to the parallel
+// file system is the baseline (docs/cluster.md, "Checkpoint-restart"); every other design is a
+// row of STRATEGIES with the reader and the JSON of its section (the engine's side registers the
+// same names in sim/collective/recovery.cpp).
+#include <fmt/core.h>
+
 #include "input/units.hpp"
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
@@ -9,15 +13,46 @@ namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.
 using namespace failsim::input;
 namespace {
-const Choices<std::string> STRATEGIES{{"checkpoint-restart", "checkpoint-restart"}};
 const Choices<CheckpointMode> MODES{{"blocking", CheckpointMode::BLOCKING},
                                     {"snapshot", CheckpointMode::SNAPSHOT}};
+
+/// A recovery strategy: its name (recovery.strategy), the section of its own settings
+/// (recovery.<section>, nullptr for none), how to read that section (from the `recovery`
+/// object; it may be absent: its defaults) into the config and how to write it back.
+struct Strategy {
+  std::string_view name;
+  const char* section;
+  void (*read)(const ObjectReader& recovery, CollectiveRecoveryConfig& into);
+  nlohmann::json (*to_json)(const CollectiveRecoveryConfig& c);
+};
+
+const std::vector<Strategy>& strategies() {
+  static const std::vector<Strategy> table{
+      {"checkpoint-restart", nullptr, nullptr, nullptr},
+  };
+  return table;
+}
 }  // namespace
 
 CollectiveRecoveryConfig read_collective_recovery(const ObjectReader& top) {
-  const ObjectReader r = top.object_or_empty("recovery", {"strategy", "checkpoint", "restart"});
+  std::vector<std::string_view> keys{"strategy", "checkpoint", "restart"};
+  Choices<const Strategy*> names;
+  for (const Strategy& s : strategies()) {
+    names.emplace_back(s.name, &s);
+    if (s.section != nullptr) keys.emplace_back(s.section);
+  }
+  const nlohmann::json empty = nlohmann::json::object();
+  const nlohmann::json* section = top.find("recovery");
+  const ObjectReader r(section != nullptr ? *section : empty, top.at("recovery"), keys);
   CollectiveRecoveryConfig c;
-  c.strategy = r.choice_or("strategy", c.strategy, STRATEGIES);
+  const Strategy* strategy = r.choice_or("strategy", &strategies().front(), names);
+  c.strategy = std::string(strategy->name);
+  // A strategy's section, and no other's.
+  for (const Strategy& s : strategies()) {
+    if (s.section == nullptr || &s == strategy) continue;
+    r.forbid(s.section, fmt::format("it applies only to strategy \"{}\"", s.name));
+  }
+  if (strategy->section != nullptr) strategy->read(r, c);
   const ObjectReader k =
       r.object_or_empty("checkpoint", {"every_steps", "mode", "host_copy_bandwidth"});
   c.checkpoint.every_steps = k.integer_or("every_steps", c.checkpoint.every_steps, 0);
@@ -47,13 +82,17 @@ nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& c) {
                             {"mode", spelling_of(c.checkpoint.mode, MODES)}};
   if (c.checkpoint.mode == CheckpointMode::SNAPSHOT)
     checkpoint["host_copy_bandwidth"] = c.checkpoint.host_copy_bandwidth;
-  return {{"strategy", c.strategy},
-          {"checkpoint", checkpoint},
-          {"restart",
-           {{"scheduler_delay", c.restart.scheduler_delay},
-            {"process_start", c.restart.process_start},
-            {"init_base", c.restart.init_base},
-            {"init_per_rank", c.restart.init_per_rank}}}};
+  nlohmann::json out{{"strategy", c.strategy},
+                     {"checkpoint", checkpoint},
+                     {"restart",
+                      {{"scheduler_delay", c.restart.scheduler_delay},
+                       {"process_start", c.restart.process_start},
+                       {"init_base", c.restart.init_base},
+                       {"init_per_rank", c.restart.init_per_rank}}}};
+  for (const Strategy& s : strategies()) {
+    if (s.name == c.strategy && s.section != nullptr) out[s.section] = s.to_json(c);
+  }
+  return out;
 }
 
 }  // namespace failsim::sim::detail
