@@ -278,6 +278,37 @@ TEST_CASE("Simulating every step's flows gives the same results as reusing the i
   CHECK(cached.final_params == every.final_params);
 }
 
+TEST_CASE("Quiet steps taken at once give the same results as every step simulated",
+          "[collective][fast-path]") {
+  // Long quiet stretches (checkpoints every 40 steps) cut by random node failures, random slow
+  // spells, evaluations and a stop at a version: the default run takes the quiet steps in
+  // batches (docs/cluster.md, "Cost proportional to events"), --simulate-every-step simulates
+  // each; events, time series, summary and parameters must be identical, to the bit.
+  const json patch = {{"stop", {{"version", 600}}},
+                      {"evaluation", {{"interval", "50ms"}}},
+                      {"recovery", {{"checkpoint", {{"every_steps", 40}}}}},
+                      {"failures",
+                       {{"detection", {{"timeout", "20ms"}}},
+                        {"stochastic",
+                         {{{"target", "node"},
+                           {"lifetime", {{"distribution", "exponential"}, {"mean", "1s"}}},
+                           {"repair", {{"distribution", "fixed"}, {"value", "30ms"}}}}}},
+                        {"stochastic_stragglers",
+                         {{{"target", "accelerator"},
+                           {"every", {{"distribution", "exponential"}, {"mean", "300ms"}}},
+                           {"duration", {{"distribution", "fixed"}, {"value", "40ms"}}},
+                           {"slowdown", 1.5}}}}}}};
+  const std::string text = build("fast-path", patch).dump();
+  const IsolatedRun quiet = run_isolated(text);
+  const IsolatedRun every = run_isolated(text, {}, true);
+  REQUIRE(quiet.result["summary"]["collective"]["failures"].get<int>() > 0);
+  REQUIRE(quiet.result["summary"]["collective"]["time"]["stragglers"].get<double>() > 0);
+  CHECK(quiet.events == every.events);
+  CHECK(quiet.timeseries == every.timeseries);
+  CHECK(quiet.result["summary"] == every.result["summary"]);
+  CHECK(quiet.final_params == every.final_params);
+}
+
 TEST_CASE("A pipeline's step: (m + pp - 1) slots of a micro-batch and its sends both ways",
           "[collective]") {
   // One node of 2 accelerators, pp 2 (dp = tp = 1), m = 2 micro-batches of one 1-token sequence

@@ -1,6 +1,7 @@
 #include "sim/collective/checkpoint_restart.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/collective/collective_job.hpp"
 
@@ -31,6 +32,14 @@ Interrupt CheckpointRestart::after_step(CollectiveJob& job) {
   const std::int64_t every = job.scenario().collective.recovery.checkpoint.every_steps;
   if (every > 0 && job.version() % every == 0) return checkpoint(job);
   return Interrupt::NONE;
+}
+
+std::int64_t CheckpointRestart::next_action_version(const CollectiveJob& job) const {
+  // A write in the background ends at a time only the network knows: every step then.
+  if (persisting_) return job.version() + 1;
+  const std::int64_t every = job.scenario().collective.recovery.checkpoint.every_steps;
+  if (every <= 0) return std::numeric_limits<std::int64_t>::max();
+  return (job.version() / every + 1) * every;
 }
 
 Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {

@@ -17,6 +17,7 @@ class CheckpointRestart : public CollectiveRecovery {
   void start(CollectiveJob& job) override;
   void poll(CollectiveJob& job) override;
   Interrupt after_step(CollectiveJob& job) override;
+  std::int64_t next_action_version(const CollectiveJob& job) const override;
   bool network_busy() const override { return persisting_.has_value(); }
   bool recover(CollectiveJob& job) override;
   void finish(CollectiveJob& job) override;

@@ -195,18 +195,24 @@ Interrupt CollectiveJob::step() {
       length = with_stragglers;
     i = sleep_raw(begin + length.total);
   }
+  double spent = now() - begin;
   if (i == Interrupt::NONE) {
+    // The time a design makes the update wait goes to the ledger there.
     i = recovery_->before_update(*this, {begin, begin + length.pipeline, begin + length.total});
   }
   if (i != Interrupt::NONE) {
-    // The step does not complete: a failure loses it, the stop leaves it unfinished (the time
-    // a design made its update wait is already in the ledger).
-    ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED,
-                std::min(now(), begin + length.total) - begin);
+    // The step does not complete: a failure loses it, the stop leaves it unfinished.
+    ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED, spent);
     return i;
   }
+  complete_step(now(), length, with_stragglers);
+  return Interrupt::NONE;
+}
+
+void CollectiveJob::complete_step(double end, const StepLength& length,
+                                  const StepLength& with_stragglers) {
   // The step completed: its update is applied.
-  evaluate_through(now());
+  evaluate_through(end);
   const std::vector<int>& streams = assignment_.streams;
   if (math_ != nullptr) math_->step(streams);
   ++version_;
@@ -217,9 +223,44 @@ Interrupt CollectiveJob::step() {
   const double nominal = step_seconds(*clean_times(), 1.0).total;
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
-  recorder_.update_applied(now(), "job");
+  recorder_.update_applied(end, "job");
   parameters_changed();
-  return Interrupt::NONE;
+}
+
+std::int64_t CollectiveJob::quiet_steps() {
+  const StepTimes* clean = clean_times();
+  if (clean == nullptr || recovery_->network_busy() || options_.simulate_every_step) return 0;
+  const StopConfig& stop = scenario_.stop;
+  std::int64_t limit = recovery_->next_action_version(*this) - version_;
+  if (stop.version) limit = std::min(limit, *stop.version - version_);
+  if (stop.updates) limit = std::min(limit, *stop.updates - counts_.steps_completed);
+  // With real math a step costs wall time: the progress line and Ctrl-C (both on the clock's
+  // advance) come at least every MAX_MATH_STEPS steps.
+  constexpr std::int64_t MAX_MATH_STEPS = 256;
+  if (math_ != nullptr) limit = std::min(limit, MAX_MATH_STEPS);
+  const double begin = now();
+  const double slowdown = stragglers_.slowdown_at(begin);
+  const double change = stragglers_.next_change();
+  const StepLength length = step_seconds(*clean, slowdown);
+  // Each step ends where step()'s sleep would put the clock: SimGrid sleeps until a date by
+  // sleeping its difference from now, so the end is the start plus (date - start).
+  std::int64_t taken = 0;
+  double t = begin;
+  while (taken < limit) {
+    if (taken > 0 && change <= t) break;  // a straggler starts or ends: step() decides
+    const double end = t + ((t + length.total) - t);
+    // step() completes a step that ends at its deadline, not one beyond it; the deadline may
+    // move as the steps change the parameters (a target accuracy reached, a divergence).
+    if (end > deadline()) break;
+    complete_step(end, length, length);
+    t = end;
+    ++taken;
+  }
+  if (taken > 0) {
+    FAILSIM_VERBOSE("{} quiet steps at once, {:.6f} s to {:.6f} s", taken, begin, t);
+    sg4::this_actor::sleep_until(t);
+  }
+  return taken;
 }
 
 // ---- Failures ---------------------------------------------------------------------------------
@@ -402,7 +443,9 @@ void CollectiveJob::operator()() {
       stop("updates");
       break;
     }
-    Interrupt i = step();
+    // Steps nothing can tell apart are taken at once; the next one is taken alone.
+    Interrupt i = Interrupt::NONE;
+    if (quiet_steps() == 0) i = step();
     if (i == Interrupt::NONE) i = recovery_->after_step(*this);
     if (i == Interrupt::NONE) continue;
     if (i == Interrupt::FAILURE && detect() && recovery_->recover(*this)) {

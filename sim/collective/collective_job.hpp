@@ -116,18 +116,26 @@ class CollectiveJob {
   Interrupt sleep_raw(double t);
   Interrupt wait_raw(FlowSet& flows);
 
-  /// One step: its flows and computation, then its update. Returns NONE when it completed.
-  Interrupt step();
-  /// The step's communication times on the idle network under the current assignment, once
-  /// measured.
-  const StepTimes* clean_times() const;
-  void set_clean_times(const StepTimes& times);
   /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md):
   /// its pipeline part (every micro-batch's forward and backward) and the whole.
   struct StepLength {
     double pipeline = 0.0;
     double total = 0.0;
   };
+  /// One step: its flows and computation, then its update. Returns NONE when it completed.
+  Interrupt step();
+  /// Steps that nothing can tell apart (docs/cluster.md, "Cost proportional to events"): the
+  /// network idle under a measured assignment, no straggler change, no failure, stop or design
+  /// action before they end. They are taken at once, one sleep for all (the real math and the
+  /// evaluations still step by step); the first that could differ is left to step(). Returns
+  /// how many were taken (0: none could be).
+  std::int64_t quiet_steps();
+  /// The bookkeeping of a completed step that ended at `end`: its update, counts, ledger.
+  void complete_step(double end, const StepLength& length, const StepLength& with_stragglers);
+  /// The step's communication times on the idle network under the current assignment, once
+  /// measured.
+  const StepTimes* clean_times() const;
+  void set_clean_times(const StepTimes& times);
   StepLength step_seconds(const StepTimes& t, double slowdown) const;
   /// Whether an outage hits a node the assignment uses.
   bool in_use(const Outage& o) const;

@@ -9,6 +9,10 @@
 
 namespace failsim::sim {
 
+std::int64_t CollectiveRecovery::next_action_version(const CollectiveJob& job) const {
+  return job.version() + 1;
+}
+
 Interrupt CollectiveRecovery::before_update(CollectiveJob& /*job*/, const StepSpan& /*span*/) {
   return Interrupt::NONE;
 }

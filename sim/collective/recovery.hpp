@@ -8,6 +8,7 @@
 // quorum, DiLoCo, spare pools) come beside it, each a class of its own registered by name below.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,11 @@ class CollectiveRecovery {
   /// After a step completed (job.version() is its version): e.g. a checkpoint if one is due.
   /// Returns Interrupt::NONE, or what cut it short.
   virtual Interrupt after_step(CollectiveJob& job) = 0;
+  /// The first version after whose step the design may act (in before_update or after_step) or
+  /// has background work for poll: the job may take the steps before it at once, without calling
+  /// the design in between (docs/cluster.md, "Cost proportional to events"). The default,
+  /// version + 1, asks for every step.
+  virtual std::int64_t next_action_version(const CollectiveJob& job) const;
   /// Whether the design's own traffic is on the network now (the steps must then simulate
   /// their flows instead of reusing the idle network's times).
   virtual bool network_busy() const { return false; }

@@ -1,5 +1,7 @@
 #include "sim/collective/straggler_schedule.hpp"
 
+#include <limits>
+
 #include "sim/collective/failure_schedule.hpp"
 #include "sim/failures/draw.hpp"
 #include "sim/training_math.hpp"
@@ -49,6 +51,10 @@ double StragglerSchedule::slowdown_at(double t) {
     }
   }
   return active_.empty() ? 1.0 : *active_.rbegin();
+}
+
+double StragglerSchedule::next_change() const {
+  return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.top().at;
 }
 
 }  // namespace failsim::sim

@@ -22,6 +22,9 @@ class StragglerSchedule {
   /// The largest slowdown active at `t` (1: none): a spell from `from` to `to` is active in
   /// [from, to). `t` must not decrease from one call to the next.
   double slowdown_at(double t);
+  /// When the slowdown may change next (a spell starts or ends): slowdown_at is the same for
+  /// every t before it (and after the last call). Infinity when nothing will change.
+  double next_change() const;
 
  private:
   struct Change {
