@@ -1,6 +1,7 @@
 #include "sim/collective/collective_job.hpp"
 
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,8 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 namespace {
 constexpr double NEVER = std::numeric_limits<double>::infinity();
+// The resolution of an activity's end: SimGrid's surf/precision (1e-9 s unless --cfg says).
+double timing_precision() { return simgrid::config::get_value<double>("surf/precision"); }
 
 std::string node_name(int n) { return "node-" + std::to_string(n); }
 }  // namespace
@@ -189,10 +192,13 @@ Interrupt CollectiveJob::step() {
     const StepTimes& clean = *clean_times();
     with_stragglers = step_seconds(clean, slowdown);
     length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
-    // Flows timed at another moment end at another floating-point clock: a difference of a few
-    // ulps is rounding, not contention (and must not make --simulate-every-step differ).
-    if (std::abs(length.total - with_stragglers.total) <= 1e-12 * with_stragglers.total)
-      length = with_stragglers;
+    // Flows timed at another moment end at another clock: SimGrid rounds the end of each
+    // phase of flows to its timing precision (surf/precision, 1e-9 s by default), so a step
+    // measured later may differ by that much per phase without any contention. That is rounding
+    // (and must not make --simulate-every-step differ); interference is what exceeds it.
+    const double rounding = 1e-12 * with_stragglers.total +
+                            timing_precision() * static_cast<double>(network_.phases_per_step());
+    if (std::abs(length.total - with_stragglers.total) <= rounding) length = with_stragglers;
     i = sleep_raw(begin + length.total);
   }
   double spent = now() - begin;

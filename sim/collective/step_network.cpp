@@ -125,4 +125,9 @@ std::size_t StepNetwork::flows_per_step() const {
   return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() + data_parallel_.flow_count();
 }
 
+std::size_t StepNetwork::phases_per_step() const {
+  return tensor_parallel_.phases.size() + pipeline_sends_.phases.size() +
+         data_parallel_.phases.size();
+}
+
 }  // namespace failsim::sim

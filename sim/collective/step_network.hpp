@@ -51,6 +51,8 @@ class StepNetwork {
 
   /// Flows one step starts (all three parts).
   std::size_t flows_per_step() const;
+  /// Phases of flows one step runs one after another (all three parts).
+  std::size_t phases_per_step() const;
 
   /// The accelerator rank `rank` runs on under the current assignment.
   simgrid::s4u::Host* host(int rank) const;
