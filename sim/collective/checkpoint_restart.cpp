@@ -56,8 +56,8 @@ Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {
     poll(job);
   }
   if (config.mode == CheckpointMode::BLOCKING) {
-    FlowSet writes(job.network().checkpoint_writes());
-    const Interrupt i = job.wait(writes, TimeCause::CHECKPOINT_STALL);
+    const Interrupt i = job.transfer(job.network().checkpoint_writes(), TimeCause::CHECKPOINT_STALL,
+                                     "checkpoint write");
     if (i == Interrupt::NONE) make_durable(job, std::move(c));
     return i;
   }
@@ -88,8 +88,8 @@ bool CheckpointRestart::recover(CollectiveJob& job) {
     if (i == Interrupt::STOP) return false;
     if (i == Interrupt::FAILURE) continue;
     if (durable_.version == 0) return true;  // nothing to load: from scratch
-    FlowSet reads(job.network().checkpoint_reads());
-    i = job.wait(reads, TimeCause::CHECKPOINT_LOAD);
+    i = job.transfer(job.network().checkpoint_reads(), TimeCause::CHECKPOINT_LOAD,
+                     "checkpoint load");
     if (i == Interrupt::STOP) return false;
     if (i == Interrupt::FAILURE) {
       job.take_due_outages();

@@ -122,6 +122,22 @@ Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
   return i;
 }
 
+Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause cause,
+                                  const std::string& what) {
+  const bool idle = !recovery_->network_busy();
+  if (idle) {
+    for (const Transfer& t : transfers_) {
+      if (t.what == what && t.assignment == assignment_)
+        return sleep_until(now() + t.seconds, cause);
+    }
+  }
+  const double start = now();
+  FlowSet set(flows);
+  const Interrupt i = wait(set, cause);
+  if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start});
+  return i;
+}
+
 // ---- Steps ------------------------------------------------------------------------------------
 
 void CollectiveJob::reassign(const Assignment& assignment) {

@@ -86,6 +86,11 @@ class CollectiveJob {
   /// Waits for `flows` until they end, or until the next failure or the stop (then cancels
   /// them); the time waited goes to `cause`.
   Interrupt wait(FlowSet& flows, TimeCause cause);
+  /// Moves `flows` while training waits (a blocking checkpoint write, a load at a restart),
+  /// as wait() does. On a network without the design's traffic the same flows under the same
+  /// assignment take the same time, so the transfer named `what` is simulated once per
+  /// assignment and later ones take its time (docs/cluster.md, "Cost proportional to events").
+  Interrupt transfer(const std::vector<Flow>& flows, TimeCause cause, const std::string& what);
   /// Takes every outage due by now, marking its nodes down. True when one of them hit a node in
   /// use (the first such becomes failure() if none is being recovered from); an outage of
   /// nodes the assignment does not use (a dropped replica's, a spare's) only marks them down.
@@ -169,8 +174,14 @@ class CollectiveJob {
   // The idle network's step times, per assignment measured (few: the full one and the few a
   // design moves between).
   std::vector<std::pair<Assignment, StepTimes>> clean_;
-  std::vector<double> down_until_;  // per platform node
-  std::optional<Outage> failure_;   // the outage that stopped the job, until it recovers
+  struct Transfer {
+    std::string what;
+    Assignment assignment;
+    double seconds;
+  };
+  std::vector<Transfer> transfers_;  // measured on the idle network
+  std::vector<double> down_until_;   // per platform node
+  std::optional<Outage> failure_;    // the outage that stopped the job, until it recovers
   std::int64_t evaluations_done_ = 0;
   double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known
   std::string stop_at_reason_;
