@@ -132,6 +132,7 @@ Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause caus
     }
   }
   const double start = now();
+  FAILSIM_VERBOSE("{} of {} flows simulated{}", what, flows.size(), idle ? "" : " (network busy)");
   FlowSet set(flows);
   const Interrupt i = wait(set, cause);
   if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start});
