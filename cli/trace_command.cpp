@@ -11,6 +11,7 @@
 #include "analysis/trace_fit.hpp"
 #include "cli/commands.hpp"
 #include "input/fault_trace.hpp"
+#include "input/input_error.hpp"
 
 namespace failsim::cli {
 
@@ -21,13 +22,13 @@ Command add_trace_command(CLI::App& app) {
       "fit", "Per-node MTBF, Weibull fits of times between faults, repair times of a fault trace");
   auto file = std::make_shared<std::string>();
   auto nodes = std::make_shared<std::size_t>(0);
-  auto json = std::make_shared<bool>(false);
+  auto as_json = std::make_shared<bool>(false);
   fit->add_option("trace", *file, "the trace file (InfiniteHBD format)")->required();
   fit->add_option("--nodes", *nodes,
                   "the cluster's nodes (a trace lists only the nodes that failed; default: those)")
       ->check(CLI::PositiveNumber);
-  fit->add_flag("--json", *json, "print the figures as one JSON object");
-  return {sub, [file, nodes, json] {
+  fit->add_flag("--json", *as_json, "print the figures as one JSON object");
+  return {sub, [file, nodes, as_json] {
             try {
               const input::FaultTrace trace = input::read_fault_trace(*file, *file);
               const std::optional<std::size_t> counted =
@@ -40,7 +41,7 @@ Command add_trace_command(CLI::App& app) {
                 return static_cast<int>(BAD_INPUT);
               }
               const analysis::TraceFit f = analysis::fit_trace(trace, counted);
-              if (*json) {
+              if (*as_json) {
                 nlohmann::json out = analysis::to_json(f);
                 out["trace"] = *file;
                 fmt::print("{}\n", out.dump(2));
