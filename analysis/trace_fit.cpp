@@ -68,8 +68,8 @@ double weibull_scale(const std::vector<double>& x, double shape) {
 
 WeibullFit fit_weibull(const std::vector<double>& x) {
   const std::vector<double> logs = logs_of(x);
-  if (x.size() < 2 || *std::max_element(logs.begin(), logs.end()) ==
-                          *std::min_element(logs.begin(), logs.end())) {
+  if (x.size() < 2 ||
+      *std::max_element(logs.begin(), logs.end()) == *std::min_element(logs.begin(), logs.end())) {
     throw std::invalid_argument("a Weibull fit needs at least 2 values, not all equal");
   }
   const double mean_log = mean_of(logs);
@@ -182,7 +182,8 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
   std::vector<double> node_gaps;
   for (const auto& starts : starts_of) {
     for (std::size_t i = 1; i < starts.size(); ++i) {
-      if (starts[i] > starts[i - 1]) node_gaps.push_back((starts[i] - starts[i - 1]) * HOURS_PER_DAY);
+      if (starts[i] > starts[i - 1])
+        node_gaps.push_back((starts[i] - starts[i - 1]) * HOURS_PER_DAY);
     }
   }
   if (node_gaps.size() >= 2) f.per_node = fit_weibull(node_gaps);
@@ -213,10 +214,10 @@ nlohmann::json weibull_json(const WeibullFit& w) {
           {"mean_hours", w.mean}};
 }
 std::string weibull_line(const WeibullFit& w) {
-  return fmt::format("shape {:.3f} [{:.3f}, {:.3f}], scale {:.2f} h [{:.2f}, {:.2f}] (n = {}, "
-                     "mean {:.2f} h)",
-                     w.shape, w.shape_lo, w.shape_hi, w.scale, w.scale_lo, w.scale_hi, w.n,
-                     w.mean);
+  return fmt::format(
+      "shape {:.3f} [{:.3f}, {:.3f}], scale {:.2f} h [{:.2f}, {:.2f}] (n = {}, "
+      "mean {:.2f} h)",
+      w.shape, w.shape_lo, w.shape_hi, w.scale, w.scale_lo, w.scale_hi, w.n, w.mean);
 }
 }  // namespace
 
@@ -240,12 +241,12 @@ nlohmann::json to_json(const TraceFit& f) {
         {"max", f.repair_max},
         {"zero", f.repairs_zero}}},
       {"repair_weibull", f.repair_weibull ? weibull_json(*f.repair_weibull) : nlohmann::json()},
-      {"repair_lognormal",
-       f.repair_lognormal ? nlohmann::json{{"mu", f.repair_lognormal->mu},
-                                           {"sigma", f.repair_lognormal->sigma},
-                                           {"median_hours", f.repair_lognormal->median},
-                                           {"mean_hours", f.repair_lognormal->mean}}
-                          : nlohmann::json()},
+      {"repair_lognormal", f.repair_lognormal
+                               ? nlohmann::json{{"mu", f.repair_lognormal->mu},
+                                                {"sigma", f.repair_lognormal->sigma},
+                                                {"median_hours", f.repair_lognormal->median},
+                                                {"mean_hours", f.repair_lognormal->mean}}
+                               : nlohmann::json()},
       {"instants", f.instants},
       {"simultaneous_instants", f.simultaneous_instants},
       {"simultaneous_faults", f.simultaneous_faults},

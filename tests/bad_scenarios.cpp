@@ -1040,9 +1040,10 @@ const std::vector<BadScenario>& catalogue() {
                  {"small-trace-mapping-twice.json: /b: expected a node index no other trace node "
                   "has (trace node a is already mapped onto node 1), found 1"},
                  Stage::PARSE, "@FIXTURES@/small-trace-mapping-twice.json"),
-      collective("a rate table without a repair time",
-                 R"({"failures": {"rates": {"file": "@EXAMPLES@/../../data/failure-rates/llama3-405b.json"}}})",
-                 "/failures/rates/repair", {"(required), found nothing"}),
+      collective(
+          "a rate table without a repair time",
+          R"({"failures": {"rates": {"file": "@EXAMPLES@/../../data/failure-rates/llama3-405b.json"}}})",
+          "/failures/rates/repair", {"(required), found nothing"}),
       collective("a rate table whose cause's kind has no population",
                  R"({"failures": {"rates": {"file": "@FIXTURES@/rates-no-population.json",
                      "repair": {"distribution": "fixed", "value": "1h"}}}})",
@@ -1050,15 +1051,16 @@ const std::vector<BadScenario>& catalogue() {
                  {"rates-no-population.json: /causes/0/target: expected a kind the table's "
                   "population counts (population.node missing), found \"node\""},
                  Stage::PARSE, "@FIXTURES@/rates-no-population.json"),
-      collective("a rate table and a random process for the same kind",
-                 R"({"failures": {"rates": {"file": "@FIXTURES@/../../data/failure-rates/llama3-405b.json",
+      collective(
+          "a rate table and a random process for the same kind",
+          R"({"failures": {"rates": {"file": "@FIXTURES@/../../data/failure-rates/llama3-405b.json",
                      "repair": {"distribution": "fixed", "value": "1h"}},
                      "stochastic": [{"target": "nic",
                      "lifetime": {"distribution": "exponential", "mean": "30d"},
                      "repair": {"distribution": "exponential", "mean": "1h"}}]}})",
-                 "/failures/rates/file",
-                 {"expected a rate table without \"nic\" causes (failures.stochastic entry 0 is "
-                  "already \"nic\": one random process per kind)"}),
+          "/failures/rates/file",
+          {"expected a rate table without \"nic\" causes (failures.stochastic entry 0 is "
+           "already \"nic\": one random process per kind)"}),
       collective("a node preset file that does not exist",
                  R"({"platform": {"node": {"preset": "@FIXTURES@/no-such-node.json"}}})", "",
                  {"no-such-node.json: expected a readable node preset file, found no such file"},

@@ -47,7 +47,8 @@ TEST_CASE("a trace's faults become outages of the mapped nodes", "[scenario][tra
     const auto o = outages({{"file", file}}, 3);
     REQUIRE(o.size() == 3);
     CHECK(o[0] == TraceOutage{0, 0.5 * DAY, 1.0 * DAY, "Hardware Failure / GPU / GPU Lost", false});
-    CHECK(o[1] == TraceOutage{1, 0.5 * DAY, NEVER, "Hardware Failure / Power Supply / PSU Lost", true});
+    CHECK(o[1] ==
+          TraceOutage{1, 0.5 * DAY, NEVER, "Hardware Failure / Power Supply / PSU Lost", true});
     CHECK(o[2] == TraceOutage{2, 2.0 * DAY, 2.25 * DAY,
                               "Software Failure / Operating System / Kernel Panic", true});
   }
@@ -83,10 +84,10 @@ TEST_CASE("a trace's faults become outages of the mapped nodes", "[scenario][tra
 TEST_CASE("the Llama 3 rate table: one exponential process per kind, causes by count",
           "[scenario][rates]") {
   const Distribution repair{DistributionKind::EXPONENTIAL, 7200.0, 1.0};
-  const Scenario s = with_failures(
-      {{"rates",
-        {{"file", FAILSIM_SOURCE_DIR "/data/failure-rates/llama3-405b.json"},
-         {"repair", {{"distribution", "exponential"}, {"mean", "2h"}}}}}});
+  const Scenario s =
+      with_failures({{"rates",
+                      {{"file", FAILSIM_SOURCE_DIR "/data/failure-rates/llama3-405b.json"},
+                       {"repair", {{"distribution", "exponential"}, {"mean", "2h"}}}}}});
   REQUIRE(s.collective.failures.rates);
   const auto& p = s.collective.failures.rates->processes;
   REQUIRE(p.size() == 3);

@@ -19,7 +19,8 @@ std::vector<double> weibull_sample(double shape, double scale, std::size_t n, un
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> x;
   // Inversion: F(x) = 1 - exp(-(x / scale)^shape).
-  for (std::size_t i = 0; i < n; ++i) x.push_back(scale * std::pow(-std::log1p(-u(gen)), 1.0 / shape));
+  for (std::size_t i = 0; i < n; ++i)
+    x.push_back(scale * std::pow(-std::log1p(-u(gen)), 1.0 / shape));
   return x;
 }
 

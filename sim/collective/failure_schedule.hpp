@@ -1,9 +1,9 @@
 // The collective protocol's failures as data: every outage of the run, in time order, from the
 // scenario's scheduled events, its replayed trace (failures.trace, its nodes mapped onto the
 // scenario's) and its random failure processes (failures.stochastic and failures.rates, drawn
-// from the seed, lazily, so a run of unknown length draws only what it reaches). An outage names the component that
-// failed, the nodes it makes unusable and until when. Engine-free: the job asks for the next
-// outage and decides what it means for training (docs/cluster.md, "Failures").
+// from the seed, lazily, so a run of unknown length draws only what it reaches). An outage names
+// the component that failed, the nodes it makes unusable and until when. Engine-free: the job asks
+// for the next outage and decides what it means for training (docs/cluster.md, "Failures").
 #pragma once
 
 #include <cstdint>
@@ -73,7 +73,7 @@ class FailureSchedule {
   const ClusterFailureConfig& failures_;
   const ClusterPlatformConfig& platform_;
   std::vector<ClusterStochasticFailures> processes_;  // failures.stochastic, then failures.rates
-  std::vector<std::vector<models::Rng>> streams_;  // per process, per component
+  std::vector<std::vector<models::Rng>> streams_;     // per process, per component
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
 };
 

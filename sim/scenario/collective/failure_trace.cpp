@@ -120,30 +120,31 @@ ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const Cluste
     r.forbid("mapping_file", "it applies only to mapping \"file\"");
   } else if (t.extra_nodes == TraceExtraNodes::WRAP) {
     r.at("extra_nodes")
-        .fail("\"error\" or \"ignore\" with mapping \"file\" (the file says where each trace "
-              "node goes)",
-              "\"wrap\"");
+        .fail(
+            "\"error\" or \"ignore\" with mapping \"file\" (the file says where each trace "
+            "node goes)",
+            "\"wrap\"");
   }
   t.from_day = r.number_or("from_day", t.from_day, Interval::non_negative());
   t.time_scale = r.number_or("time_scale", t.time_scale, Interval::positive());
 
   const FaultTrace trace = read_fault_trace(t.file, t.file);
   t.trace_nodes = static_cast<int>(trace.nodes.size());
-  if (t.mapping == TraceMapping::FILE) t.mapping_file = resolve_path(r.string("mapping_file"), file_label);
-  const std::vector<int> slot =
-      t.mapping == TraceMapping::FILE
-          ? read_mapping(r, trace, p.nodes, t.extra_nodes, file_label)
-          : slots_by_order(r, trace.nodes.size(), p.nodes, t.extra_nodes);
+  if (t.mapping == TraceMapping::FILE)
+    t.mapping_file = resolve_path(r.string("mapping_file"), file_label);
+  const std::vector<int> slot = t.mapping == TraceMapping::FILE
+                                    ? read_mapping(r, trace, p.nodes, t.extra_nodes, file_label)
+                                    : slots_by_order(r, trace.nodes.size(), p.nodes, t.extra_nodes);
   const double seconds_per_day = SECONDS_PER_DAY * t.time_scale;
   for (const TraceFault& f : trace.faults) {
     const int s = slot[f.node];
-    if (s < 0) continue;                            // a dropped trace node ("ignore")
-    if (f.end && *f.end <= t.from_day) continue;    // over before the simulated time starts
+    if (s < 0) continue;                          // a dropped trace node ("ignore")
+    if (f.end && *f.end <= t.from_day) continue;  // over before the simulated time starts
     TraceOutage o;
     o.slot = s;
     o.at = std::max(0.0, f.start - t.from_day) * seconds_per_day;  // open at from_day: down at 0
-    o.back = f.end ? (*f.end - t.from_day) * seconds_per_day
-                   : std::numeric_limits<double>::infinity();
+    o.back =
+        f.end ? (*f.end - t.from_day) * seconds_per_day : std::numeric_limits<double>::infinity();
     o.cause = f.cause();
     o.host_memory_lost = !keeps_host_memory(f.kind);
     t.outages.push_back(std::move(o));

@@ -82,9 +82,9 @@ const Choices<ClusterTarget>& cluster_targets() { return TARGETS; }
 
 ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const ClusterPlatformConfig& p,
                                            const std::string& file_label) {
-  const ObjectReader r = top.object_or_empty(
-      "failures", {"detection", "events", "stochastic", "trace", "rates", "stragglers",
-                   "stochastic_stragglers", "after_stop"});
+  const ObjectReader r =
+      top.object_or_empty("failures", {"detection", "events", "stochastic", "trace", "rates",
+                                       "stragglers", "stochastic_stragglers", "after_stop"});
   ClusterFailureConfig f;
   const ObjectReader d = r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
   f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
@@ -215,11 +215,11 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
                                      {"slowdown", s.slowdown}});
   }
   nlohmann::json out{{"detection", detection},
-          {"events", events},
-          {"stochastic", stochastic},
-          {"stragglers", stragglers},
-          {"stochastic_stragglers", stochastic_stragglers},
-          {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
+                     {"events", events},
+                     {"stochastic", stochastic},
+                     {"stragglers", stragglers},
+                     {"stochastic_stragglers", stochastic_stragglers},
+                     {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
   if (f.trace) out["trace"] = cluster_trace_to_json(*f.trace);
   if (f.rates) out["rates"] = cluster_rates_to_json(*f.rates);
   return out;
