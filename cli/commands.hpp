@@ -37,6 +37,9 @@ Command add_plot_command(CLI::App& app);
 /// `failsim report`: one self-contained HTML page of a run, a comparison or a sweep.
 Command add_report_command(CLI::App& app);
 
+/// `failsim trace fit`: per-node MTBF, Weibull and repair-time fits of a fault trace.
+Command add_trace_command(CLI::App& app);
+
 /// `failsim sweep`: a sweep file's runs as parallel processes, resumable; runs.csv, table.md.
 Command add_sweep_command(CLI::App& app);
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       failsim::cli::add_table_command(app),
       failsim::cli::add_sweep_command(app),
       failsim::cli::add_report_command(app),
+      failsim::cli::add_trace_command(app),
   };
 
   // CLI11 would take an unknown first word for a stray argument and say "A subcommand is

@@ -994,6 +994,73 @@ const std::vector<BadScenario>& catalogue() {
                  {"broken-node.json:4:1: expected valid JSON, found syntax error while parsing "
                   "object key - unexpected '}'; expected string literal"},
                  Stage::PARSE, "@FIXTURES@/broken-node.json"),
+      // failures.trace and failures.rates (docs/cluster.md, "Failure traces", "Failure rates by
+      // cause"): their files are read with the scenario, their errors name them.
+      collective("a trace of more nodes than the platform's, not told what to do with them",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json"}}})",
+                 "/failures/trace/file",
+                 {"bad.json: /failures/trace/file: expected a trace of at most 2 nodes (the "
+                  "platform's; or extra_nodes \"ignore\" to drop the faults of the trace nodes "
+                  "beyond the first 2, or \"wrap\" to map trace node k onto k mod 2), found 3 "
+                  "nodes in the trace"}),
+      collective("a malformed trace: a fault_end with no open start",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/trace-end-without-start.json"}}})",
+                 "/1/event_type",
+                 {"trace-end-without-start.json: /1/event_type: expected a fault_end of node b "
+                  "after one of its fault_start events (it has no open fault), found "
+                  "\"fault_end\""},
+                 Stage::PARSE, "@FIXTURES@/trace-end-without-start.json"),
+      collective("a trace file that does not exist",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/no-such-trace.json"}}})", "",
+                 {"no-such-trace.json: expected a readable fault trace, found no such file"},
+                 Stage::PARSE, "@FIXTURES@/no-such-trace.json"),
+      collective("a trace mapping file without mapping \"file\"",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
+                     "extra_nodes": "wrap", "mapping_file": "m.json"}}})",
+                 "/failures/trace/mapping_file",
+                 {"expected no 'mapping_file' here (it applies only to mapping \"file\")"}),
+      collective("a trace mapping file with extra nodes wrapped",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
+                     "mapping": "file", "mapping_file": "@FIXTURES@/small-trace-mapping-ab.json",
+                     "extra_nodes": "wrap"}}})",
+                 "/failures/trace/extra_nodes",
+                 {"expected \"error\" or \"ignore\" with mapping \"file\""}),
+      collective("a trace mapping file that leaves a trace node out",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
+                     "mapping": "file", "mapping_file": "@FIXTURES@/small-trace-mapping-ab.json"}}})",
+                 "/failures/trace/mapping_file",
+                 {"bad.json: /failures/trace/mapping_file: expected a mapping of every node of the "
+                  "trace (or extra_nodes \"ignore\" to drop the faults of the nodes it leaves "
+                  "out), found 1 of the trace's 3 nodes left out, the first \"c\""}),
+      collective("a trace mapping file with two trace nodes on one node",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
+                     "mapping": "file",
+                     "mapping_file": "@FIXTURES@/small-trace-mapping-twice.json"}}})",
+                 "/b",
+                 {"small-trace-mapping-twice.json: /b: expected a node index no other trace node "
+                  "has (trace node a is already mapped onto node 1), found 1"},
+                 Stage::PARSE, "@FIXTURES@/small-trace-mapping-twice.json"),
+      collective(
+          "a rate table without a repair time",
+          R"({"failures": {"rates": {"file": "@EXAMPLES@/../../data/failure-rates/llama3-405b.json"}}})",
+          "/failures/rates/repair", {"(required), found nothing"}),
+      collective("a rate table whose cause's kind has no population",
+                 R"({"failures": {"rates": {"file": "@FIXTURES@/rates-no-population.json",
+                     "repair": {"distribution": "fixed", "value": "1h"}}}})",
+                 "/causes/0/target",
+                 {"rates-no-population.json: /causes/0/target: expected a kind the table's "
+                  "population counts (population.node missing), found \"node\""},
+                 Stage::PARSE, "@FIXTURES@/rates-no-population.json"),
+      collective(
+          "a rate table and a random process for the same kind",
+          R"({"failures": {"rates": {"file": "@FIXTURES@/../../data/failure-rates/llama3-405b.json",
+                     "repair": {"distribution": "fixed", "value": "1h"}},
+                     "stochastic": [{"target": "nic",
+                     "lifetime": {"distribution": "exponential", "mean": "30d"},
+                     "repair": {"distribution": "exponential", "mean": "1h"}}]}})",
+          "/failures/rates/file",
+          {"expected a rate table without \"nic\" causes (failures.stochastic entry 0 is "
+           "already \"nic\": one random process per kind)"}),
       collective("a node preset file that does not exist",
                  R"({"platform": {"node": {"preset": "@FIXTURES@/no-such-node.json"}}})", "",
                  {"no-such-node.json: expected a readable node preset file, found no such file"},

@@ -1160,3 +1160,28 @@ TEST_CASE("run: the summary of a run with failures says what was injected and ro
   REQUIRE(none.status == 0);
   CHECK_THAT(none.out, !Catch::Contains("injected"));
 }
+
+TEST_CASE("failsim trace fit: the shipped trace's figures, as JSON too; a bad trace is status 2",
+          "[cli]") {
+  TempDir dir;
+  const std::string trace = "data/traces/infinitehbd/fault_trace.json";
+  const auto text = run_cli("trace fit " + trace + " --nodes 400", dir);
+  INFO(text.err);
+  REQUIRE(text.status == 0);
+  CHECK_THAT(text.out, Catch::Contains("faults: 584 (584 repaired, 0 never)"));
+  CHECK_THAT(text.out, Catch::Contains("400 counted (--nodes)"));
+  const auto as_json = run_cli("trace fit " + trace + " --nodes 400 --json", dir);
+  REQUIRE(as_json.status == 0);
+  const auto fit = nlohmann::json::parse(as_json.out);
+  // 400 nodes x 348.9798 days x 24 h / 584 faults; the first to the last fault start over 583.
+  CHECK(fit["node_mtbf_hours"].get<double>() == Approx(400 * 348.9798 * 24 / 584.0));
+  CHECK(fit["cluster_mtbf_hours"].get<double>() == Approx((348.7927 - 3.8955) * 24 / 583.0));
+  CHECK(fit["simultaneous_instants"] == 30);
+  const double shape = fit["between_instants_weibull"]["shape"].get<double>();
+  CHECK(fit["between_instants_weibull"]["shape_ci95"][0].get<double>() < shape);
+  const auto bad = run_cli("trace fit tests/fixtures/trace-end-without-start.json", dir);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK_THAT(bad.err, Catch::Contains("/1/event_type: expected a fault_end of node b"));
+  CHECK(run_cli("trace fit " + trace + " --nodes 100", dir).status == 2);
+}

@@ -9,15 +9,20 @@
 // L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 
+#include "sim/collective/failure_schedule.hpp"
 #include "sim_harness.hpp"
+#include "temp_dir.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::run_isolated;
 using nlohmann::json;
+using namespace failsim::sim;
 
 namespace {
 
@@ -377,4 +382,73 @@ TEST_CASE("A node lost for good with no stop time ends the run where nothing can
   CHECK(summary["end_time"].get<double>() == near(0.105));
   CHECK(events_of(run, "host_lost").size() == 1);
   CHECK(sum_of_causes(run) == near(0.105));
+}
+
+TEST_CASE("A replayed trace's faults fail their nodes and name their causes", "[collective]") {
+  // Node x of the trace fails at day 0.5 (GPU) for 0.1 day and at day 1 (power supply); at
+  // 1e-6 simulated seconds per trace second a day is 0.0864 s.
+  failsim::testing::TempDir dir;
+  const std::string trace = dir.file("trace.json");
+  const auto fault = [](double day, const char* type, const char* kind) {
+    return json{{"node_id", "x"},
+                {"event_time", day},
+                {"event_type", type},
+                {"fault_type", {{"Level", "Hardware Failure"}, {"Class", kind}, {"Desc", "d"}}}};
+  };
+  std::ofstream(trace) << json::array({fault(0.5, "fault_start", "GPU"),
+                                       fault(0.6, "fault_end", "GPU"),
+                                       fault(1.0, "fault_start", "Power Supply"),
+                                       fault(1.1, "fault_end", "Power Supply")})
+                              .dump();
+  json s = build("trace", {{"failures",
+                            {{"detection", {{"timeout", "10ms"}}},
+                             {"trace", {{"file", trace}, {"time_scale", 1e-6}}}}}});
+  const IsolatedRun run = run_isolated(s.dump());
+  const auto failures = events_of(run, "failure");
+  REQUIRE(failures.size() == 2);
+  const double day = 86400.0 * 1e-6;
+  CHECK(failures[0]["time"].get<double>() == near(0.5 * day));
+  CHECK(failures[0]["details"]["cause"] == "Hardware Failure / GPU / d");
+  CHECK(failures[0]["details"]["nodes"] == json::array({0}));
+  CHECK(failures[0]["details"]["down_for"].get<double>() == near(0.1 * day));
+  CHECK(failures[1]["time"].get<double>() == near(1.0 * day));
+  CHECK(failures[1]["details"]["cause"] == "Hardware Failure / Power Supply / d");
+}
+
+TEST_CASE("A trace's random mapping is a permutation drawn from the seed", "[collective]") {
+  ClusterTraceConfig trace;
+  trace.mapping = TraceMapping::RANDOM;
+  const std::vector<int> one = failsim::sim::trace_nodes(trace, 100, 1);
+  std::vector<int> sorted = one;
+  std::sort(sorted.begin(), sorted.end());
+  for (int n = 0; n < 100; ++n) CHECK(sorted[static_cast<std::size_t>(n)] == n);
+  CHECK(one != failsim::sim::trace_nodes(trace, 100, 2));
+  CHECK(one == failsim::sim::trace_nodes(trace, 100, 1));
+  trace.mapping = TraceMapping::BY_ORDER;
+  CHECK(failsim::sim::trace_nodes(trace, 3, 1) == std::vector<int>{0, 1, 2});
+}
+
+TEST_CASE("A rate table's failures draw their causes by count", "[collective]") {
+  // One accelerator process with causes A (3) and B (1, host memory lost): over 20,000 failures
+  // A's share is 3/4 within 4 standard deviations, sqrt(3/16 / 20000) = 0.0031 each.
+  ClusterPlatformConfig platform;
+  platform.nodes = 1;
+  ClusterFailureConfig failures;
+  ClusterRatesConfig rates;
+  ClusterStochasticFailures p;
+  p.target = ClusterTarget::ACCELERATOR;
+  p.lifetime = {DistributionKind::EXPONENTIAL, 1.0, 1.0};
+  p.repair = {DistributionKind::FIXED, 0.0, 1.0};
+  p.causes = {{"A", 3.0, false}, {"B", 1.0, true}};
+  rates.processes = {p};
+  failures.rates = rates;
+  failsim::sim::FailureSchedule schedule(failures, platform, 11);
+  int a = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const failsim::sim::Outage o = schedule.take();
+    CHECK(o.host_memory_lost == (o.cause == "B"));
+    a += o.cause == "A" ? 1 : 0;
+  }
+  CHECK(static_cast<double>(a) / n == Approx(0.75).margin(4 * 0.0031));
 }

@@ -629,6 +629,9 @@ const std::vector<Format>& formats() {
         "/failures/stochastic_stragglers/0/every/distribution",
         "/failures/stochastic_stragglers/0/duration/distribution",
         "/failures/after_stop",
+        "/failures/trace/mapping",
+        "/failures/trace/extra_nodes",
+        "/failures/rates/repair/distribution",
         "/recovery/strategy",
         "/recovery/checkpoint/mode"}},
   };

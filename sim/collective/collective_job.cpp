@@ -303,6 +303,7 @@ bool CollectiveJob::take_due_outages() {
                            {"nodes", o.nodes},
                            {"down_for", std::isinf(o.back) ? nlohmann::json("forever")
                                                            : nlohmann::json(o.back - o.at)}};
+    if (!o.cause.empty()) details["cause"] = o.cause;
     recorder_.event(o.at, EventType::FAILURE, node_name(o.nodes.front()), details);
     FAILSIM_INFO("{} {} failed at {:.3f} s ({} nodes)", to_string(o.target), o.index, o.at,
                  o.nodes.size());

@@ -1,14 +1,16 @@
 // The collective protocol's failures as data: every outage of the run, in time order, from the
-// scenario's scheduled events and its random failure processes (drawn from the seed, lazily, so
-// a run of unknown length draws only what it reaches). An outage names the component that
-// failed, the nodes it makes unusable and until when. Engine-free: the job asks for the next
-// outage and decides what it means for training (docs/cluster.md, "Failures").
+// scenario's scheduled events, its replayed trace (failures.trace, its nodes mapped onto the
+// scenario's) and its random failure processes (failures.stochastic and failures.rates, drawn
+// from the seed, lazily, so a run of unknown length draws only what it reaches). An outage names
+// the component that failed, the nodes it makes unusable and until when. Engine-free: the job asks
+// for the next outage and decides what it means for training (docs/cluster.md, "Failures").
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "models/rng.hpp"
@@ -25,8 +27,10 @@ struct Outage {
   /// Whether the nodes' host memory (and what a process kept there) is lost: a node, rack or
   /// power failure restarts the machines; an accelerator, NIC or switch failure does not.
   bool host_memory_lost = true;
-  /// The scheduled event it comes from (failures.events index), or nullopt for a random one.
+  /// The scheduled event it comes from (failures.events index), or nullopt for another one.
   std::optional<std::size_t> event;
+  /// Its cause, from a trace or a rate table's cause mix; "" when the input names none.
+  std::string cause;
 };
 
 /// The nodes a failure of `target` number `index` makes unusable.
@@ -38,6 +42,9 @@ bool loses_host_memory(ClusterTarget target);
 /// in which their events are taken. The failures' and the stragglers' processes draw from them.
 std::vector<models::Rng> component_streams(std::uint64_t root, ClusterTarget target,
                                            const ClusterPlatformConfig& platform);
+/// The scenario node of each slot of a replayed trace (ClusterTraceConfig): the identity for
+/// "by_order" and a mapping file, a permutation of the nodes drawn from `seed` for "random".
+std::vector<int> trace_nodes(const ClusterTraceConfig& trace, int nodes, std::uint64_t seed);
 
 class FailureSchedule {
  public:
@@ -65,7 +72,8 @@ class FailureSchedule {
 
   const ClusterFailureConfig& failures_;
   const ClusterPlatformConfig& platform_;
-  std::vector<std::vector<models::Rng>> streams_;  // per process, per component
+  std::vector<ClusterStochasticFailures> processes_;  // failures.stochastic, then failures.rates
+  std::vector<std::vector<models::Rng>> streams_;     // per process, per component
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
 };
 

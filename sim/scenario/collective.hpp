@@ -210,19 +210,78 @@ struct DetectionConfig {
   bool operator==(const DetectionConfig&) const = default;
 };
 
+/// A cause of failures and its share of a process's failures (failures.rates).
+struct FailureCause {
+  std::string name;
+  double weight = 1.0;  ///< its failures' count in the source; a failure draws a cause by weight
+  bool host_memory_lost = false;
+
+  bool operator==(const FailureCause&) const = default;
+};
+
 /// Lifetimes and repairs of every component of a kind, drawn from the seed.
 struct ClusterStochasticFailures {
   ClusterTarget target = ClusterTarget::NODE;
   Distribution lifetime;
   Distribution repair;
+  /// Empty: failures have no cause and lose host memory as their target says. Otherwise each
+  /// failure draws its cause by weight (a sum of independent exponential processes is one
+  /// exponential process whose failures have cause i with probability rate_i / total rate).
+  std::vector<FailureCause> causes;
 
   bool operator==(const ClusterStochasticFailures&) const = default;
+};
+
+/// How a trace's nodes become the scenario's: BY_ORDER, trace nodes in order of first
+/// appearance are nodes 0, 1, ...; RANDOM, the same then permuted by a permutation of the
+/// scenario's nodes drawn from the seed; FILE, a JSON object trace node id -> node index.
+enum class TraceMapping { BY_ORDER, RANDOM, FILE };
+/// Trace nodes beyond the scenario's: ERROR refuses the scenario (the default: a trace is
+/// never cut silently); IGNORE drops their faults; WRAP maps trace node k to slot k mod nodes.
+enum class TraceExtraNodes { ERROR, IGNORE, WRAP };
+
+/// One fault of a replayed trace, in simulated seconds, on a slot: a node index for BY_ORDER
+/// and FILE, a position in the seed's permutation for RANDOM.
+struct TraceOutage {
+  int slot = 0;
+  double at = 0.0;
+  double back = 0.0;  ///< infinity: never repaired in the trace
+  std::string cause;
+  bool host_memory_lost = true;
+
+  bool operator==(const TraceOutage&) const = default;
+};
+
+/// failures.trace: a per-node fault log replayed (docs/cluster.md, "Failure traces").
+struct ClusterTraceConfig {
+  std::string file;  ///< absolute path
+  TraceMapping mapping = TraceMapping::BY_ORDER;
+  std::string mapping_file;  ///< FILE: absolute path
+  TraceExtraNodes extra_nodes = TraceExtraNodes::ERROR;
+  double from_day = 0.0;             ///< the trace day that is simulated time 0
+  double time_scale = 1.0;           ///< simulated seconds per trace second
+  std::vector<TraceOutage> outages;  ///< read from the file, in order of start
+  int trace_nodes = 0;               ///< nodes the trace names
+
+  bool operator==(const ClusterTraceConfig&) const = default;
+};
+
+/// failures.rates: a per-component rate table with a cause mix (data/failure-rates/), turned
+/// into one exponential process per component kind.
+struct ClusterRatesConfig {
+  std::string file;  ///< absolute path
+  Distribution repair;
+  std::vector<ClusterStochasticFailures> processes;  ///< one per kind, from the file
+
+  bool operator==(const ClusterRatesConfig&) const = default;
 };
 
 struct ClusterFailureConfig {
   DetectionConfig detection;
   std::vector<ClusterFailureEvent> events;
   std::vector<ClusterStochasticFailures> stochastic;
+  std::optional<ClusterTraceConfig> trace;
+  std::optional<ClusterRatesConfig> rates;
   std::vector<StragglerEvent> stragglers;
   std::vector<StochasticStragglers> stochastic_stragglers;
   bool record_after_stop = false;  ///< as FailureConfig::record_after_stop

@@ -437,14 +437,22 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
       }
     }
   }
-  for (std::size_t i = 0; i < s.collective.failures.stochastic.size(); ++i) {
-    const ClusterStochasticFailures& f = s.collective.failures.stochastic[i];
+  // The random processes: failures.stochastic's, then those of failures.rates' table.
+  std::vector<ClusterStochasticFailures> processes = s.collective.failures.stochastic;
+  if (s.collective.failures.rates) {
+    const auto& table = s.collective.failures.rates->processes;
+    processes.insert(processes.end(), table.begin(), table.end());
+  }
+  for (std::size_t i = 0; i < processes.size(); ++i) {
+    const ClusterStochasticFailures& f = processes[i];
     const double components = static_cast<double>(component_count(f.target, s.collective.platform));
     job.work.failures +=
         components * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
     if (job.work.failures > MAX_FAILURES) {
+      const bool stochastic = i < s.collective.failures.stochastic.size();
       throw input::InputError(
-          file, fmt::format("/failures/stochastic/{}/lifetime", i),
+          file,
+          stochastic ? fmt::format("/failures/stochastic/{}/lifetime", i) : "/failures/rates/file",
           fmt::format("at most {:.0f} random failures before the stop ({:.3g} expected with "
                       "these lifetimes and repairs)",
                       MAX_FAILURES, job.work.failures),

@@ -78,11 +78,13 @@ StragglerEvent read_straggler(const nlohmann::json& v, const JsonLocation& where
 
 }  // namespace
 
-ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
-                                           const ClusterPlatformConfig& p) {
-  const ObjectReader r = top.object_or_empty(
-      "failures",
-      {"detection", "events", "stochastic", "stragglers", "stochastic_stragglers", "after_stop"});
+const Choices<ClusterTarget>& cluster_targets() { return TARGETS; }
+
+ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const ClusterPlatformConfig& p,
+                                           const std::string& file_label) {
+  const ObjectReader r =
+      top.object_or_empty("failures", {"detection", "events", "stochastic", "trace", "rates",
+                                       "stragglers", "stochastic_stragglers", "after_stop"});
   ClusterFailureConfig f;
   const ObjectReader d = r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
   f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
@@ -124,6 +126,22 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top,
           .child("target")
           .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
                 "\"" + target + "\"");
+    }
+  }
+  if (r.has("trace")) f.trace = read_cluster_trace(r, p, file_label);
+  if (r.has("rates")) {
+    f.rates = read_cluster_rates(r, file_label);
+    // One process per kind: a kind the table counts may not have a stochastic entry too.
+    for (const ClusterStochasticFailures& from_table : f.rates->processes) {
+      for (std::size_t i = 0; i < f.stochastic.size(); ++i) {
+        if (f.stochastic[i].target != from_table.target) continue;
+        const std::string target = spelling_of(from_table.target, TARGETS);
+        r.at("rates").child("file").fail(
+            fmt::format("a rate table without \"{}\" causes (failures.stochastic entry {} is "
+                        "already \"{}\": one random process per kind)",
+                        target, i, target),
+            fmt::format("\"{}\" (counting \"{}\" causes)", f.rates->file, target));
+      }
     }
   }
   if (r.has("stragglers")) {
@@ -196,12 +214,15 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
                                      {"duration", distribution_to_json(s.duration)},
                                      {"slowdown", s.slowdown}});
   }
-  return {{"detection", detection},
-          {"events", events},
-          {"stochastic", stochastic},
-          {"stragglers", stragglers},
-          {"stochastic_stragglers", stochastic_stragglers},
-          {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
+  nlohmann::json out{{"detection", detection},
+                     {"events", events},
+                     {"stochastic", stochastic},
+                     {"stragglers", stragglers},
+                     {"stochastic_stragglers", stochastic_stragglers},
+                     {"after_stop", spelling_of(f.record_after_stop, AFTER_STOP)}};
+  if (f.trace) out["trace"] = cluster_trace_to_json(*f.trace);
+  if (f.rates) out["rates"] = cluster_rates_to_json(*f.rates);
+  return out;
 }
 
 }  // namespace failsim::sim::detail

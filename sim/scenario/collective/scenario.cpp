@@ -79,7 +79,7 @@ Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string&
   c.platform = read_cluster_platform(top, file_label);
   c.layout = read_layout(top);
   s.stop = read_stop(top);
-  c.failures = read_cluster_failures(top, c.platform);
+  c.failures = read_cluster_failures(top, c.platform, file_label);
   c.recovery = read_collective_recovery(top);
   s.output = read_output(top, s.name);
   check_collective(s, top);

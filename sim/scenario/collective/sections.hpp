@@ -28,10 +28,28 @@ nlohmann::json layout_to_json(const LayoutConfig& layout);
 WorkloadConfig read_workload(const input::ObjectReader& top);
 nlohmann::json workload_to_json(const WorkloadConfig& workload);
 
-/// Indices are checked against the platform's nodes, switches, racks and power domains.
+/// Indices are checked against the platform's nodes, switches, racks and power domains; the
+/// files of failures.trace and failures.rates are read (relative to the scenario file).
 ClusterFailureConfig read_cluster_failures(const input::ObjectReader& top,
-                                           const ClusterPlatformConfig& platform);
+                                           const ClusterPlatformConfig& platform,
+                                           const std::string& file_label);
 nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& failures);
+/// The spellings of ClusterTarget ("accelerator", "node", ...).
+const input::Choices<ClusterTarget>& cluster_targets();
+
+/// failures.trace (failure_trace.cpp): the trace read, its nodes mapped, days made seconds.
+ClusterTraceConfig read_cluster_trace(const input::ObjectReader& failures,
+                                      const ClusterPlatformConfig& platform,
+                                      const std::string& file_label);
+nlohmann::json cluster_trace_to_json(const ClusterTraceConfig& trace);
+
+/// failures.rates (failure_rates.cpp): the table at `path` as one exponential process per
+/// component kind it counts, of mean lifetime components x window / failures, with its causes.
+std::vector<ClusterStochasticFailures> read_rate_table(const std::string& path,
+                                                       const Distribution& repair);
+ClusterRatesConfig read_cluster_rates(const input::ObjectReader& failures,
+                                      const std::string& file_label);
+nlohmann::json cluster_rates_to_json(const ClusterRatesConfig& rates);
 
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);

@@ -1,0 +1,61 @@
+// `failsim trace fit TRACE`: what a per-node fault log (the InfiniteHBD format, input/
+// fault_trace.hpp) says about failures: per-node MTBF, Weibull fits of the times between faults
+// with 95% intervals, repair times, simultaneous faults (analysis/trace_fit.hpp,
+// docs/failures.md "Fitting a fault trace").
+#include <fmt/core.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "analysis/trace_fit.hpp"
+#include "cli/commands.hpp"
+#include "input/fault_trace.hpp"
+#include "input/input_error.hpp"
+
+namespace failsim::cli {
+
+Command add_trace_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand("trace", "Fault traces: fit one (failsim trace fit TRACE)");
+  sub->require_subcommand(1);
+  CLI::App* fit = sub->add_subcommand(
+      "fit", "Per-node MTBF, Weibull fits of times between faults, repair times of a fault trace");
+  auto file = std::make_shared<std::string>();
+  auto nodes = std::make_shared<std::size_t>(0);
+  auto as_json = std::make_shared<bool>(false);
+  fit->add_option("trace", *file, "the trace file (InfiniteHBD format)")->required();
+  fit->add_option("--nodes", *nodes,
+                  "the cluster's nodes (a trace lists only the nodes that failed; default: those)")
+      ->check(CLI::PositiveNumber);
+  fit->add_flag("--json", *as_json, "print the figures as one JSON object");
+  return {sub, [file, nodes, as_json] {
+            try {
+              const input::FaultTrace trace = input::read_fault_trace(*file, *file);
+              const std::optional<std::size_t> counted =
+                  *nodes > 0 ? std::optional<std::size_t>(*nodes) : std::nullopt;
+              if (counted && *counted < trace.nodes.size()) {
+                fmt::print(stderr,
+                           "failsim trace fit: --nodes: expected at least the {} nodes the trace "
+                           "names, found {}\n",
+                           trace.nodes.size(), *counted);
+                return static_cast<int>(BAD_INPUT);
+              }
+              const analysis::TraceFit f = analysis::fit_trace(trace, counted);
+              if (*as_json) {
+                nlohmann::json out = analysis::to_json(f);
+                out["trace"] = *file;
+                fmt::print("{}\n", out.dump(2));
+              } else {
+                fmt::print("{}", analysis::format_trace_fit(f, *file));
+              }
+              return static_cast<int>(OK);
+            } catch (const input::InputError& e) {
+              fmt::print(stderr, "{}\n", e.what());
+            } catch (const std::invalid_argument& e) {
+              fmt::print(stderr, "{}: {}\n", *file, e.what());
+            }
+            return static_cast<int>(BAD_INPUT);
+          }};
+}
+
+}  // namespace failsim::cli

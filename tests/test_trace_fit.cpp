@@ -1,0 +1,101 @@
+// Fitting a fault trace (analysis/trace_fit.hpp): the Weibull maximum-likelihood estimate against
+// samples of known shape and scale (fixed seeds), its standard error against the asymptotic
+// 6 k^2 / (pi^2 n), the closed form at shape 1, the lognormal fit, quantiles, and a small trace
+// counted by hand. Engine-free.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "analysis/trace_fit.hpp"
+
+using failsim::analysis::fit_weibull;
+using failsim::analysis::WeibullFit;
+
+namespace {
+
+std::vector<double> weibull_sample(double shape, double scale, std::size_t n, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> x;
+  // Inversion: F(x) = 1 - exp(-(x / scale)^shape).
+  for (std::size_t i = 0; i < n; ++i)
+    x.push_back(scale * std::pow(-std::log1p(-u(gen)), 1.0 / shape));
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("the Weibull fit recovers a known shape and scale within its interval", "[trace_fit]") {
+  for (const double shape : {0.6, 1.0, 2.5}) {
+    INFO("shape " << shape);
+    const std::size_t n = 20000;
+    const std::vector<double> x = weibull_sample(shape, 1000.0, n, 17);
+    const WeibullFit f = fit_weibull(x);
+    CHECK(f.n == n);
+    CHECK(f.shape_lo < shape);
+    CHECK(shape < f.shape_hi);
+    CHECK(f.scale_lo < 1000.0);
+    CHECK(1000.0 < f.scale_hi);
+    // The estimate solves the profile likelihood equation.
+    CHECK(std::abs(failsim::analysis::weibull_profile_equation(x, f.shape)) < 1e-9);
+    // The asymptotic variance of the shape estimate is 6 k^2 / (pi^2 n), whatever the scale.
+    const double se = std::sqrt(6.0 / (M_PI * M_PI * static_cast<double>(n))) * f.shape;
+    CHECK(f.shape_se == Approx(se).epsilon(0.05));
+    CHECK(f.mean == Approx(1000.0 * std::tgamma(1.0 + 1.0 / shape)).epsilon(0.03));
+  }
+}
+
+TEST_CASE("an exponential sample fits shape 1, and at shape 1 the scale is the mean",
+          "[trace_fit]") {
+  std::mt19937_64 gen(5);
+  std::exponential_distribution<double> e(1.0 / 50.0);
+  std::vector<double> x;
+  for (int i = 0; i < 5000; ++i) x.push_back(e(gen));
+  const WeibullFit f = fit_weibull(x);
+  CHECK(f.shape_lo < 1.0);
+  CHECK(1.0 < f.shape_hi);
+  CHECK(f.shape == Approx(1.0).margin(0.05));
+  double mean = 0.0;
+  for (double v : x) mean += v / static_cast<double>(x.size());
+  CHECK(failsim::analysis::weibull_scale(x, 1.0) == Approx(mean).epsilon(1e-12));
+  CHECK_THROWS_AS(fit_weibull({1.0, 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_weibull({1.0, 0.0, 2.0}), std::invalid_argument);
+}
+
+TEST_CASE("the lognormal fit and quantiles", "[trace_fit]") {
+  const auto f = failsim::analysis::fit_lognormal({1.0, std::exp(2.0)});
+  CHECK(f.mu == Approx(1.0));
+  CHECK(f.sigma == Approx(1.0));
+  CHECK(f.median == Approx(std::exp(1.0)));
+  CHECK(f.mean == Approx(std::exp(1.5)));
+  CHECK(failsim::analysis::quantile({4.0, 1.0, 3.0, 2.0}, 0.5) == Approx(2.5));
+  CHECK(failsim::analysis::quantile({4.0, 1.0, 3.0, 2.0}, 0.9) == Approx(3.7));
+}
+
+TEST_CASE("a small trace counted by hand", "[trace_fit]") {
+  // Node a fails at days 1 and 3, b with a at day 1 and again at 6; repairs of 0.5, 1, 2, 0 days.
+  failsim::input::FaultTrace t;
+  t.nodes = {"a", "b"};
+  t.faults = {{0, 1.0, 1.5, "H", "GPU", "x", 0},
+              {1, 1.0, 2.0, "H", "GPU", "x", 1},
+              {0, 3.0, 5.0, "H", "GPU", "x", 3},
+              {1, 6.0, 6.0, "H", "GPU", "x", 6}};
+  t.first_event = 1.0;
+  t.last_event = 8.0;
+  const auto f = failsim::analysis::fit_trace(t, 10);
+  CHECK(f.faults == 4);
+  CHECK(f.cluster_mtbf_hours == Approx(5.0 * 24.0 / 3.0));  // day 1 to day 6 over 3 gaps
+  CHECK(f.node_mtbf_hours == Approx(10.0 * 8.0 * 24.0 / 4.0));
+  CHECK(f.instants == 3);
+  CHECK(f.simultaneous_instants == 1);
+  CHECK(f.simultaneous_faults == 2);
+  CHECK(f.max_nodes_at_once == 2);
+  CHECK(f.between_instants.n == 2);  // 48 h and 72 h
+  REQUIRE(f.per_node);
+  CHECK(f.per_node->n == 2);  // a: 48 h, b: 120 h
+  CHECK(f.repairs_zero == 1);
+  CHECK(f.repair_median == Approx(0.75 * 24.0));
+  CHECK(f.repair_mean == Approx(3.5 / 4.0 * 24.0));
+  CHECK(f.repair_max == Approx(48.0));
+}
