@@ -54,8 +54,7 @@ void Inbox::put(int sender, void* payload, std::uint64_t bytes, double timeout) 
   lane_for(sender)->put(payload, bytes, timeout);
 }
 
-void Inbox::put_detached(int sender, void* payload, std::uint64_t bytes,
-                         void (*clean_up)(void*)) {
+void Inbox::put_detached(int sender, void* payload, std::uint64_t bytes, void (*clean_up)(void*)) {
   lane_for(sender)->put_init(payload, bytes)->detach(clean_up);
 }
 

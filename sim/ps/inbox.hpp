@@ -68,8 +68,8 @@ class Inbox {
 
   simgrid::s4u::Mailbox* shared_ = nullptr;
   std::vector<simgrid::s4u::Mailbox*> lanes_;
-  bool eager_ = false;                           // the lanes have a receiver
-  bool waiting_ = false;                         // the receiver waits on the shared lane
+  bool eager_ = false;                             // the lanes have a receiver
+  bool waiting_ = false;                           // the receiver waits on the shared lane
   std::deque<simgrid::s4u::Mailbox*> sent_eager_;  // lanes of messages sent with a receiver set
   std::deque<simgrid::s4u::Mailbox*> sent_early_;  // ...and without one, to be taken after those
 };
