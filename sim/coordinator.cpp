@@ -9,6 +9,7 @@ Coordinator::Coordinator(int num_workers, int num_shards)
     : primaries_(static_cast<std::size_t>(num_shards), nullptr),
       epochs_(static_cast<std::size_t>(num_shards), 0),
       live_(static_cast<std::size_t>(num_workers), true),
+      live_count_(num_workers),
       mutex_(simgrid::s4u::Mutex::create()),
       changed_(simgrid::s4u::ConditionVariable::create()) {}
 
@@ -38,8 +39,10 @@ Endpoint* Coordinator::wait_for_primary(int shard, std::int64_t seen) {
   return primary(shard);
 }
 
-int Coordinator::live_workers() const {
-  return static_cast<int>(std::count(live_.begin(), live_.end(), true));
+void Coordinator::set_worker_live(int w, bool live) {
+  const auto i = static_cast<std::size_t>(w);
+  if (live_[i] != live) live_count_ += live ? 1 : -1;
+  live_[i] = live;
 }
 
 }  // namespace failsim::sim

@@ -41,13 +41,15 @@ class Coordinator {
 
   /// Workers the system believes live (failures count only once detected).
   bool worker_live(int w) const { return live_[static_cast<std::size_t>(w)]; }
-  int live_workers() const;
-  void set_worker_live(int w, bool live) { live_[static_cast<std::size_t>(w)] = live; }
+  /// Their number, kept as they change (a sync round asks at every gradient).
+  int live_workers() const { return live_count_; }
+  void set_worker_live(int w, bool live);
 
  private:
   std::vector<Endpoint*> primaries_;
   std::vector<std::int64_t> epochs_;
   std::vector<bool> live_;
+  int live_count_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr changed_;
 };

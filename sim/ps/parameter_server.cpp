@@ -36,7 +36,7 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
       shard_(strategy.shard()),
       name_(shard_.server_name(incarnation)),
       host_(host),
-      mailbox_(sg4::Mailbox::by_name(name_)),
+      inbox_(name_, context.scenario.cluster.num_workers()),
       sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
@@ -53,7 +53,7 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
 
 void ParameterServer::launch() {
   actor_ = sg4::Actor::create(name_, host_, [this] {
-    mailbox_->set_receiver(sg4::Actor::self());
+    inbox_.set_receiver(sg4::Actor::self());
     strategy_.run_server(*this);
   });
 }
@@ -75,7 +75,7 @@ void ParameterServer::kill() {
   for (GradientPush& push : round_) context_.gradient_buffers.give_back(std::move(push.grad));
   round_.clear();
   applying_ = 0;
-  mailbox_->set_receiver(nullptr);  // a dead receiver must not keep accepting transfers
+  inbox_.set_receiver(nullptr);  // a dead receiver must not keep accepting transfers
   if (actor_) actor_->kill();
 }
 
@@ -283,7 +283,7 @@ void ParameterServer::serve_workers() {
   while (!context_.stopping()) {
     std::unique_ptr<ServerMessage> message;
     try {
-      message = mailbox_->get_unique<ServerMessage>();
+      message = inbox_.get_unique<ServerMessage>();
     } catch (const simgrid::Exception&) {
       continue;  // a sender timed out or failed mid-transfer: that request is gone, not us
     }

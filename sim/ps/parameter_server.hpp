@@ -21,6 +21,7 @@
 
 #include "models/sgd.hpp"
 #include "sim/ps/endpoint.hpp"
+#include "sim/ps/inbox.hpp"
 #include "sim/ps/messages.hpp"
 #include "sim/run_context.hpp"
 
@@ -62,7 +63,13 @@ class ParameterServer : public Endpoint {
   SnapshotPtr snapshot();
   /// Parameters, version and optimiser state, as a checkpoint or replica keeps them.
   ServerState state();
-  simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
+  void put(int worker, void* payload, std::uint64_t bytes, double timeout) override {
+    inbox_.put(worker, payload, bytes, timeout);
+  }
+  /// Where workers and the strategy send their messages.
+  Inbox& inbox() { return inbox_; }
+  /// The mailbox for replies the server waits for by itself (the stateless store's).
+  simgrid::s4u::Mailbox* mailbox() const { return inbox_.shared(); }
   simgrid::s4u::Host* host() const { return host_; }
   const std::string& name() const { return name_; }
   /// The strategy (of its shard) it belongs to.
@@ -113,7 +120,7 @@ class ParameterServer : public Endpoint {
   const Shard& shard_;
   std::string name_;
   simgrid::s4u::Host* host_;
-  simgrid::s4u::Mailbox* mailbox_;
+  Inbox inbox_;
   simgrid::s4u::ActorPtr actor_;
   bool alive_ = true;
   models::Sgd sgd_;

@@ -76,8 +76,8 @@ void Worker::stop() {
 
 bool Worker::send(Endpoint& target, std::unique_ptr<ServerMessage> message, double bytes) {
   try {
-    target.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes),
-                          context_.scenario.failures.request_timeout);
+    target.put(index_, message.get(), static_cast<std::uint64_t>(bytes),
+               context_.scenario.failures.request_timeout);
   } catch (const simgrid::TimeoutException&) {
     return false;
   } catch (const simgrid::NetworkFailureException&) {

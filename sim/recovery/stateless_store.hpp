@@ -43,7 +43,9 @@ class StatelessStore final : public Endpoint {
   /// `stateless`'s rule.
   StatelessStore(RunContext& context, const Shard& shard, const StatelessConfig& stateless);
 
-  simgrid::s4u::Mailbox* mailbox() const override { return mailbox_; }
+  void put(int /*worker*/, void* payload, std::uint64_t bytes, double timeout) override {
+    mailbox_->put(payload, bytes, timeout);
+  }
   void delivered() override { ++delivered_; }
   /// Where servers send their StoreRequests.
   simgrid::s4u::Mailbox* server_inbox() const { return server_inbox_; }

@@ -37,9 +37,9 @@ std::int64_t Strategy::pending_at_end() {
 void Strategy::membership_changed() {
   ParameterServer* server = primary();
   if (server == nullptr) return;
-  server->mailbox()
-      ->put_init(new ServerMessage{MembershipChanged{}}, static_cast<std::uint64_t>(CONTROL_BYTES))
-      ->detach([](void* p) { delete static_cast<ServerMessage*>(p); });
+  server->inbox().put_detached(Inbox::OTHER, new ServerMessage{MembershipChanged{}},
+                               static_cast<std::uint64_t>(CONTROL_BYTES),
+                               [](void* p) { delete static_cast<ServerMessage*>(p); });
 }
 
 void Strategy::restart_later(ParameterServer& dead, double host_back,
