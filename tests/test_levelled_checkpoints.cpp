@@ -22,6 +22,7 @@
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::run_isolated;
+using failsim::testing::TempDir;
 using nlohmann::json;
 
 namespace {
@@ -121,11 +122,11 @@ json multi_level(const json& section) {
 }
 
 // In-memory on TWO, every 5 steps, the file system every 2nd (versions 10, 20); the host copy
-// at 50 GB/s (0.28 ms, inside the next step). A failure at 100 ms falls in step 17 (16 steps
-// take at most 16 x 6.6 ms = 105.6 ms, at least 16 x 6.3 ms = 100.8 ms... so at 100 ms step
-// 16 is under way: 15 steps end by 99 ms at most): the latest in-memory checkpoint is version
-// 15 (taken at about 95 ms, its partner copies done 2.8 ms later), the one on the file system
-// version 10.
+// at 50 GB/s (0.28 ms, inside the next step). Steps take 6.300012 ms and a little more while
+// copies are sent (less than 0.3 ms in all by then): 15 steps end at about 94.5 ms, the 16th
+// not before 100.8 ms, so a failure at 100 ms falls in step 16. The latest in-memory checkpoint
+// is version 15 (its partner copies, 2.8 ms, done by about 97.6 ms), the newest on the file
+// system version 10.
 const json IN_MEMORY =
     in_memory({{"every_steps", 5}, {"host_copy_bandwidth", "50GBps"}, {"file_system_every", 2}});
 constexpr double FAILED = 0.1;
@@ -148,7 +149,7 @@ TEST_CASE("In-memory: a node's lost state comes from its partner's copy", "[in-m
   CHECK(time_of(run)["checkpoint_load"].get<double>() == near(load));
   CHECK(events_of(run, "checkpoint_loaded")[0]["time"].get<double>() == near(RESTARTED + load));
   CHECK(time_of(run)["repair_wait"].get<double>() == near(0.9));
-  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 1);  // step 16
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 0);
   check_accounting(run);
 }
 
@@ -169,7 +170,7 @@ TEST_CASE("In-memory: a copy and its replica both lost fall back to the file sys
           "[in-memory]") {
   // A rack (both nodes) loses every host memory: version 15's copies are gone, and the newest
   // on the file system is version 10. Every rank reads 14e6 bytes through the file system's
-  // read link of 1 GB/s: 4 x 14e6 / 1e9 = 56 ms. Steps 11 to 16 are rolled back.
+  // read link of 1 GB/s: 4 x 14e6 / 1e9 = 56 ms. Steps 11 to 15 are rolled back.
   const IsolatedRun run = run_isolated(
       patched(scenario("in-memory-rack", IN_MEMORY), failure("rack", 0, FAILED, "1s")).dump());
   const auto [version, from] = loaded(run);
@@ -178,7 +179,7 @@ TEST_CASE("In-memory: a copy and its replica both lost fall back to the file sys
   const double load = 4 * STATE / 1e9;
   CHECK(time_of(run)["checkpoint_load"].get<double>() == near(load));
   CHECK(events_of(run, "checkpoint_loaded")[0]["time"].get<double>() == near(RESTARTED + load));
-  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 6);
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 5);
   check_accounting(run);
   // The same placed on one node only ("same-node"): a node failure loses node 1's only copy.
   json same_node = scenario("in-memory-same-node", IN_MEMORY);
@@ -195,7 +196,7 @@ TEST_CASE("In-memory: no file-system copy and both copies lost restart from scra
   s["recovery"]["in_memory"]["file_system_every"] = 0;
   const IsolatedRun run = run_isolated(patched(s, failure("rack", 0, FAILED, "1s")).dump());
   CHECK(events_of(run, "checkpoint_loaded").empty());
-  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 16);
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 15);
   CHECK(time_of(run)["checkpoint_load"].get<double>() == 0.0);
   check_accounting(run);
 }
@@ -225,13 +226,12 @@ TEST_CASE("The lazy copy blocks exactly when it outlasts forward and backward", 
 }
 
 TEST_CASE("Multi-level: each failure kind loads from the level that survives it", "[multi-level]") {
-  // TWO, every 5 steps, host copy at 50 GB/s (0.28 ms), local disks of 1 GB/s each way: a
-  // node's 28e6 bytes take 28 ms to its disk, longer than the file system's 14 ms for rank
-  // 0's share, so a checkpoint is complete 28 ms after it is taken, before the next is due
-  // (5 steps, 31.5 ms): no stall. At 100 ms version 15 is complete everywhere.
+  // TWO, every 5 steps, host copy at 50 GB/s (0.28 ms), local disks writing at 10 GB/s (a
+  // node's 28e6 bytes: 2.8 ms) and reading at 1 GB/s. At 100 ms (in step 16, as above) version
+  // 15 is in host memory and on the disks; its file-system write (14 ms) is still under way.
   const json levels = multi_level({{"every_steps", 5},
                                    {"host_copy_bandwidth", "50GBps"},
-                                   {"disk_write_bandwidth", "1GBps"},
+                                   {"disk_write_bandwidth", "10GBps"},
                                    {"disk_read_bandwidth", "1GBps"}});
   const double from_disk = 2 * STATE / 1e9;  // a node's 28e6 bytes from its disk
   SECTION("an accelerator: host memory everywhere") {
@@ -270,8 +270,8 @@ TEST_CASE("Multi-level: each failure kind loads from the level that survives it"
     }
   }
   SECTION("a node during the disk flush: the file system for that node") {
-    // Disks of 0.1 GB/s: a checkpoint's flush takes 280 ms, and each next checkpoint waits for
-    // it. Version 5 is taken at about 31.5 ms, version 10 once its flush ends (311.5 ms),
+    // Disks writing at 0.1 GB/s: a checkpoint's flush takes 280 ms, and each next checkpoint waits
+    // for it. Version 5 is taken at about 31.5 ms, version 10 once its flush ends (311.5 ms),
     // version 15 at about 591.5 ms; its host copy and file-system write (14 ms) end by 606 ms,
     // its disk flush at 871 ms. Node 1 fails at 700 ms: its memory is lost and its disk holds
     // version 15 only partly, but the file system has it: node 1's ranks read 2 x 14e6 bytes

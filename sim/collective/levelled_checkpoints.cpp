@@ -141,6 +141,9 @@ void LevelledCheckpoints::make_durable(CollectiveJob& job, const Snapshot& s) {
   // No failure can roll back past the file system's copy.
   job.ledger().commit_through(s.version);
   durable_ = s.copy();
+  // Host memory and the disks keep the two newest versions only: once s is older than those,
+  // the file system is where it is.
+  durable_.host = durable_.partner = durable_.disk = NEVER;
 }
 
 Interrupt LevelledCheckpoints::finish_writes(CollectiveJob& job) {
