@@ -16,13 +16,18 @@
 #include <string>
 
 #include "cli_harness.hpp"
+#include "collective_scenario.hpp"
 #include "reproducible.hpp"
 #include "sim_harness.hpp"
 
+using failsim::testing::collective_scenario;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
+using failsim::testing::near;
 using failsim::testing::run_isolated;
+using failsim::testing::sum_of_causes;
 using failsim::testing::TempDir;
+using failsim::testing::time_of;
 using nlohmann::json;
 
 namespace {
@@ -30,32 +35,17 @@ namespace {
 constexpr double STATE = 14e6;  // bytes of one rank's state
 constexpr double T_ONE = (6e6 + 12.0) * 4.0 / 1e9;
 
+/// TWO: the collective tests' scenario (collective_scenario.hpp) with faster links, a rack of
+/// both nodes, a watchdog of 100 ms, 20 steps and no checkpoint-restart settings; then `patch`.
 json scenario(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "100GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "10GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 2, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "50ms"},
-    "stop": {"version": 20},
-    "failures": {"detection": {"kind": "watchdog", "timeout": "100ms"}},
-    "recovery": {"restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
+  json s = collective_scenario(
+      name, {{"platform",
+              {{"node", {{"intra_bandwidth", "100GBps"}, {"nic_bandwidth", "10GBps"}}},
+               {"domains", {{"nodes_per_rack", 2}}}}},
+             {"evaluation", {{"interval", "50ms"}}},
+             {"stop", {{"version", 20}}},
+             {"failures", {{"detection", {{"kind", "watchdog"}, {"timeout", "100ms"}}}}},
+             {"recovery", {{"checkpoint", nullptr}}}});
   s.merge_patch(patch);
   return s;
 }
@@ -81,18 +71,6 @@ json failure(const std::string& target, int index, double at, const json& down_f
 json patched(json s, const json& patch) {
   s.merge_patch(patch);
   return s;
-}
-
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
-
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
 }
 
 /// Steps and samples: completed - rolled back = kept; the causes sum to the end time.
