@@ -273,8 +273,8 @@ TEST_CASE("Levelled checkpoints without failures: accounting, durable checkpoint
     CHECK(c["steps"]["kept"] == 20);
     CHECK(c["steps"]["rolled_back"] == 0);
     CHECK(c["failures"] == 0);
-    // Version 20's copies may still be under way at the stop: 3 or 4 complete.
-    CHECK(c["checkpoints"].get<int>() >= 3);
+    // Versions 5, 10 and 15 complete; version 20's copy has just begun when the run stops.
+    CHECK(c["checkpoints"] == 3);
     check_accounting(run);
   }
 }

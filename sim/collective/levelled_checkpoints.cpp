@@ -29,11 +29,21 @@ int partner_of(const CollectiveJob& job, int i, int offset) {
   return nodes[static_cast<std::size_t>(i + offset) % nodes.size()];
 }
 
-const char* name_of(int source) {
-  static const char* const names[] = {"host-memory", "partner-memory", "local-disk", "file-system"};
-  return names[source];
-}
 }  // namespace
+
+const char* LevelledCheckpoints::name_of(Source source) {
+  switch (source) {
+    case Source::HOST_MEMORY:
+      return "host-memory";
+    case Source::PARTNER_MEMORY:
+      return "partner-memory";
+    case Source::LOCAL_DISK:
+      return "local-disk";
+    case Source::FILE_SYSTEM:
+      break;
+  }
+  return "file-system";
+}
 
 LevelledCheckpoints::Snapshot LevelledCheckpoints::Snapshot::copy() const {
   Snapshot s;
@@ -116,15 +126,15 @@ Interrupt LevelledCheckpoints::before_update(CollectiveJob& job, const StepSpan&
 }
 
 void LevelledCheckpoints::settle(CollectiveJob& job, Snapshot& s) {
-  const auto ended = [&](std::optional<FlowSet>& writes, double& level, int source) {
+  const auto ended = [&](std::optional<FlowSet>& writes, double& level, Source source) {
     if (!writes || !writes->done()) return;
     level = std::max(s.host, writes->end_time());
     writes.reset();
     job.recorder().event(job.now(), EventType::CHECKPOINT_WRITTEN, name_of(source),
                          {{"version", s.version}});
   };
-  ended(s.partner_writes, s.partner, 1);
-  ended(s.file_system_writes, s.file_system, 3);
+  ended(s.partner_writes, s.partner, Source::PARTNER_MEMORY);
+  ended(s.file_system_writes, s.file_system, Source::FILE_SYSTEM);
   if (std::isfinite(s.file_system) && s.version > durable_.version) make_durable(job, s);
   const bool disk_done = levels_.disk_write_bandwidth == 0 || s.disk <= job.now();
   if (!s.complete && !s.writing() && s.host <= job.now() && disk_done) {
@@ -254,7 +264,7 @@ Interrupt LevelledCheckpoints::load(CollectiveJob& job, const Choice& choice) {
     i = job.sleep_until(local_end, TimeCause::CHECKPOINT_LOAD);
   if (i != Interrupt::NONE) return i;
   nlohmann::json from = nlohmann::json::array();
-  for (Source s : choice.sources) from.push_back(name_of(static_cast<int>(s)));
+  for (Source s : choice.sources) from.push_back(name_of(s));
   job.recorder().event(job.now(), EventType::CHECKPOINT_LOADED, "job",
                        {{"version", version}, {"from", from}});
   return Interrupt::NONE;

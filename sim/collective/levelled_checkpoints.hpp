@@ -80,6 +80,8 @@ class LevelledCheckpoints : public CollectiveRecovery {
   };
   /// Where a node gets a version from at a restart.
   enum class Source { HOST_MEMORY, PARTNER_MEMORY, LOCAL_DISK, FILE_SYSTEM };
+  /// Its name in events ("host-memory", ...).
+  static const char* name_of(Source source);
   struct Choice {
     const Snapshot* snapshot = nullptr;
     std::vector<Source> sources;  // per node of the plan
