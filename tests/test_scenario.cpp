@@ -620,6 +620,7 @@ const std::vector<Format>& formats() {
         "/failures/detection/kind",
         "/failures/events/0/target",
         "/failures/events/1/target",
+        "/failures/events/2/target",
         "/failures/stochastic/0/target",
         "/failures/stochastic/0/lifetime/distribution",
         "/failures/stochastic/0/repair/distribution",
@@ -633,7 +634,8 @@ const std::vector<Format>& formats() {
         "/failures/trace/extra_nodes",
         "/failures/rates/repair/distribution",
         "/recovery/strategy",
-        "/recovery/checkpoint/mode"}},
+        "/recovery/checkpoint/mode",
+        "/recovery/in_memory/placement"}},
   };
   return all;
 }

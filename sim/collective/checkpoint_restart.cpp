@@ -82,23 +82,16 @@ bool CheckpointRestart::recover(CollectiveJob& job) {
   }
   job.roll_back_to(durable_.version, durable_.state);
   // Wait for the failed nodes, restart, load; a failure meanwhile starts the wait again.
-  while (true) {
-    if (job.wait_for_nodes() == Interrupt::STOP) return false;
-    Interrupt i = job.restart_processes();
-    if (i == Interrupt::STOP) return false;
-    if (i == Interrupt::FAILURE) continue;
-    if (durable_.version == 0) return true;  // nothing to load: from scratch
-    i = job.transfer(job.network().checkpoint_reads(), TimeCause::CHECKPOINT_LOAD,
-                     "checkpoint load");
-    if (i == Interrupt::STOP) return false;
-    if (i == Interrupt::FAILURE) {
-      job.take_due_outages();
-      continue;
+  return restart_and_load(job, [&] {
+    if (durable_.version == 0) return Interrupt::NONE;  // nothing to load: from scratch
+    const Interrupt i = job.transfer(job.network().checkpoint_reads(),
+                                     TimeCause::CHECKPOINT_LOAD, "checkpoint load");
+    if (i == Interrupt::NONE) {
+      job.recorder().event(job.now(), EventType::CHECKPOINT_LOADED, "job",
+                           {{"version", durable_.version}});
     }
-    job.recorder().event(job.now(), EventType::CHECKPOINT_LOADED, "job",
-                         {{"version", durable_.version}});
-    return true;
-  }
+    return i;
+  });
 }
 
 void CheckpointRestart::finish(CollectiveJob& /*job*/) {

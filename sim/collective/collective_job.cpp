@@ -38,6 +38,7 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       down_until_(network.platform().accelerators.size() /
                       static_cast<std::size_t>(network.platform().accelerators_per_node),
                   0.0),
+      memory_lost_at_(down_until_.size(), -NEVER),
       events_injected_(scenario.collective.failures.events.size(), false) {
   reassign(network.assignment());
 }
@@ -296,6 +297,7 @@ bool CollectiveJob::take_due_outages() {
     for (int n : o.nodes) {
       auto& until = down_until_[static_cast<std::size_t>(n)];
       until = std::max(until, o.back);
+      if (o.host_memory_lost) memory_lost_at_[static_cast<std::size_t>(n)] = o.at;
     }
     ++counts_.failures;
     nlohmann::json details{{"target", to_string(o.target)},

@@ -78,6 +78,9 @@ class CollectiveJob {
   /// Whether platform node `n` is up now; when it comes back (infinity: never).
   bool node_up(int n) const { return down_until_[static_cast<std::size_t>(n)] <= now(); }
   double node_back(int n) const { return down_until_[static_cast<std::size_t>(n)]; }
+  /// When platform node `n` last lost its host memory (an outage with host_memory_lost), or
+  /// -infinity: a copy kept there since survives.
+  double host_memory_lost_at(int n) const { return memory_lost_at_[static_cast<std::size_t>(n)]; }
 
   double now() const;
   /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
@@ -179,9 +182,10 @@ class CollectiveJob {
     Assignment assignment;
     double seconds;
   };
-  std::vector<Transfer> transfers_;  // measured on the idle network
-  std::vector<double> down_until_;   // per platform node
-  std::optional<Outage> failure_;    // the outage that stopped the job, until it recovers
+  std::vector<Transfer> transfers_;     // measured on the idle network
+  std::vector<double> down_until_;      // per platform node
+  std::vector<double> memory_lost_at_;  // per platform node
+  std::optional<Outage> failure_;       // the outage that stopped the job, until it recovers
   std::int64_t evaluations_done_ = 0;
   double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known
   std::string stop_at_reason_;

@@ -6,6 +6,8 @@
 
 #include "sim/collective/checkpoint_restart.hpp"
 #include "sim/collective/collective_job.hpp"
+#include "sim/collective/in_memory.hpp"
+#include "sim/collective/multi_level.hpp"
 
 namespace failsim::sim {
 
@@ -17,11 +19,26 @@ Interrupt CollectiveRecovery::before_update(CollectiveJob& /*job*/, const StepSp
   return Interrupt::NONE;
 }
 
+bool restart_and_load(CollectiveJob& job, const std::function<Interrupt()>& load) {
+  while (true) {
+    if (job.wait_for_nodes() == Interrupt::STOP) return false;
+    Interrupt i = job.restart_processes();
+    if (i == Interrupt::STOP) return false;
+    if (i == Interrupt::FAILURE) continue;
+    i = load();
+    if (i == Interrupt::STOP) return false;
+    if (i == Interrupt::NONE) return true;
+    job.take_due_outages();
+  }
+}
+
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy) {
   // One row per design, under the name recovery.strategy spells it
   // (sim/scenario/collective/recovery.cpp reads the same names).
   static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
-      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }}};
+      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
+      {"in-memory", [] { return std::make_unique<InMemoryCheckpoints>(); }},
+      {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -54,6 +55,13 @@ class CollectiveRecovery {
   /// At the end of the run.
   virtual void finish(CollectiveJob& /*job*/) {}
 };
+
+/// The end of every design's recovery (docs/cluster.md, "Checkpoint-restart", steps 3 to 5):
+/// waits for the nodes in use, restarts the processes, then calls `load`, which loads what the
+/// design restores and returns how its wait went (it may roll back further first: a failure
+/// during an earlier attempt may have lost a copy it meant to load). A failure during the
+/// restart or the load starts again from the wait. False when the stop came first.
+bool restart_and_load(CollectiveJob& job, const std::function<Interrupt()>& load);
 
 /// The design named `strategy` (recovery.strategy); std::logic_error for a name the scenario
 /// reader does not know either.

@@ -316,10 +316,40 @@ struct CollectiveCheckpointConfig {
   bool operator==(const CollectiveCheckpointConfig&) const = default;
 };
 
+/// Where an in-memory checkpoint keeps its copies: only in each node's own host memory, or
+/// also in a partner node's (the next node of the job, Gemini's placement).
+enum class CopyPlacement { SAME_NODE, PARTNER_NODE };
+
+/// In-memory checkpoints (docs/cluster.md, "In-memory checkpoints"): after every `every_steps`-th
+/// step each rank copies its state to host memory while the next step computes, a copy goes to
+/// a partner node's host memory, and every `file_system_every`-th one to the file system.
+struct InMemoryConfig {
+  std::int64_t every_steps = 1;       ///< >= 1
+  double host_copy_bandwidth = 50e9;  ///< bytes/s of each accelerator's copy to host and back
+  CopyPlacement placement = CopyPlacement::PARTNER_NODE;
+  std::int64_t file_system_every = 10;  ///< >= 0; 0: never to the file system
+
+  bool operator==(const InMemoryConfig&) const = default;
+};
+
+/// Lazy asynchronous multi-level checkpoints (docs/cluster.md, "Lazy multi-level checkpoints"):
+/// after every `every_steps`-th step, host memory, then each node's local disk and the file
+/// system in the background.
+struct MultiLevelConfig {
+  std::int64_t every_steps = 1;        ///< >= 1
+  double host_copy_bandwidth = 50e9;   ///< bytes/s of each accelerator's copy to host and back
+  double disk_write_bandwidth = 15e9;  ///< bytes/s of a node's local disk (assumed: 4 NVMe drives)
+  double disk_read_bandwidth = 28e9;   ///< bytes/s, likewise
+
+  bool operator==(const MultiLevelConfig&) const = default;
+};
+
 struct CollectiveRecoveryConfig {
   std::string strategy = "checkpoint-restart";
   CollectiveCheckpointConfig checkpoint;
   RestartConfig restart;
+  InMemoryConfig in_memory;      ///< strategy "in-memory"
+  MultiLevelConfig multi_level;  ///< strategy "multi-level"
 
   bool operator==(const CollectiveRecoveryConfig&) const = default;
 };

@@ -26,6 +26,8 @@ constexpr const char* GLOBAL_BATCH_TOKENS = "/workload/transformer/global_batch_
 constexpr const char* MEMORY_PER_PARAMETER = "/workload/memory_bytes_per_parameter";
 constexpr const char* CHECKPOINT_PER_PARAMETER = "/workload/checkpoint_bytes_per_parameter";
 constexpr const char* BATCH_SIZE = "/optimizer/batch_size";
+constexpr const char* PLACEMENT = "/recovery/in_memory/placement";
+constexpr const char* HOST_MEMORY = "/platform/node/host_memory";
 
 // What the scenario reader guarantees; a violation is a bug of the caller, not bad input.
 void require_read(const Scenario& s, const std::optional<RealModelSize>& real) {
@@ -343,6 +345,39 @@ void plan_checkpoint(const Scenario& s, CollectivePlan& plan) {
   plan.restart_init_seconds = restart.init_base + restart.init_per_rank * plan.ranks();
 }
 
+// The levelled checkpoints keep two versions in host memory (the latest, being written, and the
+// one before, complete) and, with a partner, the partner's two as well (docs/cluster.md).
+void check_recovery(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  const ClusterPlatformConfig& platform = s.collective.platform;
+  int copies = 0;
+  if (r.strategy == "in-memory") {
+    const bool partner = r.in_memory.placement == CopyPlacement::PARTNER_NODE;
+    if (partner && platform.nodes < 2) {
+      throw input::InputError(file, PLACEMENT,
+                              "\"same-node\" on a platform of one node (a partner node needs "
+                              "platform.nodes of at least 2)",
+                              "\"partner-node\" with platform.nodes 1");
+    }
+    copies = partner ? 4 : 2;
+  } else if (r.strategy == "multi-level") {
+    copies = 2;
+  }
+  // Every node keeps its ranks' states: G ranks' read shares (the same on every node).
+  double node_state = 0.0;
+  for (int rank = 0; rank < plan.accelerators_per_node; ++rank) {
+    node_state += plan.checkpoint_read_bytes[static_cast<std::size_t>(rank)];
+  }
+  const double needed = copies * node_state;
+  if (needed <= platform.node.host_memory) return;
+  throw input::InputError(
+      file, HOST_MEMORY,
+      fmt::format("at least the {} copies of a node's checkpointed state that strategy \"{}\" "
+                  "keeps in host memory ({} x {} = {})",
+                  copies, r.strategy, copies, format_bytes(node_state), format_bytes(needed)),
+      format_bytes(platform.node.host_memory));
+}
+
 }  // namespace
 
 std::vector<std::vector<int>> CollectivePlan::by_node(const std::vector<int>& group) const {
@@ -379,6 +414,7 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   plan.memory.activations = activation_bytes(s, plan);
   check_memory(s, plan, file);
   plan_checkpoint(s, plan);
+  check_recovery(s, plan, file);
   return plan;
 }
 

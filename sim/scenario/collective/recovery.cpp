@@ -18,17 +18,22 @@ const Choices<CheckpointMode> MODES{{"blocking", CheckpointMode::BLOCKING},
 
 /// A recovery strategy: its name (recovery.strategy), the section of its own settings
 /// (recovery.<section>, nullptr for none), how to read that section (from the `recovery`
-/// object; it may be absent: its defaults) into the config and how to write it back.
+/// object; it may be absent: its defaults) into the config and how to write it back; whether it
+/// takes recovery.checkpoint (a strategy whose own section says when and how it checkpoints
+/// refuses it: a setting it would not use must not look as if it did).
 struct Strategy {
   std::string_view name;
   const char* section;
   void (*read)(const ObjectReader& recovery, CollectiveRecoveryConfig& into);
   nlohmann::json (*to_json)(const CollectiveRecoveryConfig& c);
+  bool uses_checkpoint = true;
 };
 
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> table{
       {"checkpoint-restart", nullptr, nullptr, nullptr},
+      {"in-memory", "in_memory", read_in_memory, in_memory_to_json, false},
+      {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
   };
   return table;
 }
@@ -53,6 +58,10 @@ CollectiveRecoveryConfig read_collective_recovery(const ObjectReader& top) {
     r.forbid(s.section, fmt::format("it applies only to strategy \"{}\"", s.name));
   }
   if (strategy->section != nullptr) strategy->read(r, c);
+  if (!strategy->uses_checkpoint) {
+    r.forbid("checkpoint", fmt::format("strategy \"{}\" checkpoints as recovery.{} says",
+                                       strategy->name, strategy->section));
+  }
   const ObjectReader k =
       r.object_or_empty("checkpoint", {"every_steps", "mode", "host_copy_bandwidth"});
   c.checkpoint.every_steps = k.integer_or("every_steps", c.checkpoint.every_steps, 0);
@@ -83,14 +92,15 @@ nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& c) {
   if (c.checkpoint.mode == CheckpointMode::SNAPSHOT)
     checkpoint["host_copy_bandwidth"] = c.checkpoint.host_copy_bandwidth;
   nlohmann::json out{{"strategy", c.strategy},
-                     {"checkpoint", checkpoint},
                      {"restart",
                       {{"scheduler_delay", c.restart.scheduler_delay},
                        {"process_start", c.restart.process_start},
                        {"init_base", c.restart.init_base},
                        {"init_per_rank", c.restart.init_per_rank}}}};
   for (const Strategy& s : strategies()) {
-    if (s.name == c.strategy && s.section != nullptr) out[s.section] = s.to_json(c);
+    if (s.name != c.strategy) continue;
+    if (s.uses_checkpoint) out["checkpoint"] = checkpoint;
+    if (s.section != nullptr) out[s.section] = s.to_json(c);
   }
   return out;
 }

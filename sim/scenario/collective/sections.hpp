@@ -54,6 +54,13 @@ nlohmann::json cluster_rates_to_json(const ClusterRatesConfig& rates);
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
 
+/// The sections of strategies "in-memory" (recovery.in_memory) and "multi-level"
+/// (recovery.multi_level), read from the `recovery` object (recovery_levelled.cpp).
+void read_in_memory(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json in_memory_to_json(const CollectiveRecoveryConfig& recovery);
+void read_multi_level(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json multi_level_to_json(const CollectiveRecoveryConfig& recovery);
+
 /// A document whose `protocol` is "collective" (scenario.cpp has read `name` and checks nothing
 /// else of it).
 Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string& file_label);

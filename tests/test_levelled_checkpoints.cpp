@@ -1,0 +1,308 @@
+// In-memory checkpoints and lazy multi-level checkpoints (docs/cluster.md), worked out by hand:
+// the lazy copy's stall, which version a recovery loads from which level under each failure
+// kind, sample accounting, reproducibility. Each run is a child process (tests/sim_harness.hpp).
+//
+// Two platforms. ONE: a node of one accelerator of 1 Gflop/s, dp 1: a step is its compute and
+// nothing else, T = (6e6 + 12) x 4 / 1e9 s, so the copy's window is exactly known. TWO: 2 nodes
+// x 2 accelerators, dp 4, accelerator links of 100 GB/s and NICs of 10 GB/s (no latency), a
+// file system of 1 GB/s each way: a step is 6.000012 ms of compute and a 0.3 ms all-reduce;
+// background copies slow a few steps by less than that, so failures are placed mid-step with a
+// wide margin and the versions and recovery times below are exact.
+//
+// ZeRO 0: every rank's state (what it copies to host memory and reads back) is 14 x 1e6 bytes;
+// a node keeps 28e6. Only rank 0 writes to the file system (14e6 bytes).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "cli_harness.hpp"
+#include "collective_scenario.hpp"
+#include "reproducible.hpp"
+#include "sim_harness.hpp"
+
+using failsim::testing::collective_scenario;
+using failsim::testing::events_of;
+using failsim::testing::IsolatedRun;
+using failsim::testing::near;
+using failsim::testing::run_isolated;
+using failsim::testing::sum_of_causes;
+using failsim::testing::TempDir;
+using failsim::testing::time_of;
+using nlohmann::json;
+
+namespace {
+
+constexpr double STATE = 14e6;  // bytes of one rank's state
+constexpr double T_ONE = (6e6 + 12.0) * 4.0 / 1e9;
+
+/// TWO: the collective tests' scenario (collective_scenario.hpp) with faster links, a rack of
+/// both nodes, a watchdog of 100 ms, 20 steps and no checkpoint-restart settings; then `patch`.
+json scenario(const std::string& name, const json& patch) {
+  json s = collective_scenario(
+      name, {{"platform",
+              {{"node", {{"intra_bandwidth", "100GBps"}, {"nic_bandwidth", "10GBps"}}},
+               {"domains", {{"nodes_per_rack", 2}}}}},
+             {"evaluation", {{"interval", "50ms"}}},
+             {"stop", {{"version", 20}}},
+             {"failures", {{"detection", {{"kind", "watchdog"}, {"timeout", "100ms"}}}}},
+             {"recovery", {{"checkpoint", nullptr}}}});
+  s.merge_patch(patch);
+  return s;
+}
+
+/// The ONE platform: a node of one accelerator, dp 1.
+json one_accelerator(const std::string& name, const json& patch) {
+  json s = scenario(name, {{"platform",
+                            {{"node", {{"accelerators", 1}}},
+                             {"nodes", 1},
+                             {"topology", {{"nodes_per_leaf", 1}}},
+                             {"domains", {{"nodes_per_rack", 1}}}}},
+                           {"layout", {{"dp", 1}}}});
+  s.merge_patch(patch);
+  return s;
+}
+
+json failure(const std::string& target, int index, double at, const json& down_for) {
+  return {
+      {"failures",
+       {{"events", {{{"target", target}, {"index", index}, {"at", at}, {"down_for", down_for}}}}}}};
+}
+
+json patched(json s, const json& patch) {
+  s.merge_patch(patch);
+  return s;
+}
+
+/// Steps and samples: completed - rolled back = kept; the causes sum to the end time.
+void check_accounting(const IsolatedRun& run) {
+  const json& c = run.result["summary"]["collective"];
+  CHECK(c["steps"]["completed"].get<std::int64_t>() -
+            c["steps"]["rolled_back"].get<std::int64_t>() ==
+        c["steps"]["kept"].get<std::int64_t>());
+  CHECK(c["samples"]["completed"].get<double>() - c["samples"]["rolled_back"].get<double>() ==
+        near(c["samples"]["kept"].get<double>()));
+  CHECK(sum_of_causes(run) == near(run.result["summary"]["end_time"].get<double>()));
+}
+
+/// The one checkpoint_loaded event: its version and where each node loaded from.
+std::pair<std::int64_t, json> loaded(const IsolatedRun& run) {
+  const auto events = events_of(run, "checkpoint_loaded");
+  REQUIRE(events.size() == 1);
+  return {events[0]["details"]["version"].get<std::int64_t>(), events[0]["details"]["from"]};
+}
+
+json in_memory(const json& section) {
+  return {{"recovery", {{"strategy", "in-memory"}, {"in_memory", section}}}};
+}
+
+json multi_level(const json& section) {
+  return {{"recovery", {{"strategy", "multi-level"}, {"multi_level", section}}}};
+}
+
+// In-memory on TWO, every 5 steps, the file system every 2nd (versions 10, 20); the host copy
+// at 50 GB/s (0.28 ms, inside the next step). Steps take 6.300012 ms and a little more while
+// copies are sent (less than 0.3 ms in all by then): 15 steps end at about 94.5 ms, the 16th
+// not before 100.8 ms, so a failure at 100 ms falls in step 16. The latest in-memory checkpoint
+// is version 15 (its partner copies, 2.8 ms, done by about 97.6 ms), the newest on the file
+// system version 10.
+const json IN_MEMORY =
+    in_memory({{"every_steps", 5}, {"host_copy_bandwidth", "50GBps"}, {"file_system_every", 2}});
+constexpr double FAILED = 0.1;
+// Watchdog 100 ms; the nodes back 1 s after the failure; restart 0.3 s.
+constexpr double RESTARTED = FAILED + 1.0 + 0.3;
+
+}  // namespace
+
+TEST_CASE("In-memory: a node's lost state comes from its partner's copy", "[in-memory]") {
+  // Node 1 loses its host memory; its copy of version 15 is on node 0 (its partner: node 1 + 1
+  // in a ring of 2). Node 0 loads from its own memory (14e6 / 50e9 = 0.28 ms); node 1's ranks
+  // 2 and 3 get theirs as flows from node 0's accelerators 0 and 1, sharing node 0's and node
+  // 1's NICs: 2 x 14e6 / 10e9 = 2.8 ms.
+  const IsolatedRun run = run_isolated(
+      patched(scenario("in-memory-partner", IN_MEMORY), failure("node", 1, FAILED, "1s")).dump());
+  const auto [version, from] = loaded(run);
+  CHECK(version == 15);
+  CHECK(from == json{"host-memory", "partner-memory"});
+  const double load = 2 * STATE / 10e9;
+  CHECK(time_of(run)["checkpoint_load"].get<double>() == near(load));
+  CHECK(events_of(run, "checkpoint_loaded")[0]["time"].get<double>() == near(RESTARTED + load));
+  CHECK(time_of(run)["repair_wait"].get<double>() == near(0.9));
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 0);
+  check_accounting(run);
+}
+
+TEST_CASE("In-memory: a node that kept its memory loads locally", "[in-memory]") {
+  // An accelerator failure keeps node 1's host memory: every rank loads version 15 from its
+  // own node at 50 GB/s, 0.28 ms.
+  const IsolatedRun run = run_isolated(
+      patched(scenario("in-memory-local", IN_MEMORY), failure("accelerator", 2, FAILED, "1s"))
+          .dump());
+  const auto [version, from] = loaded(run);
+  CHECK(version == 15);
+  CHECK(from == json{"host-memory", "host-memory"});
+  CHECK(time_of(run)["checkpoint_load"].get<double>() == near(STATE / 50e9));
+  check_accounting(run);
+}
+
+TEST_CASE("In-memory: a copy and its replica both lost fall back to the file system",
+          "[in-memory]") {
+  // A rack (both nodes) loses every host memory: version 15's copies are gone, and the newest
+  // on the file system is version 10. Every rank reads 14e6 bytes through the file system's
+  // read link of 1 GB/s: 4 x 14e6 / 1e9 = 56 ms. Steps 11 to 15 are rolled back.
+  const IsolatedRun run = run_isolated(
+      patched(scenario("in-memory-rack", IN_MEMORY), failure("rack", 0, FAILED, "1s")).dump());
+  const auto [version, from] = loaded(run);
+  CHECK(version == 10);
+  CHECK(from == json{"file-system", "file-system"});
+  const double load = 4 * STATE / 1e9;
+  CHECK(time_of(run)["checkpoint_load"].get<double>() == near(load));
+  CHECK(events_of(run, "checkpoint_loaded")[0]["time"].get<double>() == near(RESTARTED + load));
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 5);
+  check_accounting(run);
+  // The same placed on one node only ("same-node"): a node failure loses node 1's only copy.
+  json same_node = scenario("in-memory-same-node", IN_MEMORY);
+  same_node["recovery"]["in_memory"]["placement"] = "same-node";
+  const IsolatedRun alone =
+      run_isolated(patched(same_node, failure("node", 1, FAILED, "1s")).dump());
+  CHECK(loaded(alone).first == 10);
+  check_accounting(alone);
+}
+
+TEST_CASE("In-memory: no file-system copy and both copies lost restart from scratch",
+          "[in-memory]") {
+  json s = scenario("in-memory-scratch", IN_MEMORY);
+  s["recovery"]["in_memory"]["file_system_every"] = 0;
+  const IsolatedRun run = run_isolated(patched(s, failure("rack", 0, FAILED, "1s")).dump());
+  CHECK(events_of(run, "checkpoint_loaded").empty());
+  CHECK(run.result["summary"]["collective"]["steps"]["rolled_back"] == 15);
+  CHECK(time_of(run)["checkpoint_load"].get<double>() == 0.0);
+  check_accounting(run);
+}
+
+TEST_CASE("The lazy copy blocks exactly when it outlasts forward and backward", "[multi-level]") {
+  // ONE: a step is T = 24.000048 ms of compute. The checkpoint of version 5 is copied while step
+  // 6 runs; version 10's copy would overlap step 11, which the stop (version 10) never starts.
+  // At 1 GB/s the copy takes 14 ms < T: hidden. At 0.5 GB/s it takes 28 ms: step 6's update
+  // waits 28 ms - T.
+  for (const auto& [bandwidth, copy] :
+       {std::pair{"1GBps", STATE / 1e9}, {"0.5GBps", STATE / 0.5e9}}) {
+    DYNAMIC_SECTION("host copy at " << bandwidth) {
+      const IsolatedRun run = run_isolated(
+          one_accelerator(
+              std::string("lazy-") + bandwidth,
+              patched(multi_level({{"every_steps", 5}, {"host_copy_bandwidth", bandwidth}}),
+                      {{"stop", {{"version", 10}}}}))
+              .dump());
+      const double stall = std::max(0.0, copy - T_ONE);
+      CHECK(time_of(run)["checkpoint_stall"].get<double>() == near(stall));
+      CHECK(time_of(run)["productive"].get<double>() == near(10 * T_ONE));
+      CHECK(time_of(run)["interference"].get<double>() == 0.0);
+      CHECK(run.result["summary"]["end_time"].get<double>() == near(10 * T_ONE + stall));
+      check_accounting(run);
+    }
+  }
+}
+
+TEST_CASE("Multi-level: each failure kind loads from the level that survives it", "[multi-level]") {
+  // TWO, every 5 steps, host copy at 50 GB/s (0.28 ms), local disks writing at 10 GB/s (a
+  // node's 28e6 bytes: 2.8 ms) and reading at 1 GB/s. At 100 ms (in step 16, as above) version
+  // 15 is in host memory and on the disks; its file-system write (14 ms) is still under way.
+  const json levels = multi_level({{"every_steps", 5},
+                                   {"host_copy_bandwidth", "50GBps"},
+                                   {"disk_write_bandwidth", "10GBps"},
+                                   {"disk_read_bandwidth", "1GBps"}});
+  const double from_disk = 2 * STATE / 1e9;  // a node's 28e6 bytes from its disk
+  SECTION("an accelerator: host memory everywhere") {
+    const IsolatedRun run = run_isolated(
+        patched(scenario("ml-accelerator", levels), failure("accelerator", 0, FAILED, "1s"))
+            .dump());
+    CHECK(loaded(run) == std::pair<std::int64_t, json>{15, {"host-memory", "host-memory"}});
+    CHECK(time_of(run)["checkpoint_load"].get<double>() == near(STATE / 50e9));
+    CHECK(time_of(run)["checkpoint_stall"].get<double>() == 0.0);
+    check_accounting(run);
+  }
+  SECTION("a NIC, a switch: host memory kept") {
+    for (const char* target : {"nic", "switch"}) {
+      const IsolatedRun run = run_isolated(
+          patched(scenario(std::string("ml-") + target, levels), failure(target, 0, FAILED, "1s"))
+              .dump());
+      CHECK(loaded(run) == std::pair<std::int64_t, json>{15, {"host-memory", "host-memory"}});
+    }
+  }
+  SECTION("a node: its disk") {
+    const IsolatedRun run =
+        run_isolated(patched(scenario("ml-node", levels), failure("node", 1, FAILED, "1s")).dump());
+    CHECK(loaded(run) == std::pair<std::int64_t, json>{15, {"host-memory", "local-disk"}});
+    CHECK(time_of(run)["checkpoint_load"].get<double>() == near(from_disk));
+    CHECK(events_of(run, "checkpoint_loaded")[0]["time"].get<double>() ==
+          near(RESTARTED + from_disk));
+    check_accounting(run);
+  }
+  SECTION("a rack, a power domain: the disks of every node") {
+    for (const char* target : {"rack", "power"}) {
+      const IsolatedRun run = run_isolated(
+          patched(scenario(std::string("ml-") + target, levels), failure(target, 0, FAILED, "1s"))
+              .dump());
+      CHECK(loaded(run) == std::pair<std::int64_t, json>{15, {"local-disk", "local-disk"}});
+      CHECK(time_of(run)["checkpoint_load"].get<double>() == near(from_disk));
+    }
+  }
+  SECTION("a node during the disk flush: the file system for that node") {
+    // Disks writing at 0.1 GB/s: a checkpoint's flush takes 280 ms, and each next checkpoint waits
+    // for it. Version 5 is taken at about 31.5 ms, version 10 once its flush ends (311.5 ms),
+    // version 15 at about 591.5 ms; its host copy and file-system write (14 ms) end by 606 ms,
+    // its disk flush at 871 ms. Node 1 fails at 700 ms: its memory is lost and its disk holds
+    // version 15 only partly, but the file system has it: node 1's ranks read 2 x 14e6 bytes
+    // through the read link of 1 GB/s, 28 ms.
+    json slow = scenario("ml-flush", levels);
+    slow["recovery"]["multi_level"]["disk_write_bandwidth"] = "0.1GBps";
+    slow["stop"]["version"] = 30;
+    const IsolatedRun run = run_isolated(patched(slow, failure("node", 1, 0.7, "1s")).dump());
+    CHECK(loaded(run) == std::pair<std::int64_t, json>{15, {"host-memory", "file-system"}});
+    CHECK(time_of(run)["checkpoint_load"].get<double>() == near(2 * STATE / 1e9));
+    CHECK(time_of(run)["checkpoint_stall"].get<double>() > 0.0);
+    check_accounting(run);
+  }
+}
+
+TEST_CASE("Levelled checkpoints without failures: accounting, durable checkpoints",
+          "[in-memory][multi-level]") {
+  for (const json& recovery : {IN_MEMORY, multi_level({{"every_steps", 5}})}) {
+    const IsolatedRun run = run_isolated(scenario("clean", recovery).dump());
+    const json& c = run.result["summary"]["collective"];
+    CHECK(c["steps"]["kept"] == 20);
+    CHECK(c["steps"]["rolled_back"] == 0);
+    CHECK(c["failures"] == 0);
+    // Versions 5, 10 and 15 complete; version 20's copy has just begun when the run stops.
+    CHECK(c["checkpoints"] == 3);
+    check_accounting(run);
+  }
+}
+
+TEST_CASE(
+    "Levelled checkpoints: the same scenario and seed give the same results on 1 and 2 "
+    "threads",
+    "[in-memory][multi-level]") {
+  TempDir dir;
+  for (const json& recovery : {IN_MEMORY, multi_level({{"every_steps", 5}})}) {
+    const std::string file = dir.file("scenario.json");
+    failsim::testing::write_text(
+        file, patched(scenario("repro", recovery), failure("node", 1, FAILED, "1s")).dump());
+    for (const char* threads : {"1", "2"}) {
+      const auto ran = failsim::testing::run_cli(
+          "run '" + file + "' -q --threads " + threads + " -o '" + dir.file(threads) + "'", dir);
+      INFO(ran.err);
+      REQUIRE(ran.status == 0);
+    }
+    for (const char* output : {"events.csv", "timeseries.csv"}) {
+      CHECK(failsim::testing::read_text(dir.file("1") + "/" + output) ==
+            failsim::testing::read_text(dir.file("2") + "/" + output));
+    }
+    const auto result = [&](const char* threads) {
+      return failsim::testing::reproducible_part(
+                 json::parse(failsim::testing::read_text(dir.file(threads) + "/result.json")))
+          .dump();
+    };
+    CHECK(result("1") == result("2"));
+  }
+}
