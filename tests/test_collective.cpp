@@ -1,81 +1,21 @@
 // The collective protocol's simulation, worked out by hand (docs/cluster.md): a step's time from
 // the time model, checkpoint-restart's rollback and lost time cause by cause, heartbeat
 // detection, a straggler's step, a snapshot checkpoint, and the real math of a run with failures
-// against a failure-free run. Each run is a child process (tests/sim_harness.hpp).
-//
-// The platform makes every number simple: 2 nodes x 2 accelerators of 1 Gflop/s, every link
-// 1 GB/s each way and without latency, a file system of 1 GB/s each way; dp 4 (tp = pp = 1),
-// one micro-batch of one sequence per replica; a transformer posing as N = 1e6 parameters with
-// L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
+// against a failure-free run. Each run is a child process (tests/sim_harness.hpp); the scenario
+// and its numbers are tests/collective_fixture.hpp's.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <string>
 
+#include "collective_fixture.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::run_isolated;
 using nlohmann::json;
-
-namespace {
-
-// One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
-// The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
-// 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
-constexpr double T_DP = 3e6 / 1e9;
-// Without overlap a step is its compute, then the all-reduce.
-constexpr double STEP = T_MB + T_DP;
-// A checkpoint (ZeRO 0): rank 0 alone writes 14 x 1e6 bytes at 1 GB/s; at a restart the 4 ranks
-// each read 14e6 bytes through the file system's one read link of 1 GB/s.
-constexpr double WRITE = 14e6 / 1e9;
-constexpr double LOAD = 4.0 * 14e6 / 1e9;
-
-json build(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 10},
-    "recovery": {"checkpoint": {"every_steps": 5},
-                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
-  s.merge_patch(patch);
-  return s;
-}
-
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
-
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
-}
-
-}  // namespace
+using namespace failsim::testing::collective;
 
 TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, ETTR",
           "[collective]") {

@@ -630,7 +630,9 @@ const std::vector<Format>& formats() {
         "/failures/stochastic_stragglers/0/duration/distribution",
         "/failures/after_stop",
         "/recovery/strategy",
-        "/recovery/checkpoint/mode"}},
+        "/recovery/checkpoint/mode",
+        "/recovery/universal/batch",
+        "/recovery/universal/grow"}},
   };
   return all;
 }

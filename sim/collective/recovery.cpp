@@ -6,6 +6,7 @@
 
 #include "sim/collective/checkpoint_restart.hpp"
 #include "sim/collective/collective_job.hpp"
+#include "sim/collective/universal_checkpoint.hpp"
 
 namespace failsim::sim {
 
@@ -17,7 +18,8 @@ std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& 
   // One row per design, under the name recovery.strategy spells it
   // (sim/scenario/collective/recovery.cpp reads the same names).
   static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
-      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }}};
+      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
+      {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

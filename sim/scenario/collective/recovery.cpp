@@ -29,6 +29,7 @@ struct Strategy {
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> table{
       {"checkpoint-restart", nullptr, nullptr, nullptr},
+      {"universal", "universal", read_universal, universal_to_json},
   };
   return table;
 }

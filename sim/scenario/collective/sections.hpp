@@ -34,6 +34,9 @@ ClusterFailureConfig read_cluster_failures(const input::ObjectReader& top,
 nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& failures);
 
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
+/// recovery.universal (strategy "universal"), read from the `recovery` object.
+void read_universal(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json universal_to_json(const CollectiveRecoveryConfig& recovery);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
 
 /// A document whose `protocol` is "collective" (scenario.cpp has read `name` and checks nothing
