@@ -1121,7 +1121,7 @@ const std::vector<BadScenario>& catalogue() {
                   "\"10GBps\""}),
       collective("a recovery strategy of the parameter server",
                  R"({"recovery": {"strategy": "checkpoint"}})", "/recovery/strategy",
-                 {"expected one of \"checkpoint-restart\", found \"checkpoint\""}),
+                 {"expected one of \"checkpoint-restart\", \"universal\", found \"checkpoint\""}),
       collective("time only with data", R"({"workload": {"math": "none"}})", "/data",
                  {"bad.json: /data: expected no 'data' here (workload.math is \"none\": a "
                   "time-only run trains and evaluates nothing), found {"}),

@@ -59,7 +59,9 @@ inline json build(const std::string& name, const json& patch) {
   return s;
 }
 
-inline const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
+inline const json& time_of(const IsolatedRun& run) {
+  return run.result["summary"]["collective"]["time"];
+}
 
 inline double sum_of_causes(const IsolatedRun& run) {
   double total = 0.0;

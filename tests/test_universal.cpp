@@ -47,11 +47,12 @@ constexpr double RESTART = 0.3;
 json universal(const std::string& name, const json& section, const json& down_for,
                double detection) {
   json s = build(name, {{"layout", {{"zero_stage", 1}}}, {"optimizer", {{"momentum", 0.9}}}});
-  s.merge_patch({{"recovery", {{"strategy", "universal"}, {"universal", section}}},
-                 {"failures",
-                  {{"detection", {{"kind", "watchdog"}, {"timeout", detection}}},
-                   {"events",
-                    {{{"target", "node"}, {"index", 1}, {"at", FAILURE}, {"down_for", down_for}}}}}}});
+  s.merge_patch(
+      {{"recovery", {{"strategy", "universal"}, {"universal", section}}},
+       {"failures",
+        {{"detection", {{"kind", "watchdog"}, {"timeout", detection}}},
+         {"events",
+          {{{"target", "node"}, {"index", 1}, {"at", FAILURE}, {"down_for", down_for}}}}}}});
   return s;
 }
 
@@ -78,8 +79,8 @@ TEST_CASE("Shrinking and keeping the global batch: a plain resume's parameters, 
   // Node 1 is lost for good; wait_limit 0: the job shrinks at once onto node 0. Rollback to
   // version 5, restart, conversion, load on 2 replicas, steps 6..10 at the accumulating pace,
   // the checkpoint after step 10.
-  const IsolatedRun run = run_isolated(
-      universal("keep", {{"grow", "never"}}, "forever", 0.5).dump());
+  const IsolatedRun run =
+      run_isolated(universal("keep", {{"grow", "never"}}, "forever", 0.5).dump());
   const json& summary = run.result["summary"];
   const json& c = summary["collective"];
   const double resumed = FAILURE + 0.5 + RESTART + CONVERT + LOAD_2;
@@ -186,15 +187,13 @@ TEST_CASE("wait_limit: a repair within it is waited for, a longer one is not", "
     const IsolatedRun run = run_isolated(
         universal("wait-shrink", {{"wait_limit", "300ms"}, {"grow", "never"}}, "1s", 0.5).dump());
     const double resumed = FAILURE + 0.8 + RESTART + CONVERT + LOAD_2;
-    CHECK(run.result["summary"]["end_time"].get<double>() ==
-          near(resumed + 5 * STEP_KEEP + WRITE));
+    CHECK(run.result["summary"]["end_time"].get<double>() == near(resumed + 5 * STEP_KEEP + WRITE));
     CHECK(time_of(run)["repair_wait"].get<double>() == near(0.3));
     CHECK(events_of(run, "resize").size() == 1);
     check_accounting(run);
   }
   SECTION("min_replicas above the survivors: it waits for the repair, whatever the limit") {
-    const IsolatedRun run =
-        run_isolated(universal("min", {{"min_replicas", 3}}, "1s", 0.5).dump());
+    const IsolatedRun run = run_isolated(universal("min", {{"min_replicas", 3}}, "1s", 0.5).dump());
     CHECK(time_of(run)["repair_wait"].get<double>() == near(0.5));
     CHECK(time_of(run)["checkpoint_load"].get<double>() == near(LOAD_4));
     CHECK(events_of(run, "resize").empty());
