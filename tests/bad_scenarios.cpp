@@ -946,6 +946,33 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /workload/checkpoint_bytes_per_parameter: expected at least the "
                   "weights' workload.precision_bytes = 2, found 1"},
                  RESOLVE),
+      collective("recovery.universal with another strategy",
+                 R"({"recovery": {"universal": {"wait_limit": "5min"}}})", "/recovery/universal",
+                 {"bad.json: /recovery/universal: expected no 'universal' here (it applies only "
+                  "to strategy \"universal\")"}),
+      collective("resume on another layout: more min_replicas than replicas",
+                 R"({"recovery": {"strategy": "universal",
+                                  "checkpoint": {"every_steps": 10},
+                                  "universal": {"min_replicas": 17}}})",
+                 "/recovery/universal/min_replicas",
+                 {"bad.json: /recovery/universal/min_replicas: expected at most layout.dp 16 (the "
+                  "replicas the job starts with), found 17"},
+                 RESOLVE),
+      collective("resume on another layout: growing back without checkpoints",
+                 R"({"recovery": {"strategy": "universal"}})", "/recovery/universal/grow",
+                 {"bad.json: /recovery/universal/grow: expected \"never\" when "
+                  "recovery.checkpoint.every_steps is 0 (the job grows back at a checkpoint), "
+                  "found \"at_checkpoint\""},
+                 RESOLVE),
+      collective("resume on another layout: the fewest replicas out of memory",
+                 R"({"layout": {"zero_stage": 1}, "workload": {"transformer": {"parameters": 6e9}},
+                     "recovery": {"strategy": "universal", "universal": {"grow": "never"}}})",
+                 "/recovery/universal/min_replicas",
+                 {"bad.json: /recovery/universal/min_replicas: expected a number of replicas "
+                  "whose memory per accelerator fits platform.node.device_memory 74.5 GiB (on 1 "
+                  "replica(s): estimated",
+                  "model states 89.4 GiB at ZeRO stage 1", "found 1"},
+                 RESOLVE),
       collective("more nodes than SimGrid builds in reasonable time",
                  R"({"platform": {"nodes": 4097}, "layout": {"dp": 32776}})", "/platform/nodes",
                  {"bad.json: /platform/nodes: expected at most 4096 nodes (SimGrid builds a "

@@ -1,12 +1,8 @@
 // The collective protocol's simulation, worked out by hand (docs/cluster.md): a step's time from
 // the time model, checkpoint-restart's rollback and lost time cause by cause, heartbeat
 // detection, a straggler's step, a snapshot checkpoint, and the real math of a run with failures
-// against a failure-free run. Each run is a child process (tests/sim_harness.hpp).
-//
-// The platform makes every number simple: 2 nodes x 2 accelerators of 1 Gflop/s, every link
-// 1 GB/s each way and without latency, a file system of 1 GB/s each way; dp 4 (tp = pp = 1),
-// one micro-batch of one sequence per replica; a transformer posing as N = 1e6 parameters with
-// L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
+// against a failure-free run. Each run is a child process (tests/sim_harness.hpp); the scenario
+// and its numbers are tests/collective_fixture.hpp's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,38 +10,18 @@
 #include <fstream>
 #include <string>
 
-#include "collective_scenario.hpp"
+#include "collective_fixture.hpp"
 #include "sim/collective/failure_schedule.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
 
-using failsim::testing::collective_scenario;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
-using failsim::testing::near;
 using failsim::testing::run_isolated;
-using failsim::testing::sum_of_causes;
-using failsim::testing::time_of;
 using nlohmann::json;
 using namespace failsim::sim;
+using namespace failsim::testing::collective;
 
-namespace {
-
-// One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
-// The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
-// 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
-constexpr double T_DP = 3e6 / 1e9;
-// Without overlap a step is its compute, then the all-reduce.
-constexpr double STEP = T_MB + T_DP;
-// A checkpoint (ZeRO 0): rank 0 alone writes 14 x 1e6 bytes at 1 GB/s; at a restart the 4 ranks
-// each read 14e6 bytes through the file system's one read link of 1 GB/s.
-constexpr double WRITE = 14e6 / 1e9;
-constexpr double LOAD = 4.0 * 14e6 / 1e9;
-
-json build(const std::string& name, const json& patch) { return collective_scenario(name, patch); }
-
-}  // namespace
 
 TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, ETTR",
           "[collective]") {

@@ -16,18 +16,18 @@
 #include <string>
 
 #include "cli_harness.hpp"
-#include "collective_scenario.hpp"
+#include "collective_fixture.hpp"
 #include "reproducible.hpp"
 #include "sim_harness.hpp"
 
-using failsim::testing::collective_scenario;
+using failsim::testing::collective::build;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
-using failsim::testing::near;
+using failsim::testing::collective::near;
 using failsim::testing::run_isolated;
-using failsim::testing::sum_of_causes;
+using failsim::testing::collective::sum_of_causes;
 using failsim::testing::TempDir;
-using failsim::testing::time_of;
+using failsim::testing::collective::time_of;
 using nlohmann::json;
 
 namespace {
@@ -38,7 +38,7 @@ constexpr double T_ONE = (6e6 + 12.0) * 4.0 / 1e9;
 /// TWO: the collective tests' scenario (collective_scenario.hpp) with faster links, a rack of
 /// both nodes, a watchdog of 100 ms, 20 steps and no checkpoint-restart settings; then `patch`.
 json scenario(const std::string& name, const json& patch) {
-  json s = collective_scenario(
+  json s = build(
       name, {{"platform",
               {{"node", {{"intra_bandwidth", "100GBps"}, {"nic_bandwidth", "10GBps"}}},
                {"domains", {{"nodes_per_rack", 2}}}}},

@@ -635,7 +635,9 @@ const std::vector<Format>& formats() {
         "/failures/rates/repair/distribution",
         "/recovery/strategy",
         "/recovery/checkpoint/mode",
-        "/recovery/in_memory/placement"}},
+        "/recovery/in_memory/placement",
+        "/recovery/universal/batch",
+        "/recovery/universal/grow"}},
   };
   return all;
 }

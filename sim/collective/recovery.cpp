@@ -8,6 +8,7 @@
 #include "sim/collective/collective_job.hpp"
 #include "sim/collective/in_memory.hpp"
 #include "sim/collective/multi_level.hpp"
+#include "sim/collective/universal_checkpoint.hpp"
 
 namespace failsim::sim {
 
@@ -38,7 +39,8 @@ std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& 
   static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
       {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
       {"in-memory", [] { return std::make_unique<InMemoryCheckpoints>(); }},
-      {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }}};
+      {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }},
+      {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -2,6 +2,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+
 namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -103,20 +105,29 @@ std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline) {
   return t;
 }
 
+// Under the assignment: the active replicas hold the state, ZeRO's shards spread over them and
+// the first of them writes the replicated part (the plan's shares for the full assignment).
 std::vector<Flow> StepNetwork::checkpoint_writes() const {
+  const CollectivePlan::CheckpointShare share =
+      plan_.checkpoint_share(assignment_.active_replicas());
+  const auto first =
+      static_cast<int>(std::find(assignment_.active.begin(), assignment_.active.end(), true) -
+                       assignment_.active.begin());
   std::vector<Flow> flows;
-  for (std::size_t r = 0; r < plan_.checkpoint_write_bytes.size(); ++r) {
-    const double bytes = plan_.checkpoint_write_bytes[r];
-    if (bytes > 0) flows.push_back({host(static_cast<int>(r)), platform_.file_system, bytes});
+  for (int r = 0; r < plan_.ranks(); ++r) {
+    if (!assignment_.runs(plan_, r)) continue;
+    const double bytes = plan_.coordinates(r).d == first ? share.write_first : share.write_other;
+    if (bytes > 0) flows.push_back({host(r), platform_.file_system, bytes});
   }
   return flows;
 }
 
 std::vector<Flow> StepNetwork::checkpoint_reads() const {
+  const double bytes = plan_.checkpoint_share(assignment_.active_replicas()).read;
   std::vector<Flow> flows;
-  for (std::size_t r = 0; r < plan_.checkpoint_read_bytes.size(); ++r) {
-    const double bytes = plan_.checkpoint_read_bytes[r];
-    if (bytes > 0) flows.push_back({platform_.file_system, host(static_cast<int>(r)), bytes});
+  for (int r = 0; r < plan_.ranks(); ++r) {
+    if (assignment_.runs(plan_, r) && bytes > 0)
+      flows.push_back({platform_.file_system, host(r), bytes});
   }
   return flows;
 }

@@ -45,7 +45,8 @@ class StepNetwork {
   /// them (the flows are cancelled, the clock is at that deadline).
   std::optional<StepTimes> measure(const Deadlines& deadlines);
 
-  /// Every rank's share of a checkpoint to the file system, and back at a restart.
+  /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
+  /// the active replicas hold it (CollectivePlan::checkpoint_share).
   std::vector<Flow> checkpoint_writes() const;
   std::vector<Flow> checkpoint_reads() const;
 

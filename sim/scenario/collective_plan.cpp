@@ -309,6 +309,45 @@ void check_memory(const Scenario& s, const CollectivePlan& plan, const std::stri
       found);
 }
 
+// Resume on another layout (recovery.strategy "universal"): it goes on with min_replicas of the
+// dp replicas at the fewest, each then holding a larger ZeRO shard and, when the global batch is
+// kept, accumulating ceil(dp / min_replicas) x m micro-batches; it grows back only at a
+// checkpoint, so it needs checkpoints to do so.
+void check_universal(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  if (r.strategy != "universal") return;
+  const UniversalConfig& u = r.universal;
+  constexpr const char* MIN_REPLICAS = "/recovery/universal/min_replicas";
+  if (u.min_replicas > plan.dp) {
+    throw input::InputError(
+        file, MIN_REPLICAS,
+        fmt::format("at most layout.dp {} (the replicas the job starts with)", plan.dp),
+        std::to_string(u.min_replicas));
+  }
+  if (u.grow == UniversalGrow::AT_CHECKPOINT && r.checkpoint.every_steps == 0) {
+    throw input::InputError(file, "/recovery/universal/grow",
+                            "\"never\" when recovery.checkpoint.every_steps is 0 (the job grows "
+                            "back at a checkpoint)",
+                            "\"at_checkpoint\"");
+  }
+  CollectivePlan fewest = plan;
+  fewest.dp = u.min_replicas;
+  if (u.batch == UniversalBatch::KEEP)
+    fewest.micro_batches *= (plan.dp + u.min_replicas - 1) / u.min_replicas;
+  const DeviceMemory m{model_states_bytes(s, fewest), activation_bytes(s, fewest)};
+  const double capacity = s.collective.platform.node.device_memory;
+  if (m.total() <= capacity) return;
+  throw input::InputError(
+      file, MIN_REPLICAS,
+      fmt::format("a number of replicas whose memory per accelerator fits "
+                  "platform.node.device_memory {} (on {} replica(s): estimated {}, model states {} "
+                  "at ZeRO stage {}, activations {} of {} micro-batch(es) a step)",
+                  format_bytes(capacity), u.min_replicas, format_bytes(m.total()),
+                  format_bytes(m.model_states), s.collective.layout.zero_stage,
+                  format_bytes(m.activations), fewest.micro_batches),
+      std::to_string(u.min_replicas));
+}
+
 // Without ZeRO, replica 0's ranks write their stage's and slice's whole state; with ZeRO 1 or
 // 2 every rank writes its 1 / dp of the optimizer state and replica 0 the weights; with ZeRO 3
 // (weights sharded too) every rank writes its 1 / dp of everything (docs/cluster.md).
@@ -316,30 +355,28 @@ void plan_checkpoint(const Scenario& s, CollectivePlan& plan) {
   const WorkloadConfig& w = s.collective.workload;
   const double c = w.checkpoint_bytes_per_parameter;
   const double weights = w.precision_bytes;
-  const double psi = plan.parameters / (plan.tp * plan.pp);
-  const double dp = plan.dp;
   plan.checkpoint_bytes = c * plan.parameters;
+  switch (s.collective.layout.zero_stage) {
+    case 0:
+      plan.checkpoint_replicated_per_parameter = c;
+      break;
+    case 1:
+    case 2:
+      plan.checkpoint_sharded_per_parameter = c - weights;
+      plan.checkpoint_replicated_per_parameter = weights;
+      break;
+    default:
+      plan.checkpoint_sharded_per_parameter = c;
+      break;
+  }
   const auto ranks = static_cast<std::size_t>(plan.ranks());
   plan.checkpoint_write_bytes.assign(ranks, 0.0);
   plan.checkpoint_read_bytes.assign(ranks, 0.0);
+  const CollectivePlan::CheckpointShare share = plan.checkpoint_share(plan.dp);
   for (int r = 0; r < plan.ranks(); ++r) {
     const bool replica_zero = plan.coordinates(r).d == 0;
-    switch (s.collective.layout.zero_stage) {
-      case 0:
-        plan.checkpoint_write_bytes[r] = replica_zero ? c * psi : 0.0;
-        plan.checkpoint_read_bytes[r] = c * psi;
-        break;
-      case 1:
-      case 2:
-        plan.checkpoint_write_bytes[r] =
-            (c - weights) * psi / dp + (replica_zero ? weights * psi : 0.0);
-        plan.checkpoint_read_bytes[r] = (c - weights) * psi / dp + weights * psi;
-        break;
-      default:
-        plan.checkpoint_write_bytes[r] = c * psi / dp;
-        plan.checkpoint_read_bytes[r] = c * psi / dp;
-        break;
-    }
+    plan.checkpoint_write_bytes[r] = replica_zero ? share.write_first : share.write_other;
+    plan.checkpoint_read_bytes[r] = share.read;
   }
   const RestartConfig& restart = s.collective.recovery.restart;
   plan.restart_init_seconds = restart.init_base + restart.init_per_rank * plan.ranks();
@@ -380,6 +417,16 @@ void check_recovery(const Scenario& s, const CollectivePlan& plan, const std::st
 
 }  // namespace
 
+CollectivePlan::CheckpointShare CollectivePlan::checkpoint_share(int replicas) const {
+  const double psi = parameters / (tp * pp);
+  CheckpointShare share;
+  // In this order the full layout's shares are the formulas' of docs/cluster.md to the bit.
+  share.write_other = checkpoint_sharded_per_parameter * psi / replicas;
+  share.write_first = share.write_other + checkpoint_replicated_per_parameter * psi;
+  share.read = share.write_first;
+  return share;
+}
+
 std::vector<std::vector<int>> CollectivePlan::by_node(const std::vector<int>& group) const {
   std::vector<int> sorted = group;
   std::stable_sort(sorted.begin(), sorted.end(),
@@ -413,6 +460,7 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   plan.memory.model_states = model_states_bytes(s, plan);
   plan.memory.activations = activation_bytes(s, plan);
   check_memory(s, plan, file);
+  check_universal(s, plan, file);
   plan_checkpoint(s, plan);
   check_recovery(s, plan, file);
   return plan;

@@ -132,6 +132,21 @@ struct CollectivePlan {
   std::vector<double> checkpoint_write_bytes;
   /// What each rank reads of a checkpoint at a restart (every replica needs its state).
   std::vector<double> checkpoint_read_bytes;
+  /// Per parameter of a rank's stage and slice: the checkpoint's bytes ZeRO shards over the
+  /// data-parallel replicas (none at stage 0; the optimizer state at 1 and 2; everything at 3),
+  /// and those every replica holds whole (the rest).
+  double checkpoint_sharded_per_parameter = 0.0;
+  double checkpoint_replicated_per_parameter = 0.0;
+  /// One rank's checkpoint shares when `replicas` data-parallel replicas hold the state (the
+  /// plan's dp, or fewer after a resume on another layout): with psi = N / (tp x pp),
+  /// write_first = sharded x psi / replicas + replicated x psi (the first replica writes the
+  /// replicated part), write_other = sharded x psi / replicas, read = write_first.
+  struct CheckpointShare {
+    double write_first = 0.0;
+    double write_other = 0.0;
+    double read = 0.0;
+  };
+  CheckpointShare checkpoint_share(int replicas) const;
   /// The communicators' initialisation at a restart: init_base + init_per_rank x ranks.
   double restart_init_seconds = 0.0;
 };

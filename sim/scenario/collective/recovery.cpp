@@ -34,6 +34,7 @@ const std::vector<Strategy>& strategies() {
       {"checkpoint-restart", nullptr, nullptr, nullptr},
       {"in-memory", "in_memory", read_in_memory, in_memory_to_json, false},
       {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
+      {"universal", "universal", read_universal, universal_to_json, true},
   };
   return table;
 }

@@ -52,6 +52,9 @@ ClusterRatesConfig read_cluster_rates(const input::ObjectReader& failures,
 nlohmann::json cluster_rates_to_json(const ClusterRatesConfig& rates);
 
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
+/// recovery.universal (strategy "universal"), read from the `recovery` object.
+void read_universal(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json universal_to_json(const CollectiveRecoveryConfig& recovery);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
 
 /// The sections of strategies "in-memory" (recovery.in_memory) and "multi-level"

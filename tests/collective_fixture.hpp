@@ -1,27 +1,36 @@
-// The small collective scenario the simulation tests of the collective protocol work out by hand
-// (tests/test_collective.cpp, tests/test_levelled_checkpoints.cpp), and what they read of a
-// run: one copy instead of one per test file.
+// The small collective scenario the simulation tests work out by hand (tests/test_collective.cpp,
+// tests/test_universal.cpp) and the helpers that read its results.
 //
-// 2 nodes x 2 accelerators of 1 Gflop/s, every link 1 GB/s each way and without latency, a file
-// system of 1 GB/s each way; dp 4 (tp = pp = 1), one micro-batch of one sequence per replica; a
-// transformer posing as N = 1e6 parameters with L = h = s = 1, so a step's flops are
-// (6e6 + 12 L h s) x T = (6e6 + 12) x 4. Checkpoints every 5 steps, a restart of 0.3 s, 10
-// steps.
+// The platform makes every number simple: 2 nodes x 2 accelerators of 1 Gflop/s, every link
+// 1 GB/s each way and without latency, a file system of 1 GB/s each way; dp 4 (tp = pp = 1),
+// one micro-batch of one sequence per replica; a transformer posing as N = 1e6 parameters with
+// L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "sim_harness.hpp"
 
-namespace failsim::testing {
+namespace failsim::testing::collective {
 
-/// The scenario named `name`, with `patch` merged in (RFC 7386: null deletes a key).
-inline nlohmann::json collective_scenario(const std::string& name, const nlohmann::json& patch) {
-  nlohmann::json s = nlohmann::json::parse(R"({
+using nlohmann::json;
+
+// One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
+constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
+// The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
+// 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
+constexpr double T_DP = 3e6 / 1e9;
+// Without overlap a step is its compute, then the all-reduce.
+constexpr double STEP = T_MB + T_DP;
+// A checkpoint (ZeRO 0): rank 0 alone writes 14 x 1e6 bytes at 1 GB/s; at a restart the 4 ranks
+// each read 14e6 bytes through the file system's one read link of 1 GB/s.
+constexpr double WRITE = 14e6 / 1e9;
+constexpr double LOAD = 4.0 * 14e6 / 1e9;
+
+inline json build(const std::string& name, const json& patch) {
+  json s = json::parse(R"({
     "protocol": "collective",
     "seed": 3,
     "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
@@ -50,21 +59,18 @@ inline nlohmann::json collective_scenario(const std::string& name, const nlohman
   return s;
 }
 
-/// summary.collective.time: the seconds of each cause.
-inline const nlohmann::json& time_of(const IsolatedRun& run) {
+inline const json& time_of(const IsolatedRun& run) {
   return run.result["summary"]["collective"]["time"];
 }
 
-/// The causes' sum, which must be the run's end time.
 inline double sum_of_causes(const IsolatedRun& run) {
   double total = 0.0;
   for (const auto& item : time_of(run).items()) total += item.value().get<double>();
   return total;
 }
 
-/// Equal to 1e-9 relative: times worked out by hand against the simulation's.
 inline Catch::Detail::Approx near(double v) {
   return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
 }
 
-}  // namespace failsim::testing
+}  // namespace failsim::testing::collective
