@@ -101,13 +101,14 @@ void write_file(const std::string& path, const std::string& text) {
 
 [[noreturn]] void child(const std::string& scenario_text,
                         const std::vector<std::string>& simgrid_args, bool simulate_every_step,
-                        const std::string& dir) {
+                        int threads, const std::string& dir) {
   try {
     const sim::Scenario scenario = sim::parse_scenario_text(scenario_text, "test-scenario.json");
     sim::RunOptions options;
     options.file_label = "test-scenario.json";
     options.simgrid_args = simgrid_args;
     options.simulate_every_step = simulate_every_step;
+    options.threads = threads;
     const sim::RunResult result = sim::run(scenario, options);
     sim::write_result_directory(result, dir + "/result", {});
     // A time-only run (collective, workload.math "none") has no parameters.
@@ -127,12 +128,13 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 IsolatedRun run_isolated(const std::string& scenario_text,
-                         const std::vector<std::string>& simgrid_args, bool simulate_every_step) {
+                         const std::vector<std::string>& simgrid_args, bool simulate_every_step,
+                         int threads) {
   TempDir dir;
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) child(scenario_text, simgrid_args, simulate_every_step, dir.path());
+  if (pid == 0) child(scenario_text, simgrid_args, simulate_every_step, threads, dir.path());
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -26,10 +26,11 @@ struct IsolatedRun {
 
 /// Parses `scenario_text` (a JSON scenario) and runs it in a child process with the given
 /// SimGrid arguments. Throws std::runtime_error with the child's message if the run fails.
-/// `simulate_every_step`: RunOptions::simulate_every_step (collective scenarios).
+/// `simulate_every_step`: RunOptions::simulate_every_step (collective scenarios); `threads`:
+/// RunOptions::threads.
 IsolatedRun run_isolated(const std::string& scenario_text,
                          const std::vector<std::string>& simgrid_args = {},
-                         bool simulate_every_step = false);
+                         bool simulate_every_step = false, int threads = 1);
 
 std::string read_file(const std::string& path);
 

@@ -630,7 +630,8 @@ const std::vector<Format>& formats() {
         "/failures/stochastic_stragglers/0/duration/distribution",
         "/failures/after_stop",
         "/recovery/strategy",
-        "/recovery/checkpoint/mode"}},
+        "/recovery/checkpoint/mode",
+        "/recovery/quorum/detection"}},
   };
   return all;
 }

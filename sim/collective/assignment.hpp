@@ -29,7 +29,8 @@ struct Assignment {
   static Assignment full(const CollectivePlan& plan) {
     Assignment a;
     a.active.assign(static_cast<std::size_t>(plan.dp), true);
-    a.node.resize(plan.node_of_rank.empty() ? 0 : static_cast<std::size_t>(plan.node_of_rank.back()) + 1);
+    a.node.resize(
+        plan.node_of_rank.empty() ? 0 : static_cast<std::size_t>(plan.node_of_rank.back()) + 1);
     for (std::size_t n = 0; n < a.node.size(); ++n) a.node[n] = static_cast<int>(n);
     for (int d = 0; d < plan.dp; ++d) a.streams.push_back(d);
     return a;

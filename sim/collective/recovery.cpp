@@ -6,8 +6,11 @@
 
 #include "sim/collective/checkpoint_restart.hpp"
 #include "sim/collective/collective_job.hpp"
+#include "sim/collective/quorum.hpp"
 
 namespace failsim::sim {
+
+Interrupt CollectiveRecovery::before_step(CollectiveJob& /*job*/) { return Interrupt::NONE; }
 
 Interrupt CollectiveRecovery::before_update(CollectiveJob& /*job*/, const StepSpan& /*span*/) {
   return Interrupt::NONE;
@@ -17,7 +20,8 @@ std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& 
   // One row per design, under the name recovery.strategy spells it
   // (sim/scenario/collective/recovery.cpp reads the same names).
   static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
-      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }}};
+      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
+      {"quorum", [] { return std::make_unique<PerStepQuorum>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -33,6 +33,10 @@ ClusterFailureConfig read_cluster_failures(const input::ObjectReader& top,
                                            const ClusterPlatformConfig& platform);
 nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& failures);
 
+/// recovery.quorum (recovery_quorum.cpp), read from the `recovery` object into `into`.
+void read_quorum(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json quorum_to_json(const CollectiveRecoveryConfig& recovery);
+
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
 
