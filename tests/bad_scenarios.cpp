@@ -982,9 +982,10 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /protocol: expected \"collective\" for a scenario with a 'platform' "
                   "section (a section of the collective protocol, docs/cluster.md) (required), "
                   "found nothing"}),
-      collective("no platform", R"({"platform": null})", "/platform",
-                 {"bad.json: /platform: expected an object with keys (node, nodes, topology, "
-                  "file_system, domains) (required), found nothing"}),
+      collective(
+          "no platform", R"({"platform": null})", "/platform",
+          {"bad.json: /platform: expected an object with keys (node, nodes, spares, topology, "
+           "file_system, domains) (required), found nothing"}),
       collective("unknown node preset", R"({"platform": {"node": "h100-8"}})", "/platform/node",
                  {"bad.json: /platform/node: expected a node preset (",
                   "h100-8x), or a node file ending in \".json\", found \"h100-8\" (did you mean "
@@ -1094,7 +1095,7 @@ const std::vector<BadScenario>& catalogue() {
                   "\"10GBps\""}),
       collective("a recovery strategy of the parameter server",
                  R"({"recovery": {"strategy": "checkpoint"}})", "/recovery/strategy",
-                 {"expected one of \"checkpoint-restart\", found \"checkpoint\""}),
+                 {"expected one of \"checkpoint-restart\", \"quorum\", found \"checkpoint\""}),
       collective("time only with data", R"({"workload": {"math": "none"}})", "/data",
                  {"bad.json: /data: expected no 'data' here (workload.math is \"none\": a "
                   "time-only run trains and evaluates nothing), found {"}),
