@@ -3,20 +3,24 @@
 // detection, a straggler's step, a snapshot checkpoint, and the real math of a run with failures
 // against a failure-free run. Each run is a child process (tests/sim_harness.hpp).
 //
-// The platform makes every number simple: 2 nodes x 2 accelerators of 1 Gflop/s, every link
-// 1 GB/s each way and without latency, a file system of 1 GB/s each way; dp 4 (tp = pp = 1),
-// one micro-batch of one sequence per replica; a transformer posing as N = 1e6 parameters with
-// L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
+// The platform makes every number simple (tests/tiny_cluster.hpp): 2 nodes x 2 accelerators of
+// 1 Gflop/s, every link 1 GB/s each way and without latency, a file system of 1 GB/s each way;
+// dp 4 (tp = pp = 1), one micro-batch of one sequence per replica; a transformer posing as N =
+// 1e6 parameters with L = h = s = 1, so a step's flops are (6 N + 12 L h s) x T = (6e6 + 12) x 4.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <string>
 
 #include "sim_harness.hpp"
+#include "tiny_cluster.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
+using failsim::testing::near;
 using failsim::testing::run_isolated;
+using failsim::testing::sum_of_causes;
+using failsim::testing::time_of;
 using nlohmann::json;
 
 namespace {
@@ -34,45 +38,7 @@ constexpr double WRITE = 14e6 / 1e9;
 constexpr double LOAD = 4.0 * 14e6 / 1e9;
 
 json build(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 10},
-    "recovery": {"checkpoint": {"every_steps": 5},
-                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
-  s.merge_patch(patch);
-  return s;
-}
-
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
-
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
+  return failsim::testing::tiny_cluster(name, patch);
 }
 
 }  // namespace

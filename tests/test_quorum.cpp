@@ -4,7 +4,7 @@
 // by hand on the surviving streams; sample accounting; thread counts. Each run is a child
 // process (tests/sim_harness.hpp).
 //
-// The platform of tests/test_collective.cpp: 2 nodes x 2 accelerators of 1 Gflop/s, every link
+// The platform of tests/tiny_cluster.hpp: 2 nodes x 2 accelerators of 1 Gflop/s, every link
 // 1 GB/s each way without latency, both nodes under one leaf; dp 4, tp = pp = 1, a transformer
 // posing as N = 1e6 parameters with one token per replica and step. Two replica groups of 2
 // replicas: group 0 is node 0 (replicas 0 and 1), group 1 node 1 (replicas 2 and 3).
@@ -17,10 +17,15 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/training_math.hpp"
 #include "sim_harness.hpp"
+#include "tiny_cluster.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
+using failsim::testing::near;
+using failsim::testing::node_event;
 using failsim::testing::run_isolated;
+using failsim::testing::sum_of_causes;
+using failsim::testing::time_of;
 using nlohmann::json;
 
 namespace {
@@ -49,57 +54,26 @@ constexpr double HEAL = 31e-3;
 constexpr double HEAL_STEP = T_MB + T_DP_HEAL;
 
 json build(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10, "momentum": 0.9},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 8},
-    "recovery": {"strategy": "quorum",
-                 "quorum": {"group_replicas": 2, "latency": "10ms", "heartbeat_timeout": "50ms",
-                            "reconfigure": "20ms"},
-                 "restart": {"scheduler_delay": "10ms", "process_start": "10ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
+  json s = failsim::testing::tiny_cluster(name, json::parse(R"({
+        "optimizer": {"momentum": 0.9},
+        "stop": {"version": 8},
+        "recovery": {"strategy": "quorum",
+                     "quorum": {"group_replicas": 2, "latency": "10ms",
+                                "heartbeat_timeout": "50ms", "reconfigure": "20ms"},
+                     "checkpoint": {"every_steps": 0},
+                     "restart": {"scheduler_delay": "10ms", "process_start": "10ms"}}
+      })"));
   s.merge_patch(patch);
   return s;
 }
 
-/// Node `node` fails for `down` seconds at `at` (and any more events given).
+/// The scheduled failures `events`, as a patch.
 json failures(json events) { return {{"failures", {{"events", std::move(events)}}}}; }
-json node_event(int node, double at, double down) {
-  return {{"target", "node"}, {"index", node}, {"at", at}, {"down_for", down}};
-}
 
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
 double seconds(const IsolatedRun& run, const char* cause) {
   return time_of(run)[cause].get<double>();
 }
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
 double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
-}
 
 // Steps 1..3 take a quorum and a step each; the fourth's quorum, then node 1 fails halfway
 // through its step.

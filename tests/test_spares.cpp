@@ -4,7 +4,7 @@
 // repaired node returns to the pool); a spare failing while idle is only marked down; the
 // pool's idle node-hours. Each run is a child process (tests/sim_harness.hpp).
 //
-// The platform of tests/test_collective.cpp plus one spare: nodes 0 and 1 run the job (2
+// The platform of tests/tiny_cluster.hpp plus one spare: nodes 0 and 1 run the job (2
 // accelerators of 1 Gflop/s each), node 2 is the spare; every link 1 GB/s without latency, all
 // three under one leaf switch; dp 4, a checkpoint after every 5th step.
 #include <catch2/catch.hpp>
@@ -12,9 +12,12 @@
 #include <string>
 
 #include "sim_harness.hpp"
+#include "tiny_cluster.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
+using failsim::testing::near;
+using failsim::testing::node_event;
 using failsim::testing::run_isolated;
 using nlohmann::json;
 
@@ -34,39 +37,12 @@ constexpr double FAILED_AT = 7 * STEP + WRITE + STEP / 2;
 constexpr double RESUMED = FAILED_AT + DETECTION + RESTART + LOAD;
 
 json build(const std::string& name, json events) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "spares": 1,
-      "topology": {"nodes_per_leaf": 4, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 10},
-    "failures": {"detection": {"kind": "watchdog", "timeout": "500ms"}},
-    "recovery": {"checkpoint": {"every_steps": 5},
-                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
+  json s = failsim::testing::tiny_cluster(name, json::parse(R"({
+        "platform": {"spares": 1, "topology": {"nodes_per_leaf": 4}},
+        "failures": {"detection": {"kind": "watchdog", "timeout": "500ms"}}
+      })"));
   s["failures"]["events"] = std::move(events);
   return s;
-}
-
-json node_event(int node, double at, double down) {
-  return {{"target", "node"}, {"index", node}, {"at", at}, {"down_for", down}};
 }
 
 const json& collective_of(const IsolatedRun& run) { return run.result["summary"]["collective"]; }
@@ -74,10 +50,6 @@ double seconds(const IsolatedRun& run, const char* cause) {
   return collective_of(run)["time"][cause].get<double>();
 }
 double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
-}
 
 }  // namespace
 
