@@ -22,20 +22,9 @@ using failsim::testing::run_isolated;
 using failsim::testing::sum_of_causes;
 using failsim::testing::time_of;
 using nlohmann::json;
+using namespace failsim::testing::tiny;
 
 namespace {
-
-// One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
-// The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
-// 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
-constexpr double T_DP = 3e6 / 1e9;
-// Without overlap a step is its compute, then the all-reduce.
-constexpr double STEP = T_MB + T_DP;
-// A checkpoint (ZeRO 0): rank 0 alone writes 14 x 1e6 bytes at 1 GB/s; at a restart the 4 ranks
-// each read 14e6 bytes through the file system's one read link of 1 GB/s.
-constexpr double WRITE = 14e6 / 1e9;
-constexpr double LOAD = 4.0 * 14e6 / 1e9;
 
 json build(const std::string& name, const json& patch) {
   return failsim::testing::tiny_cluster(name, patch);

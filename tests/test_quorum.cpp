@@ -26,15 +26,14 @@ using failsim::testing::node_event;
 using failsim::testing::run_isolated;
 using failsim::testing::sum_of_causes;
 using failsim::testing::time_of;
+using failsim::testing::tiny::T_MB;
 using nlohmann::json;
 
 namespace {
 
-// One micro-batch: (6 N + 12) x 4 flops over 4 ranks at 1 Gflop/s.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
-// The ring all-reduce of 2e6 bytes over 4 ranks: 2 (4 - 1) / 4 x 2e6 = 3e6 bytes per rank at
-// 1 GB/s, each ring flow alone on its links; over the 2 ranks of node 0: 2e6 bytes per rank.
-constexpr double S4 = T_MB + 3e-3;
+// A step of the 4-rank ring (tests/tiny_cluster.hpp); of the 2 ranks of node 0 alone, whose
+// ring all-reduce sends 2 (2 - 1) / 2 x 2e6 = 2e6 bytes per rank.
+constexpr double S4 = failsim::testing::tiny::STEP;
 constexpr double S2 = T_MB + 2e-3;
 // The quorum's latency, the lighthouse's heartbeat timeout, the process groups'
 // reconfiguration, a group's process start (scheduler delay + start).

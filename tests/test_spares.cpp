@@ -20,15 +20,12 @@ using failsim::testing::near;
 using failsim::testing::node_event;
 using failsim::testing::run_isolated;
 using nlohmann::json;
+using namespace failsim::testing::tiny;
 
 namespace {
 
-// As in tests/test_collective.cpp: a micro-batch, the ring all-reduce over 4 ranks (the same
-// whether rank 2 and 3 run on node 1 or on the spare), a checkpoint's write and load.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
-constexpr double STEP = T_MB + 3e6 / 1e9;
-constexpr double WRITE = 14e6 / 1e9;
-constexpr double LOAD = 4.0 * 14e6 / 1e9;
+// tests/tiny_cluster.hpp's STEP, WRITE and LOAD: the ring all-reduce is the same whether ranks
+// 2 and 3 run on node 1 or on the spare.
 constexpr double DETECTION = 0.5;
 constexpr double RESTART = 0.3;
 // Node 1 fails halfway through step 8 (the checkpoint after step 5 took WRITE).
