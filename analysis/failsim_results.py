@@ -37,6 +37,7 @@ TIME_CAUSES = (
     ("repair_wait", "repair wait"),
     ("restart", "restart"),
     ("checkpoint_load", "checkpoint load"),
+    ("quorum", "quorum"),
     ("unfinished", "unfinished step"),
 )
 

@@ -866,7 +866,7 @@ def timeline_drawings(configs, title):
 TIME_COLOURS = {"productive": "#55a868", "stragglers": "#ccb974", "interference": "#e5d8a0",
                 "checkpoint_stall": "#8172b3", "lost_work": "#c44e52", "detection": "#dd8452",
                 "repair_wait": "#937860", "restart": "#da8bc3", "checkpoint_load": "#64b5cd",
-                "unfinished": "#b0b0b0"}
+                "quorum": "#4c72b0", "unfinished": "#b0b0b0"}
 
 
 def figure_time(configs, title):

@@ -110,6 +110,9 @@ CollectiveRun read_collective(const json& c, const input::JsonLocation& at) {
   r.real_math = math == "real";
   r.ranks = count_member(c, at, "ranks");
   r.nodes = count_member(c, at, "nodes");
+  if (c.contains("spares")) {
+    r.spare_nodes = count_member(object_member(c, at, "spares"), at.child("spares"), "nodes");
+  }
   r.ettr = number_member(c, at, "ettr", {0.0, 1.0, false, false});
   const input::JsonLocation time_at = at.child("time");
   const json& time = object_member(c, at, "time");

@@ -65,6 +65,9 @@ struct CollectiveRun {
   bool real_math = false;  ///< math "real"; "none" for a time-only run
   std::int64_t ranks = 0;
   std::int64_t nodes = 0;
+  /// spares.nodes: hot spares billed like the job's nodes (0 when the result has no `spares`,
+  /// as a result of a build before spares).
+  std::int64_t spare_nodes = 0;
   double ettr = 0.0;  ///< productive / end_time
   /// time.<cause>, s, by result_format::TimeCause; they sum to end_time.
   std::array<double, result_format::TIME_CAUSES> seconds{};

@@ -303,7 +303,9 @@ std::vector<HostTimeline> host_timelines(const RunSummary& run) {
 
 std::vector<HostTimeline> node_timelines(const RunSummary& run) {
   if (!run.collective) return {};
-  std::vector<std::vector<Interval>> down(static_cast<std::size_t>(run.collective->nodes));
+  // The job's nodes and the spares, all held and billed alike.
+  const std::int64_t platform_nodes = run.collective->nodes + run.collective->spare_nodes;
+  std::vector<std::vector<Interval>> down(static_cast<std::size_t>(platform_nodes));
   for (const auto& e : run.events) {
     if (e.type != result_format::EventType::FAILURE || !(e.down_for > 0.0)) continue;
     // A leaf switch's nodes are cut off, not gone: their instances are still held.
@@ -315,7 +317,7 @@ std::vector<HostTimeline> node_timelines(const RunSummary& run) {
     for (const auto& n : *nodes) {
       if (!n.is_number_integer()) continue;
       const auto index = n.get<std::int64_t>();
-      if (index < 0 || index >= run.collective->nodes) continue;
+      if (index < 0 || index >= platform_nodes) continue;
       down[static_cast<std::size_t>(index)].push_back({begin, end});
     }
   }

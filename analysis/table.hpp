@@ -43,7 +43,8 @@ std::vector<FailureWindow> failure_windows(const RunSummary& run);
 /// (down_for 0) does not turn the host off. Link failures do not either.
 std::vector<HostTimeline> host_timelines(const RunSummary& run);
 
-/// A collective run's nodes (summary.collective.nodes, named "node-<n>", role "node"), each
+/// A collective run's nodes (summary.collective.nodes and spares.nodes: a spare is billed like a
+/// job node; named "node-<n>", role "node"), each
 /// down from a `failure` whose details.nodes lists it for details.down_for (to the run's end
 /// for "forever"), except under a `switch` failure: a leaf switch cuts its nodes off, but the
 /// instances are intact and still held. Overlapping outages of one node are merged. Empty for a

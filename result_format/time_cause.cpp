@@ -21,6 +21,7 @@ constexpr std::array TIME_CAUSE_TABLE = {
     TimeCauseSpelling{REPAIR_WAIT, "repair_wait", "repair wait"},
     TimeCauseSpelling{RESTART, "restart", "restart"},
     TimeCauseSpelling{CHECKPOINT_LOAD, "checkpoint_load", "checkpoint load"},
+    TimeCauseSpelling{QUORUM, "quorum", "quorum"},
     TimeCauseSpelling{UNFINISHED, "unfinished", "unfinished step"},
 };
 static_assert(TIME_CAUSE_TABLE.size() == TIME_CAUSES);

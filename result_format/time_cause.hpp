@@ -22,10 +22,11 @@ enum class TimeCause {
   DETECTION,         ///< from a failure until it is noticed
   REPAIR_WAIT,       ///< waiting for failed nodes to come back
   RESTART,           ///< scheduler, process start, communicator initialisation
-  CHECKPOINT_LOAD,   ///< reading the checkpoint back
+  CHECKPOINT_LOAD,   ///< reading the checkpoint back (from the file system or a peer)
+  QUORUM,            ///< the per-step quorum of a fault-tolerant job (its lighthouse round)
   UNFINISHED,        ///< the step the stop interrupted
 };
-constexpr std::size_t TIME_CAUSES = 10;
+constexpr std::size_t TIME_CAUSES = 11;
 
 /// A cause, its key in summary.collective.time and its label for people (table headers,
 /// figure legends).

@@ -1009,9 +1009,10 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /protocol: expected \"collective\" for a scenario with a 'platform' "
                   "section (a section of the collective protocol, docs/cluster.md) (required), "
                   "found nothing"}),
-      collective("no platform", R"({"platform": null})", "/platform",
-                 {"bad.json: /platform: expected an object with keys (node, nodes, topology, "
-                  "file_system, domains) (required), found nothing"}),
+      collective(
+          "no platform", R"({"platform": null})", "/platform",
+          {"bad.json: /platform: expected an object with keys (node, nodes, spares, topology, "
+           "file_system, domains) (required), found nothing"}),
       collective("unknown node preset", R"({"platform": {"node": "h100-8"}})", "/platform/node",
                  {"bad.json: /platform/node: expected a node preset (",
                   "h100-8x), or a node file ending in \".json\", found \"h100-8\" (did you mean "
@@ -1249,6 +1250,55 @@ const std::vector<BadScenario>& catalogue() {
                  "/stop/target_accuracy",
                  {"bad.json: /stop/target_accuracy: expected no target accuracy (workload.math is "
                   "\"none\": nothing is evaluated), found 0.9"}),
+      collective("a quorum of one replica group",
+                 R"({"recovery": {"strategy": "quorum", "quorum": {"group_replicas": 16}}})",
+                 "/recovery/quorum/group_replicas",
+                 {"bad.json: /recovery/quorum/group_replicas: expected at least 2 replica groups "
+                  "for a quorum (layout.dp / recovery.quorum.group_replicas), found 1 (dp 16 / "
+                  "group_replicas 16)"},
+                 RESOLVE),
+      collective("a quorum of one replica", R"({"platform": {"nodes": 1}, "layout": {"dp": 1,
+                     "tp": 8}, "recovery": {"strategy": "quorum"}})",
+                 "/layout/dp", {"expected at least 2 replica groups", "found 1 (dp 1 /"}, RESOLVE),
+      collective("quorum groups that do not divide dp",
+                 R"({"recovery": {"strategy": "quorum", "quorum": {"group_replicas": 3}}})",
+                 "/recovery/quorum/group_replicas",
+                 {"bad.json: /recovery/quorum/group_replicas: expected a divisor of layout.dp "
+                  "(16), found 3"},
+                 RESOLVE),
+      collective("a quorum needing more groups than there are",
+                 R"({"recovery": {"strategy": "quorum", "quorum": {"group_replicas": 8,
+                     "min_replicas": 3}}})",
+                 "/recovery/quorum/min_replicas",
+                 {"bad.json: /recovery/quorum/min_replicas: expected at most the replica groups "
+                  "(2: dp 16 / group_replicas 8), found 3"},
+                 RESOLVE),
+      collective("a quorum with ZeRO",
+                 R"({"layout": {"zero_stage": 1}, "recovery": {"strategy": "quorum"}})",
+                 "/layout/zero_stage",
+                 {"bad.json: /layout/zero_stage: expected 0 under strategy \"quorum\" (ZeRO "
+                  "shards the model's state over the data-parallel replicas: a dropped group "
+                  "would take its shards with it), found 1"},
+                 RESOLVE),
+      collective("a quorum with checkpoints",
+                 R"({"recovery": {"strategy": "quorum", "checkpoint": {"every_steps": 10}}})",
+                 "/recovery/checkpoint/every_steps",
+                 {"bad.json: /recovery/checkpoint/every_steps: expected 0 under strategy "
+                  "\"quorum\" (it writes no checkpoint: a joining group copies a live peer's "
+                  "state), found 10"},
+                 RESOLVE),
+      collective("a heartbeat timeout for a quorum detected by the collective's timeout",
+                 R"({"recovery": {"strategy": "quorum", "quorum": {"detection":
+                     "collective_timeout", "heartbeat_timeout": "5s"}}})",
+                 "/recovery/quorum/heartbeat_timeout",
+                 {"bad.json: /recovery/quorum/heartbeat_timeout: expected no 'heartbeat_timeout' "
+                  "here (it applies only to detection \"fail_fast\" (\"collective_timeout\" "
+                  "waits for failures.detection)), found \"5s\""}),
+      collective("a quorum section under checkpoint-restart",
+                 R"({"recovery": {"quorum": {"min_replicas": 2}}})", "/recovery/quorum",
+                 {"expected no 'quorum' here (it applies only to strategy \"quorum\")"}),
+      collective("negative spares", R"({"platform": {"spares": -1}})", "/platform/spares",
+                 {"bad.json: /platform/spares: expected", "found -1"}),
       collective("intervals.csv of a collective run", R"({"output": {"intervals": true}})",
                  "/output/intervals",
                  {"bad.json: /output/intervals: expected false (the collective protocol records no "

@@ -637,7 +637,8 @@ const std::vector<Format>& formats() {
         "/recovery/checkpoint/mode",
         "/recovery/in_memory/placement",
         "/recovery/universal/batch",
-        "/recovery/universal/grow"}},
+        "/recovery/universal/grow",
+        "/recovery/quorum/detection"}},
   };
   return all;
 }

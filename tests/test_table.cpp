@@ -116,6 +116,7 @@ json collective_result_json(const std::string& name, std::uint64_t seed) {
                              {"repair_wait", 140.0},
                              {"restart", 25.0},
                              {"checkpoint_load", 5.0},
+                             {"quorum", 0.0},
                              {"unfinished", 10.0}}},
                            {"steps", {{"completed", 60}, {"rolled_back", 10}, {"kept", 50}}},
                            {"tokens", {{"per_step", 1000.0}, {"kept", 50000.0}}},
@@ -778,6 +779,18 @@ TEST_CASE("a collective run's nodes are billed: down nodes released, a switch's 
   REQUIRE(lost[0].down.size() == 1);
   CHECK(lost[0].down[0].begin == 150.0);
   CHECK(lost[0].down[0].end == 200.0);
+}
+
+TEST_CASE("a collective run's spares are billed like its nodes", "[table][metrics]") {
+  // One spare (node-4), up the whole run: 5 nodes x 1,000 s - 200 s down = 4,800 s.
+  json r = collective_result_json("c", 1);
+  r["summary"]["collective"]["spares"] = {{"nodes", 1}, {"swaps", 0}, {"pool_node_hours", 0.0}};
+  const RunSummary run = parsed(r, "time,version,test_accuracy\n");
+  const std::vector<HostTimeline> nodes = node_timelines(run);
+  REQUIRE(nodes.size() == 5);
+  CHECK(nodes[4].host == "node-4");
+  CHECK(nodes[4].down.empty());
+  CHECK(*compute_metrics(run, round_prices(), "nodes", 0.7).cost_usd == Approx(4.8));
 }
 
 TEST_CASE("a table of collective runs shows ETTR, goodput and time lost by default",

@@ -49,6 +49,10 @@ void check_latency(double value, const char* what) {
 void check(const ClusterPlatformConfig& config) {
   const NodeSpec& node = config.node;
   check_at_least_one(config.nodes, "nodes");
+  if (config.spares < 0) {
+    throw std::invalid_argument(
+        fmt::format("cluster platform: spares must be >= 0, found {}", config.spares));
+  }
   check_at_least_one(node.accelerators, "accelerators per node");
   check_at_least_one(node.nics, "nics");
   check_at_least_one(config.topology.nodes_per_leaf, "nodes_per_leaf");
@@ -106,8 +110,9 @@ bool fat_tree_link_ends(std::string_view name, long& child, long& parent) {
 /// must get one such link each way, or SimGrid's numbering changed and we refuse to guess.
 void set_nic_links(sg4::Engine& engine, const ClusterPlatformConfig& config, int slots, int leaves,
                    ClusterPlatform& out) {
-  out.nic_up.assign(static_cast<std::size_t>(config.nodes), nullptr);
-  out.nic_down.assign(static_cast<std::size_t>(config.nodes), nullptr);
+  const int nodes = config.platform_nodes();
+  out.nic_up.assign(static_cast<std::size_t>(nodes), nullptr);
+  out.nic_down.assign(static_cast<std::size_t>(nodes), nullptr);
   std::vector<int> found(static_cast<std::size_t>(slots), 0);
   const long first_leaf_switch = 2L * slots - leaves;
   const double bandwidth = config.node.nics * config.node.nic_bandwidth;
@@ -120,7 +125,7 @@ void set_nic_links(sg4::Engine& engine, const ClusterPlatformConfig& config, int
       throw std::logic_error("cluster platform: unexpected fat-tree link " + name);
     }
     ++found[static_cast<std::size_t>(child)];
-    if (child >= config.nodes) continue;  // a padding slot's link: left as it is, unused
+    if (child >= nodes) continue;  // a padding slot's link: left as it is, unused
     link->set_bandwidth(bandwidth);
     link->set_latency(config.node.nic_latency);
     const bool up = name.size() > 3 && name.compare(name.size() - 3, 3, "_UP") == 0;
@@ -128,8 +133,8 @@ void set_nic_links(sg4::Engine& engine, const ClusterPlatformConfig& config, int
   }
   for (int i = 0; i < slots; ++i) {
     if (found[static_cast<std::size_t>(i)] != 2 ||
-        (i < config.nodes && (out.nic_up[static_cast<std::size_t>(i)] == nullptr ||
-                              out.nic_down[static_cast<std::size_t>(i)] == nullptr))) {
+        (i < nodes && (out.nic_up[static_cast<std::size_t>(i)] == nullptr ||
+                       out.nic_down[static_cast<std::size_t>(i)] == nullptr))) {
       throw std::logic_error(fmt::format(
           "cluster platform: node slot {} has {} node-to-leaf links instead of an up and a down "
           "one (SimGrid's fat-tree naming differs from 3.32's)",
@@ -142,12 +147,13 @@ void set_nic_links(sg4::Engine& engine, const ClusterPlatformConfig& config, int
 
 ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatformConfig& config) {
   check(config);
+  const int nodes = config.platform_nodes();  // the job's and the spares
   const TopologyConfig& topology = config.topology;
   ClusterPlatform out;
   out.accelerators_per_node = config.node.accelerators;
-  out.leaves = (config.nodes + topology.nodes_per_leaf - 1) / topology.nodes_per_leaf;
+  out.leaves = (nodes + topology.nodes_per_leaf - 1) / topology.nodes_per_leaf;
   const int slots = out.leaves * topology.nodes_per_leaf;
-  out.padding_slots = slots - config.nodes;
+  out.padding_slots = slots - nodes;
   const double node_bandwidth = config.node.nics * config.node.nic_bandwidth;
   out.uplink_bandwidth = topology.uplink_bandwidth > 0.0
                              ? topology.uplink_bandwidth
@@ -162,7 +168,7 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
   const auto slot = [&](sg4::NetZone* fabric, const std::vector<unsigned long>& /*coord*/,
                         unsigned long id) -> std::pair<NetPoint*, NetPoint*> {
     const int i = static_cast<int>(id);
-    if (i >= config.nodes) return {fabric->create_router(fmt::format("padding-{}", i)), nullptr};
+    if (i >= nodes) return {fabric->create_router(fmt::format("padding-{}", i)), nullptr};
     auto [zone, node_switch] = make_node(fabric, config, i, out);
     node_zones.push_back(zone);
     node_switches.push_back(node_switch);
@@ -194,7 +200,7 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
   fs_zone->seal();
 
   // Node n <-> file system: bypass routes of the root through node n's NIC link.
-  for (int n = 0; n < config.nodes; ++n) {
+  for (int n = 0; n < nodes; ++n) {
     const auto i = static_cast<std::size_t>(n);
     root->add_bypass_route(node_zones[i], fs_zone->get_netpoint(), node_switches[i], fs_gateway,
                            {sg4::LinkInRoute(out.nic_up[i])});
@@ -210,8 +216,8 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
   FAILSIM_VERBOSE(
       "cluster: {} nodes x {} accelerators, {} leaves of {} nodes ({} padding slots), {} spines "
       "x {} uplinks of {} B/s each",
-      config.nodes, config.node.accelerators, out.leaves, topology.nodes_per_leaf,
-      out.padding_slots, topology.spines, topology.uplinks, out.uplink_bandwidth);
+      nodes, config.node.accelerators, out.leaves, topology.nodes_per_leaf, out.padding_slots,
+      topology.spines, topology.uplinks, out.uplink_bandwidth);
   return out;
 }
 

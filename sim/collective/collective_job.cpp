@@ -20,6 +20,27 @@ constexpr double NEVER = std::numeric_limits<double>::infinity();
 double timing_precision() { return simgrid::config::get_value<double>("surf/precision"); }
 
 std::string node_name(int n) { return "node-" + std::to_string(n); }
+
+/// The platform without its spares: an idle spare's slow spells slow no step (stragglers are
+/// drawn for the job's nodes).
+ClusterPlatformConfig job_nodes_only(ClusterPlatformConfig platform) {
+  platform.spares = 0;
+  return platform;
+}
+
+/// Length of the union of `spans` clipped to [0, end).
+double covered(std::vector<std::pair<double, double>> spans, double end) {
+  std::sort(spans.begin(), spans.end());
+  double total = 0.0;
+  double reach = 0.0;
+  for (auto [begin, finish] : spans) {
+    begin = std::max(begin, reach);
+    finish = std::min(finish, end);
+    if (finish > begin) total += finish - begin;
+    reach = std::max(reach, std::min(finish, end));
+  }
+  return total;
+}
 }  // namespace
 
 CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& plan,
@@ -33,13 +54,16 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       recorder_(recorder),
       options_(std::move(options)),
       schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
-      stragglers_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
+      stragglers_(scenario.collective.failures, job_nodes_only(scenario.collective.platform),
+                  scenario.seed),
       recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
       down_until_(network.platform().accelerators.size() /
                       static_cast<std::size_t>(network.platform().accelerators_per_node),
                   0.0),
       memory_lost_at_(down_until_.size(), -NEVER),
       events_injected_(scenario.collective.failures.events.size(), false) {
+  down_spans_.resize(down_until_.size());
+  mapped_spans_.resize(down_until_.size());
   reassign(network.assignment());
 }
 
@@ -143,6 +167,16 @@ Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause caus
 // ---- Steps ------------------------------------------------------------------------------------
 
 void CollectiveJob::reassign(const Assignment& assignment) {
+  // The mapped spans of the nodes that leave the job end now, those of the nodes that come in
+  // begin now.
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment.node) mapped[static_cast<std::size_t>(n)] = 1;
+  for (std::size_t n = 0; n < mapped_spans_.size(); ++n) {
+    auto& spans = mapped_spans_[n];
+    const bool open = !spans.empty() && std::isinf(spans.back().second);
+    if (open && mapped[n] == 0) spans.back().second = now();
+    if (!open && mapped[n] != 0) spans.emplace_back(now(), NEVER);
+  }
   assignment_ = assignment;
   network_.assign(assignment);
   node_in_use_.assign(down_until_.size(), 0);
@@ -155,8 +189,9 @@ bool CollectiveJob::in_use(const Outage& o) const {
 }
 
 const StepTimes* CollectiveJob::clean_times() const {
+  // The flows depend on which replicas run and where, not on the streams they take.
   for (const auto& [a, times] : clean_) {
-    if (a == assignment_) return &times;
+    if (a.active == assignment_.active && a.node == assignment_.node) return &times;
   }
   return nullptr;
 }
@@ -207,7 +242,9 @@ Interrupt CollectiveJob::step() {
   }
   StepLength length, with_stragglers;
   if (i == Interrupt::NONE) {
-    const StepTimes& clean = *clean_times();
+    // A network never seen idle (a new assignment while a design's traffic runs): its
+    // contention counts as the step's own.
+    const StepTimes& clean = clean_times() != nullptr ? *clean_times() : *measured;
     with_stragglers = step_seconds(clean, slowdown);
     length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
     // Flows timed at another moment end at another clock: SimGrid rounds the end of each
@@ -244,7 +281,8 @@ void CollectiveJob::complete_step(double end, const StepLength& length,
   const double samples =
       static_cast<double>(streams.size()) * plan_.samples_per_step / static_cast<double>(plan_.dp);
   counts_.samples_completed += samples;
-  const double nominal = step_seconds(*clean_times(), 1.0).total;
+  const double nominal =
+      step_seconds(clean_times() != nullptr ? *clean_times() : *measured, 1.0).total;
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
   recorder_.update_applied(end, "job");
@@ -298,6 +336,7 @@ bool CollectiveJob::take_due_outages() {
       auto& until = down_until_[static_cast<std::size_t>(n)];
       until = std::max(until, o.back);
       if (o.host_memory_lost) memory_lost_at_[static_cast<std::size_t>(n)] = o.at;
+      down_spans_[static_cast<std::size_t>(n)].emplace_back(o.at, o.back);
     }
     ++counts_.failures;
     nlohmann::json details{{"target", to_string(o.target)},
@@ -340,7 +379,9 @@ bool CollectiveJob::detect() {
   // was the last multiple of the interval since its processes started; `misses` beats later
   // its absence is noticed.
   double detected = failed_at + detection.timeout;
-  if (detection.kind == DetectionKind::HEARTBEAT) {
+  if (const std::optional<double> known = recovery_->detected_at(*this)) {
+    detected = *known;
+  } else if (detection.kind == DetectionKind::HEARTBEAT) {
     const double beats = std::floor((failed_at - incarnation_start_) / detection.interval);
     detected = incarnation_start_ + (beats + detection.misses) * detection.interval;
   }
@@ -373,9 +414,56 @@ void CollectiveJob::roll_back_to(std::int64_t version,
   parameters_changed();
 }
 
+int CollectiveJob::swap_in_spares() {
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
+  Assignment a = assignment_;
+  int swapped = 0;
+  for (std::size_t p = 0; p < a.node.size(); ++p) {
+    const int failed = a.node[p];
+    if (node_in_use_[static_cast<std::size_t>(failed)] == 0 || node_up(failed)) continue;
+    int spare = 0;
+    while (spare < platform_nodes() &&
+           (mapped[static_cast<std::size_t>(spare)] != 0 || !node_up(spare))) {
+      ++spare;
+    }
+    if (spare == platform_nodes()) break;  // the pool is empty (or all of it down)
+    a.node[p] = spare;
+    mapped[static_cast<std::size_t>(spare)] = 1;
+    mapped[static_cast<std::size_t>(failed)] = 0;  // back in the pool once repaired
+    ++swapped;
+    ++counts_.spare_swaps;
+    recorder_.event(now(), EventType::PROMOTED, node_name(spare),
+                    {{"replaces", node_name(failed)}, {"plan_node", p}});
+  }
+  if (swapped > 0) reassign(a);
+  return swapped;
+}
+
+double CollectiveJob::pool_back() const {
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
+  double back = NEVER;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (mapped[n] == 0 && down_until_[n] > now()) back = std::min(back, down_until_[n]);
+  }
+  return back;
+}
+
+double CollectiveJob::pool_node_seconds(double end) const {
+  double idle = 0.0;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    std::vector<std::pair<double, double>> busy = down_spans_[n];
+    busy.insert(busy.end(), mapped_spans_[n].begin(), mapped_spans_[n].end());
+    idle += end - covered(std::move(busy), end);
+  }
+  return idle;
+}
+
 Interrupt CollectiveJob::wait_for_nodes() {
+  swap_in_spares();
   while (!nodes_up()) {
-    if (std::isinf(nodes_back())) {
+    if (std::isinf(nodes_back()) && std::isinf(pool_back())) {
       recorder_.event(now(), EventType::HOST_LOST, "job",
                       {{"reason", "a node is down for good and there is no spare"}});
       if (std::isinf(std::min(scenario_.stop.time.value_or(NEVER), stop_at_))) {
@@ -386,9 +474,11 @@ Interrupt CollectiveJob::wait_for_nodes() {
         return Interrupt::STOP;
       }
     }
-    const Interrupt i = sleep_until(nodes_back(), TimeCause::REPAIR_WAIT);
+    // Until the failed nodes are back, or a node of the pool is (it takes their place).
+    const Interrupt i = sleep_until(std::min(nodes_back(), pool_back()), TimeCause::REPAIR_WAIT);
     if (i == Interrupt::STOP) return i;
     take_due_outages();
+    swap_in_spares();
   }
   return Interrupt::NONE;
 }
@@ -469,9 +559,9 @@ void CollectiveJob::operator()() {
       stop("updates");
       break;
     }
+    Interrupt i = recovery_->before_step(*this);
     // Steps nothing can tell apart are taken at once; the next one is taken alone.
-    Interrupt i = Interrupt::NONE;
-    if (quiet_steps() == 0) i = step();
+    if (i == Interrupt::NONE && quiet_steps() == 0) i = step();
     if (i == Interrupt::NONE) i = recovery_->after_step(*this);
     if (i == Interrupt::NONE) continue;
     if (i == Interrupt::FAILURE && detect() && recovery_->recover(*this)) {

@@ -99,8 +99,16 @@ class CollectiveJob {
   /// nodes the assignment does not use (a dropped replica's, a spare's) only marks them down.
   bool take_due_outages();
   /// Waits until every node in use is up (repair_wait); a node down for good makes it wait for
-  /// the stop. STOP when the stop came first.
+  /// the stop. STOP when the stop came first. A down node's ranks move to a spare first when
+  /// the pool has one up (swap_in_spares), at once and whenever one comes back meanwhile.
   Interrupt wait_for_nodes();
+  /// Moves the ranks of every down node in use to a spare: a platform node up and mapped by no
+  /// plan node (the pool: the platform's spares, and nodes a spare replaced once they are
+  /// repaired), the lowest-numbered first. Returns how many nodes it replaced.
+  int swap_in_spares();
+  /// Node-seconds of the pool by `end`: platform nodes up and mapped by no plan node (paid for,
+  /// idle).
+  double pool_node_seconds(double end) const;
   /// A job restart: the scheduler's delay, process start and the communicators' initialisation
   /// (restart). FAILURE when a node failed meanwhile (the restart is lost: wait again).
   Interrupt restart_processes();
@@ -152,6 +160,8 @@ class CollectiveJob {
   bool detect();
   bool nodes_up() const;
   double nodes_back() const;
+  /// When the first down node of the pool comes back (infinity: none will).
+  double pool_back() const;
 
   /// The stop an evaluation of the current parameters would make.
   void parameters_changed();
@@ -185,7 +195,11 @@ class CollectiveJob {
   std::vector<Transfer> transfers_;     // measured on the idle network
   std::vector<double> down_until_;      // per platform node
   std::vector<double> memory_lost_at_;  // per platform node
-  std::optional<Outage> failure_;       // the outage that stopped the job, until it recovers
+  // Per platform node: when it was down and when a plan node mapped it ([begin, end) each,
+  // the last end infinity while it lasts), for pool_node_seconds.
+  std::vector<std::vector<std::pair<double, double>>> down_spans_;
+  std::vector<std::vector<std::pair<double, double>>> mapped_spans_;
+  std::optional<Outage> failure_;  // the outage that stopped the job, until it recovers
   std::int64_t evaluations_done_ = 0;
   double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known
   std::string stop_at_reason_;

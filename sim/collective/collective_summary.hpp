@@ -20,6 +20,7 @@ struct CollectiveCounts {
   std::int64_t failures = 0;           ///< outages that happened before the stop
   std::int64_t restarts = 0;           ///< job restarts that began
   std::int64_t checkpoints = 0;        ///< checkpoints that became durable
+  std::int64_t spare_swaps = 0;        ///< failed nodes whose ranks moved to a spare
   /// The nominal step: no straggler, nothing else on the network (simulated seconds).
   double nominal_step_seconds = 0.0;
   /// Its communication parts measured on the idle network (step_network.hpp).
@@ -36,6 +37,8 @@ struct CollectiveSummary {
   std::array<double, TIME_CAUSES> seconds{};  ///< by TimeCause; they sum to the end time
   double ettr = 0.0;                          ///< productive seconds / end time
   int ranks = 0, nodes = 0;
+  int spare_nodes = 0;           ///< platform.spares
+  double pool_node_hours = 0.0;  ///< node-hours of the pool: up, paid, used by no plan node
   double step_flops = 0.0, tokens_per_step = 0.0, samples_per_step = 0.0;
   double compute_seconds = 0.0, bubble_fraction = 0.0;
   double device_memory_bytes = 0.0, checkpoint_bytes = 0.0;

@@ -26,13 +26,13 @@ std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatfor
       return {index};
     case ClusterTarget::SWITCH:
       return node_range(index * p.topology.nodes_per_leaf, (index + 1) * p.topology.nodes_per_leaf,
-                        p.nodes);
+                        p.platform_nodes());
     case ClusterTarget::RACK:
       return node_range(index * p.domains.nodes_per_rack, (index + 1) * p.domains.nodes_per_rack,
-                        p.nodes);
+                        p.platform_nodes());
     case ClusterTarget::POWER: {
       const int per_domain = p.domains.racks_per_power * p.domains.nodes_per_rack;
-      return node_range(index * per_domain, (index + 1) * per_domain, p.nodes);
+      return node_range(index * per_domain, (index + 1) * per_domain, p.platform_nodes());
     }
   }
   return {};

@@ -8,6 +8,7 @@
 #include "sim/collective/collective_job.hpp"
 #include "sim/collective/in_memory.hpp"
 #include "sim/collective/multi_level.hpp"
+#include "sim/collective/quorum.hpp"
 #include "sim/collective/universal_checkpoint.hpp"
 
 namespace failsim::sim {
@@ -15,6 +16,8 @@ namespace failsim::sim {
 std::int64_t CollectiveRecovery::next_action_version(const CollectiveJob& job) const {
   return job.version() + 1;
 }
+
+Interrupt CollectiveRecovery::before_step(CollectiveJob& /*job*/) { return Interrupt::NONE; }
 
 Interrupt CollectiveRecovery::before_update(CollectiveJob& /*job*/, const StepSpan& /*span*/) {
   return Interrupt::NONE;
@@ -40,7 +43,8 @@ std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& 
       {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
       {"in-memory", [] { return std::make_unique<InMemoryCheckpoints>(); }},
       {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }},
-      {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }}};
+      {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }},
+      {"quorum", [] { return std::make_unique<PerStepQuorum>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace failsim::sim {
@@ -33,6 +34,9 @@ class CollectiveRecovery {
   virtual void start(CollectiveJob& job) = 0;
   /// At every step boundary, before the next step: background work that finished.
   virtual void poll(CollectiveJob& /*job*/) {}
+  /// At the start of a step, once the stop criteria let it run (e.g. a per-step quorum).
+  /// Returns Interrupt::NONE, or what cut it short (no step has started: nothing is lost).
+  virtual Interrupt before_step(CollectiveJob& job);
   /// A step's computation and communication are over and its update is about to be applied
   /// (job.version() is still the version it started from): a design may make the update wait
   /// (e.g. for a copy of the parameters it must not change). Returns Interrupt::NONE, or what
@@ -49,6 +53,12 @@ class CollectiveRecovery {
   /// Whether the design's own traffic is on the network now (the steps must then simulate
   /// their flows instead of reusing the idle network's times).
   virtual bool network_busy() const { return false; }
+  /// When the failure that stopped the job (job.failure()) is noticed, if the design knows
+  /// (e.g. a collective that fails at once); nullopt: failures.detection says (the watchdog's
+  /// timeout or the missed heartbeats).
+  virtual std::optional<double> detected_at(const CollectiveJob& /*job*/) const {
+    return std::nullopt;
+  }
   /// The job noticed a failure (job.failure()) and every rank stopped: brings training back.
   /// False when the run must end (the stop came first).
   virtual bool recover(CollectiveJob& job) = 0;

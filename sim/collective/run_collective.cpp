@@ -137,6 +137,8 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   summary.ettr = result.end_time > 0 ? summary.seconds[0] / result.end_time : 0.0;
   summary.ranks = plan.ranks();
   summary.nodes = scenario.collective.platform.nodes;
+  summary.spare_nodes = scenario.collective.platform.spares;
+  summary.pool_node_hours = job.pool_node_seconds(result.end_time) / 3600.0;
   summary.step_flops = plan.step_flops;
   summary.tokens_per_step = plan.tokens_per_step;
   summary.samples_per_step = plan.samples_per_step;

@@ -78,11 +78,19 @@ struct DomainsConfig {
 struct ClusterPlatformConfig {
   NodeSpec node;
   int nodes = 1;  ///< nodes of the job, >= 1
+  /// Hot spare nodes beyond the job's, >= 0: platform nodes nodes .. nodes + spares - 1, built
+  /// like the others (the fat-tree's next slots) and failing like them; a job restart takes
+  /// one for each failed node instead of waiting for its repair (docs/cluster.md, "Spare
+  /// pool").
+  int spares = 0;
   TopologyConfig topology;
   FileSystemConfig file_system;
   DomainsConfig domains;
 
+  /// The job's accelerators (not the spares').
   int accelerators() const { return nodes * node.accelerators; }
+  /// Every node the platform builds: the job's and the spares.
+  int platform_nodes() const { return nodes + spares; }
   bool operator==(const ClusterPlatformConfig&) const = default;
 };
 
@@ -158,9 +166,9 @@ enum class ClusterTarget { ACCELERATOR, NODE, NIC, SWITCH, RACK, POWER };
 
 /// Its spelling in the format ("accelerator", "node", ...).
 std::string to_string(ClusterTarget target);
-/// How many components of `target` the platform has: accelerators, nodes (a node's NICs fail
-/// together, so NICs count as nodes), leaf switches, racks, power domains (a partial last one
-/// counts).
+/// How many components of `target` the platform has, its spare nodes included: accelerators,
+/// nodes (a node's NICs fail together, so NICs count as nodes), leaf switches, racks, power
+/// domains (a partial last one counts).
 int component_count(ClusterTarget target, const ClusterPlatformConfig& platform);
 
 struct ClusterFailureEvent {
@@ -363,6 +371,31 @@ struct UniversalConfig {
   UniversalGrow grow = UniversalGrow::AT_CHECKPOINT;
 
   bool operator==(const UniversalConfig&) const = default;
+/// How a per-step quorum learns that a group failed (TorchFT issue #164).
+enum class QuorumDetection {
+  /// The failed collective errors out at once; the lighthouse drops the group once its
+  /// heartbeats have been missing for `heartbeat_timeout`.
+  FAIL_FAST,
+  /// The survivors block in the collective until failures.detection notices (the watchdog's
+  /// timeout, or missed heartbeats).
+  COLLECTIVE_TIMEOUT
+};
+
+/// Per-step quorum (TorchFT; docs/cluster.md, "Per-step quorum"): the data-parallel replicas
+/// form replica groups; every step starts with a quorum of the live groups; a failed group is
+/// dropped and the others go on with a smaller global batch; a repaired group copies a live
+/// peer's state and joins a later quorum.
+struct QuorumConfig {
+  int group_replicas = 1;  ///< data-parallel replicas per replica group; divides dp
+  int min_replicas = 1;    ///< groups a quorum needs (TorchFT's min_replicas); fewer: it waits
+  double latency = 0.1;    ///< seconds of each step's quorum (one lighthouse tick, 100 ms)
+  QuorumDetection detection = QuorumDetection::FAIL_FAST;
+  double heartbeat_timeout = 5.0;  ///< FAIL_FAST: seconds (TorchFT's lighthouse default)
+  /// Seconds of the process groups' reconfiguration after the quorum changed; nullopt: the
+  /// communicators' initialisation of a restart (restart.init_base + init_per_rank x ranks).
+  std::optional<double> reconfigure;
+
+  bool operator==(const QuorumConfig&) const = default;
 };
 
 struct CollectiveRecoveryConfig {
@@ -372,6 +405,7 @@ struct CollectiveRecoveryConfig {
   InMemoryConfig in_memory;      ///< strategy "in-memory"
   MultiLevelConfig multi_level;  ///< strategy "multi-level"
   UniversalConfig universal;  ///< strategy "universal"
+  QuorumConfig quorum;  ///< strategy "quorum"
 
   bool operator==(const CollectiveRecoveryConfig&) const = default;
 };

@@ -77,6 +77,47 @@ void place(CollectivePlan& plan) {
   });
 }
 
+/// The recovery strategy's demands on the layout.
+void check_recovery(const Scenario& s, const std::string& file) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  const LayoutConfig& l = s.collective.layout;
+  if (r.strategy != "quorum") return;
+  const QuorumConfig& q = r.quorum;
+  if (l.dp % q.group_replicas != 0) {
+    throw input::InputError(file, "/recovery/quorum/group_replicas",
+                            fmt::format("a divisor of layout.dp ({})", l.dp),
+                            std::to_string(q.group_replicas));
+  }
+  const int groups = l.dp / q.group_replicas;
+  if (groups < 2) {
+    const bool one = q.group_replicas == 1;
+    throw input::InputError(
+        file, one ? LAYOUT_DP : "/recovery/quorum/group_replicas",
+        "at least 2 replica groups for a quorum (layout.dp / recovery.quorum.group_replicas)",
+        fmt::format("{} (dp {} / group_replicas {})", groups, l.dp, q.group_replicas));
+  }
+  if (q.min_replicas > groups) {
+    throw input::InputError(
+        file, "/recovery/quorum/min_replicas",
+        fmt::format("at most the replica groups ({}: dp {} / group_replicas {})", groups, l.dp,
+                    q.group_replicas),
+        std::to_string(q.min_replicas));
+  }
+  if (r.checkpoint.every_steps != 0) {
+    throw input::InputError(file, "/recovery/checkpoint/every_steps",
+                            "0 under strategy \"quorum\" (it writes no checkpoint: a joining "
+                            "group copies a live peer's state)",
+                            std::to_string(r.checkpoint.every_steps));
+  }
+  if (l.zero_stage != 0) {
+    throw input::InputError(
+        file, LAYOUT_ZERO_STAGE,
+        "0 under strategy \"quorum\" (ZeRO shards the model's state over the data-parallel "
+        "replicas: a dropped group would take its shards with it)",
+        std::to_string(l.zero_stage));
+  }
+}
+
 void check_placement(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
   const ClusterPlatformConfig& platform = s.collective.platform;
   if (plan.ranks() != platform.accelerators()) {
@@ -452,6 +493,7 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   // The ranks' count is checked before the groups are built: they are as many as it says.
   if (plan.ranks() == s.collective.platform.accelerators()) place(plan);
   check_placement(s, plan, file);
+  check_recovery(s, file);
   check_workload(s, file);
   const bool math = s.collective.workload.real_math;
   if (math) check_real_batch(s, *real, file);

@@ -377,13 +377,15 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
-  if (s.collective.platform.nodes > MAX_CLUSTER_NODES) {
+  const ClusterPlatformConfig& platform = s.collective.platform;
+  if (platform.platform_nodes() > MAX_CLUSTER_NODES) {
     throw input::InputError(
-        file, "/platform/nodes",
+        file, platform.spares > 0 ? "/platform/spares" : "/platform/nodes",
         fmt::format("at most {} nodes (SimGrid builds a platform in time about quadratic in its "
                     "nodes: 3.5 min for 4,096, hours for 16,384; docs/performance.md)",
                     MAX_CLUSTER_NODES),
-        std::to_string(s.collective.platform.nodes));
+        platform.spares > 0 ? fmt::format("{} nodes + {} spares", platform.nodes, platform.spares)
+                            : std::to_string(platform.nodes));
   }
   ResolvedJob job;
   std::optional<RealModelSize> real;

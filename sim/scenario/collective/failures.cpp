@@ -233,10 +233,10 @@ std::string to_string(ClusterTarget target) { return input::spelling_of(target, 
 int component_count(ClusterTarget target, const ClusterPlatformConfig& p) {
   switch (target) {
     case ClusterTarget::ACCELERATOR:
-      return p.accelerators();
+      return p.platform_nodes() * p.node.accelerators;
     case ClusterTarget::NODE:
     case ClusterTarget::NIC:
-      return p.nodes;
+      return p.platform_nodes();
     case ClusterTarget::SWITCH:
       return detail::leaf_switches(p);
     case ClusterTarget::RACK:

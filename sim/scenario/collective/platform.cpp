@@ -110,10 +110,10 @@ NodeSpec read_node(const ObjectReader& platform, const std::string& file_label) 
 std::string node_presets_directory() { return FAILSIM_NODE_PRESETS; }
 
 int leaf_switches(const ClusterPlatformConfig& p) {
-  return (p.nodes + p.topology.nodes_per_leaf - 1) / p.topology.nodes_per_leaf;
+  return (p.platform_nodes() + p.topology.nodes_per_leaf - 1) / p.topology.nodes_per_leaf;
 }
 int racks(const ClusterPlatformConfig& p) {
-  return (p.nodes + p.domains.nodes_per_rack - 1) / p.domains.nodes_per_rack;
+  return (p.platform_nodes() + p.domains.nodes_per_rack - 1) / p.domains.nodes_per_rack;
 }
 int power_domains(const ClusterPlatformConfig& p) {
   return (racks(p) + p.domains.racks_per_power - 1) / p.domains.racks_per_power;
@@ -122,11 +122,12 @@ int power_domains(const ClusterPlatformConfig& p) {
 ClusterPlatformConfig read_cluster_platform(const ObjectReader& top,
                                             const std::string& file_label) {
   const ObjectReader r =
-      top.object("platform", {"node", "nodes", "topology", "file_system", "domains"});
+      top.object("platform", {"node", "nodes", "spares", "topology", "file_system", "domains"});
   ClusterPlatformConfig p;
   p.node = read_node(r, file_label);
   p.nodes = to_int(r.integer("nodes", 1, 1'000'000));
-  if (static_cast<std::int64_t>(p.nodes) * p.node.accelerators > 10'000'000) {
+  p.spares = to_int(r.integer_or("spares", 0, 0, 1'000'000));
+  if (static_cast<std::int64_t>(p.platform_nodes()) * p.node.accelerators > 10'000'000) {
     r.at("nodes").fail(
         fmt::format("at most 10,000,000 accelerators in all ({} per node)", p.node.accelerators),
         std::to_string(p.nodes));
@@ -173,6 +174,7 @@ nlohmann::json cluster_platform_to_json(const ClusterPlatformConfig& p) {
   if (!n.preset.empty()) node["preset"] = n.preset;
   return {{"node", node},
           {"nodes", p.nodes},
+          {"spares", p.spares},
           {"topology",
            {{"kind", spelling_of(p.topology.kind, TOPOLOGIES)},
             {"nodes_per_leaf", p.topology.nodes_per_leaf},

@@ -35,6 +35,7 @@ const std::vector<Strategy>& strategies() {
       {"in-memory", "in_memory", read_in_memory, in_memory_to_json, false},
       {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
       {"universal", "universal", read_universal, universal_to_json, true},
+      {"quorum", "quorum", read_quorum, quorum_to_json, false},
   };
   return table;
 }

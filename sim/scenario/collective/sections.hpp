@@ -51,6 +51,10 @@ ClusterRatesConfig read_cluster_rates(const input::ObjectReader& failures,
                                       const std::string& file_label);
 nlohmann::json cluster_rates_to_json(const ClusterRatesConfig& rates);
 
+/// recovery.quorum (recovery_quorum.cpp), read from the `recovery` object into `into`.
+void read_quorum(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json quorum_to_json(const CollectiveRecoveryConfig& recovery);
+
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
 /// recovery.universal (strategy "universal"), read from the `recovery` object.
 void read_universal(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);

@@ -1,0 +1,117 @@
+// Spare pool (docs/cluster.md, "Spare pool"), worked out by hand under checkpoint-restart: a
+// restart takes a spare instead of waiting for a failed node's repair; with the pool empty it
+// waits, for the failed node or for a node of the pool to come back, whichever is first (a
+// repaired node returns to the pool); a spare failing while idle is only marked down; the
+// pool's idle node-hours. Each run is a child process (tests/sim_harness.hpp).
+//
+// The platform of tests/tiny_cluster.hpp plus one spare: nodes 0 and 1 run the job (2
+// accelerators of 1 Gflop/s each), node 2 is the spare; every link 1 GB/s without latency, all
+// three under one leaf switch; dp 4, a checkpoint after every 5th step.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sim_harness.hpp"
+#include "tiny_cluster.hpp"
+
+using failsim::testing::events_of;
+using failsim::testing::IsolatedRun;
+using failsim::testing::near;
+using failsim::testing::node_event;
+using failsim::testing::run_isolated;
+using nlohmann::json;
+using namespace failsim::testing::tiny;
+
+namespace {
+
+// tests/tiny_cluster.hpp's STEP, WRITE and LOAD: the ring all-reduce is the same whether ranks
+// 2 and 3 run on node 1 or on the spare.
+constexpr double DETECTION = 0.5;
+constexpr double RESTART = 0.3;
+// Node 1 fails halfway through step 8 (the checkpoint after step 5 took WRITE).
+constexpr double FAILED_AT = 7 * STEP + WRITE + STEP / 2;
+// Back at work after detection, restart and load, with a spare.
+constexpr double RESUMED = FAILED_AT + DETECTION + RESTART + LOAD;
+
+json build(const std::string& name, json events) {
+  json s = failsim::testing::tiny_cluster(name, json::parse(R"({
+        "platform": {"spares": 1, "topology": {"nodes_per_leaf": 4}},
+        "failures": {"detection": {"kind": "watchdog", "timeout": "500ms"}}
+      })"));
+  s["failures"]["events"] = std::move(events);
+  return s;
+}
+
+const json& collective_of(const IsolatedRun& run) { return run.result["summary"]["collective"]; }
+double seconds(const IsolatedRun& run, const char* cause) {
+  return collective_of(run)["time"][cause].get<double>();
+}
+double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
+
+}  // namespace
+
+TEST_CASE("A failed node's ranks move to a spare: the restart waits for no repair", "[spares]") {
+  // Node 1 is down for 0.6 s; the spare takes its place at detection: no repair wait (0.1 s
+  // without the spare).
+  const IsolatedRun run = run_isolated(build("spare", {node_event(1, FAILED_AT, 0.6)}).dump());
+  const json& c = collective_of(run);
+  CHECK(end_of(run) == near(RESUMED + 5 * STEP + WRITE));
+  CHECK(seconds(run, "repair_wait") == 0.0);
+  CHECK(seconds(run, "detection") == near(DETECTION));
+  CHECK(seconds(run, "restart") == near(RESTART));
+  CHECK(seconds(run, "productive") == near(10 * STEP));
+  CHECK(c["spares"]["nodes"] == 1);
+  CHECK(c["spares"]["swaps"] == 1);
+  const auto promoted = events_of(run, "promoted", "node-2");
+  REQUIRE(promoted.size() == 1);
+  CHECK(promoted[0]["time"].get<double>() == near(FAILED_AT + DETECTION));
+  CHECK(promoted[0]["details"]["replaces"] == "node-1");
+  // The pool: the spare, idle until it took node 1's place; node 1 from its repair to the end.
+  const double idle = (FAILED_AT + DETECTION) + (end_of(run) - (FAILED_AT + 0.6));
+  REQUIRE(end_of(run) > FAILED_AT + 0.6);
+  CHECK(c["spares"]["pool_node_hours"].get<double>() * 3600.0 == near(idle));
+}
+
+TEST_CASE("With the pool empty a restart waits for a repair; a repaired node joins the pool",
+          "[spares]") {
+  // Node 1 fails (10 s) and the spare takes its place; node 0 fails halfway through the
+  // second step after the restart (rolled back to version 5 again).
+  const double second = RESUMED + 1.5 * STEP;
+  SECTION("node 1, repaired first, takes node 0's place") {
+    const IsolatedRun run = run_isolated(
+        build("pool", {node_event(1, FAILED_AT, 10.0), node_event(0, second, 10.0)}).dump());
+    CHECK(seconds(run, "repair_wait") == near(FAILED_AT + 10.0 - (second + DETECTION)));
+    CHECK(end_of(run) == near(FAILED_AT + 10.0 + RESTART + LOAD + 5 * STEP + WRITE));
+    CHECK(seconds(run, "lost_work") == near(2.5 * STEP + 1.5 * STEP));
+    const auto promoted = events_of(run, "promoted");
+    REQUIRE(promoted.size() == 2);
+    CHECK(promoted[1]["subject"] == "node-1");
+    CHECK(promoted[1]["details"]["replaces"] == "node-0");
+    CHECK(promoted[1]["time"].get<double>() == near(FAILED_AT + 10.0));
+    CHECK(collective_of(run)["spares"]["swaps"] == 2);
+  }
+  SECTION("node 0, repaired before node 1, is waited for") {
+    const IsolatedRun run = run_isolated(
+        build("own-repair", {node_event(1, FAILED_AT, 10.0), node_event(0, second, 1.0)}).dump());
+    CHECK(seconds(run, "repair_wait") == near(1.0 - DETECTION));
+    CHECK(end_of(run) == near(second + 1.0 + RESTART + LOAD + 5 * STEP + WRITE));
+    CHECK(events_of(run, "promoted").size() == 1);
+  }
+}
+
+TEST_CASE("A spare failing while idle is only marked down", "[spares]") {
+  // The spare fails at 1 ms for 100 s: nothing stops; node 1's failure then finds the pool
+  // empty and waits for its repair, as without a spare.
+  const IsolatedRun run = run_isolated(
+      build("spare-down", {node_event(2, 0.001, 100.0), node_event(1, FAILED_AT, 1.0)}).dump());
+  const json& c = collective_of(run);
+  CHECK(c["failures"] == 2);
+  CHECK(events_of(run, "detected").size() == 1);
+  CHECK(seconds(run, "repair_wait") == near(1.0 - DETECTION));
+  CHECK(end_of(run) == near(FAILED_AT + 1.0 + RESTART + LOAD + 5 * STEP + WRITE));
+  CHECK(c["spares"]["swaps"] == 0);
+  CHECK(c["steps"]["kept"] == 10);
+  CHECK(c["samples"]["kept"].get<double>() == 40.0);
+  // The pool's idle time: the spare before its failure only.
+  CHECK(c["spares"]["pool_node_hours"].get<double>() * 3600.0 == near(0.001));
+}
