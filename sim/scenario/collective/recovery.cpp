@@ -29,6 +29,7 @@ struct Strategy {
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> table{
       {"checkpoint-restart", nullptr, nullptr, nullptr},
+      {"diloco", "diloco", read_diloco, diloco_to_json},
   };
   return table;
 }

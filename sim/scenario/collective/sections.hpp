@@ -36,6 +36,10 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& failures);
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
 
+/// recovery.diloco (recovery_diloco.cpp), read from the `recovery` object.
+void read_diloco(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json diloco_to_json(const CollectiveRecoveryConfig& recovery);
+
 /// A document whose `protocol` is "collective" (scenario.cpp has read `name` and checks nothing
 /// else of it).
 Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string& file_label);
