@@ -186,7 +186,9 @@ Interrupt CollectiveJob::step() {
   }
   StepLength length, with_stragglers;
   if (i == Interrupt::NONE) {
-    const StepTimes& clean = *clean_times();
+    // An assignment first met while a design's traffic is on the network has no idle times
+    // yet: its step counts as measured (no interference) until an idle step measures them.
+    const StepTimes& clean = clean_times() != nullptr ? *clean_times() : *measured;
     with_stragglers = step_seconds(clean, slowdown);
     length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
     // Flows timed at another moment end at another floating-point clock: a difference of a few
@@ -214,7 +216,8 @@ Interrupt CollectiveJob::step() {
   const double samples =
       static_cast<double>(streams.size()) * plan_.samples_per_step / static_cast<double>(plan_.dp);
   counts_.samples_completed += samples;
-  const double nominal = step_seconds(*clean_times(), 1.0).total;
+  const double nominal =
+      step_seconds(clean_times() != nullptr ? *clean_times() : *measured, 1.0).total;
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
   recorder_.update_applied(now(), "job");

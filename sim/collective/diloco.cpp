@@ -49,17 +49,23 @@ Assignment Diloco::next_assignment(const CollectiveJob& job) const {
   a.data_parallel.emplace();  // an inner step: no data-parallel collective
   if (outer_now()) {
     // The outer all-reduce of every data-parallel group (stage, slice) among the live groups
-    // and those joining, after the H-th inner step's update.
-    for (int g : joining_) a.active[static_cast<std::size_t>(g)] = true;
-    a.data_parallel->push_back(
-        {CollectiveOp::ALL_REDUCE, StepPhase::AFTER_BACKWARD, outer_bytes_});
+    // and those coming back (their copy started: they receive the outer gradient), after the
+    // H-th inner step's update.
+    for (int g : receiving_) a.active[static_cast<std::size_t>(g)] = true;
+    a.data_parallel->push_back({CollectiveOp::ALL_REDUCE, StepPhase::AFTER_BACKWARD, outer_bytes_});
   }
   return a;
 }
 
 void Diloco::start_copy(CollectiveJob& job, int g) {
   const CollectivePlan& plan = job.plan();
-  const int source = static_cast<int>(std::find(live_.begin(), live_.end(), true) - live_.begin());
+  // Groups coming back copy from the live groups in turn (group g from the (g mod L)-th of
+  // the L live ones), so that two copies do not share a source's links.
+  std::vector<int> live;
+  for (int l = 0; l < static_cast<int>(live_.size()); ++l) {
+    if (live_[static_cast<std::size_t>(l)]) live.push_back(l);
+  }
+  const int source = live[static_cast<std::size_t>(g) % live.size()];
   const int per_group = plan.tp * plan.pp;
   // Rank r of the group copies from the same (stage, slice) rank of the source group: its
   // training state (what a restart would load of a checkpoint) and the outer momentum.
@@ -67,12 +73,14 @@ void Diloco::start_copy(CollectiveJob& job, int g) {
   for (int i = 0; i < per_group; ++i) {
     const int to = g * per_group + i;
     const int from = source * per_group + i;
-    const double bytes = plan.checkpoint_read_bytes[static_cast<std::size_t>(to)] + copy_outer_bytes_;
+    const double bytes =
+        plan.checkpoint_read_bytes[static_cast<std::size_t>(to)] + copy_outer_bytes_;
     flows.push_back({job.network().host(from), job.network().host(to), bytes});
   }
   Heal& heal = *heal_[static_cast<std::size_t>(g)];
   heal.copy.emplace(flows);
   heal.copy_of = round_start_;
+  heal.source = source;
   heal.copied = false;
   if (math_) heal.inner = math_->inner_optimizer(source);
 }
@@ -106,17 +114,22 @@ void Diloco::poll(CollectiveJob& job) {
     if (heal->copy && !heal->copied && heal->copy->done()) {
       heal->copied = true;
       job.recorder().event(job.now(), EventType::CHECKPOINT_LOADED, "group-" + std::to_string(g),
-                           {{"group", g}, {"version", heal->copy_of}, {"from", "live group"}});
+                           {{"group", g},
+                            {"version", heal->copy_of},
+                            {"from", "group-" + std::to_string(heal->source)}});
     }
   }
   update_copying();
-  // Groups whose copy ended join the outer step about to run (it carries the outer parameters
-  // of this round's start, which that step updates).
+  // Groups whose copy started receive the outer step about to run (its outer gradient updates
+  // the outer parameters they copy); those whose copy ended join with the next round.
+  receiving_.clear();
   joining_.clear();
   if (outer_now()) {
     for (int g = 0; g < static_cast<int>(heal_.size()); ++g) {
       const auto& heal = heal_[static_cast<std::size_t>(g)];
-      if (heal && heal->copied && heal->copy_of == round_start_) joining_.push_back(g);
+      if (!heal || !heal->copy) continue;
+      receiving_.push_back(g);
+      if (heal->copied) joining_.push_back(g);
     }
   }
   const Assignment next = next_assignment(job);
@@ -154,11 +167,7 @@ Interrupt Diloco::after_step(CollectiveJob& job) {
                          {{"group", g}, {"version", job.version()}});
   }
   joining_.clear();
-  // A copy still under way carries outer parameters this step made stale: it starts again.
-  for (int g = 0; g < static_cast<int>(heal_.size()); ++g) {
-    auto& heal = heal_[static_cast<std::size_t>(g)];
-    if (heal && heal->copy) start_copy(job, g);
-  }
+  receiving_.clear();
   update_copying();
   return Interrupt::NONE;
 }
@@ -169,13 +178,12 @@ bool Diloco::recover(CollectiveJob& job) {
   const Outage& failure = job.failure();
   std::vector<int> dropped;
   for (int g = 0; g < static_cast<int>(live_.size()); ++g) {
-    const bool joining = std::find(joining_.begin(), joining_.end(), g) != joining_.end();
-    if (!live_[static_cast<std::size_t>(g)] && !joining) continue;
+    const bool receiving = std::find(receiving_.begin(), receiving_.end(), g) != receiving_.end();
+    if (!live_[static_cast<std::size_t>(g)] && !receiving) continue;
     const auto nodes = group_nodes(job, g);
     const bool hit = !group_up(job, g) || std::any_of(nodes.begin(), nodes.end(), [&](int n) {
-                       return std::find(failure.nodes.begin(), failure.nodes.end(), n) !=
-                              failure.nodes.end();
-                     });
+      return std::find(failure.nodes.begin(), failure.nodes.end(), n) != failure.nodes.end();
+    });
     if (!hit) continue;
     dropped.push_back(g);
     heal_[static_cast<std::size_t>(g)].reset();
@@ -186,6 +194,7 @@ bool Diloco::recover(CollectiveJob& job) {
     job.counts().samples_rolled_back += job.ledger().discard_samples_after(round_start_, per_group);
   }
   joining_.clear();
+  receiving_.clear();
   update_copying();
   std::vector<int> groups;
   for (int g = 0; g < static_cast<int>(live_.size()); ++g) {

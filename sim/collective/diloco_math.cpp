@@ -82,7 +82,8 @@ void DilocoMath::outer_step(const std::vector<int>& groups, std::int64_t version
     std::fill(delta_.begin(), delta_.end(), 0.0f);
     for (int g : groups) {  // in group order: the same sum for any number of threads
       const Group& group = groups_[static_cast<std::size_t>(g)];
-      for (std::size_t k = 0; k < delta_.size(); ++k) delta_[k] += theta[k] - group.params.params[k];
+      for (std::size_t k = 0; k < delta_.size(); ++k)
+        delta_[k] += theta[k] - group.params.params[k];
       gradients += group.params.gradients;
     }
     const float inverse = 1.0f / static_cast<float>(n);

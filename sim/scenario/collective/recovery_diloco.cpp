@@ -8,8 +8,8 @@ namespace failsim::sim::detail {
 void read_diloco(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into) {
   using input::Interval;
   const input::ObjectReader r = recovery.object_or_empty(
-      "diloco", {"inner_steps", "outer_learning_rate", "outer_momentum", "nesterov",
-                 "outer_gradient_bytes"});
+      "diloco",
+      {"inner_steps", "outer_learning_rate", "outer_momentum", "nesterov", "outer_gradient_bytes"});
   DilocoConfig& d = into.diloco;
   d.inner_steps = r.integer_or("inner_steps", d.inner_steps, 1);
   d.outer_learning_rate =
