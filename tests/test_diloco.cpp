@@ -124,8 +124,7 @@ TEST_CASE("DiLoCo with H = 1, an outer learning rate of 1 and no outer momentum 
   }
 }
 
-TEST_CASE("The outer step with Nesterov momentum, and a rejoin, against the formulas",
-          "[diloco]") {
+TEST_CASE("The outer step with Nesterov momentum, and a rejoin, against the formulas", "[diloco]") {
   const auto scenario = failsim::sim::parse_scenario_text(
       build("math", {{"optimizer", {{"momentum", 0.5}}}}).dump(), "math.json");
   failsim::sim::TrainingMath training(scenario);
@@ -214,7 +213,7 @@ TEST_CASE("DiLoCo's steps: inner steps without data parallelism, outer all-reduc
     std::vector<std::string> seen;
     while (std::getline(rows, row)) seen.push_back(row.substr(0, row.find(',', row.find(',') + 1)));
     CHECK(seen == std::vector<std::string>{"0,0", "0.01,0", "0.02,0", "0.03,0", "0.04,4", "0.05,4",
-                                             "0.06,4"});
+                                           "0.06,4"});
   }
   // In bf16 on the wire, the all-reduce takes half as long.
   const IsolatedRun bf16 = run_isolated(
@@ -320,12 +319,12 @@ TEST_CASE("DiLoCo with a failure gives the same results with 1 and 2 threads", "
   const std::string file = dir.file("diloco.json");
   {
     std::ofstream out(file);
-    out << build("threads", {{"stop", {{"version", 200}}},
-                             {"failures",
-                              {{"detection", {{"timeout", "100ms"}}},
-                               {"events",
-                                {{{"target", "node"}, {"index", 1}, {"at", 0.1},
-                                  {"down_for", "200ms"}}}}}}})
+    out << build("threads",
+                 {{"stop", {{"version", 200}}},
+                  {"failures",
+                   {{"detection", {{"timeout", "100ms"}}},
+                    {"events",
+                     {{{"target", "node"}, {"index", 1}, {"at", 0.1}, {"down_for", "200ms"}}}}}}})
                .dump();
   }
   json results[2];
@@ -335,8 +334,8 @@ TEST_CASE("DiLoCo with a failure gives the same results with 1 and 2 threads", "
     const auto run = failsim::testing::run_cli(
         "run -q --threads " + std::to_string(threads) + " '" + file + "' -o '" + out + "'", dir);
     REQUIRE(run.status == 0);
-    results[threads - 1] =
-        failsim::testing::reproducible_part(json::parse(failsim::testing::read_text(out + "/result.json")));
+    results[threads - 1] = failsim::testing::reproducible_part(
+        json::parse(failsim::testing::read_text(out + "/result.json")));
     events[threads - 1] = failsim::testing::read_text(out + "/events.csv");
   }
   CHECK(results[0].dump(1) == results[1].dump(1));
