@@ -12,6 +12,7 @@
 #include <cmath>
 #include <string>
 
+#include "hand_cluster.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::events_of;
@@ -21,8 +22,12 @@ using nlohmann::json;
 
 namespace {
 
+using failsim::testing::near;
+using failsim::testing::sum_of_causes;
+using failsim::testing::time_of;
+
 // One rank's micro-batch: F / (dp tp pp m) / speed = (6e6 + 12) x 4 / 4 / 1e9 s.
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
+constexpr double T_MB = failsim::testing::HAND_T_MB;
 // The data-parallel ring all-reduce of each rank's 1e6 x 2 bytes over 4 ranks: every rank sends
 // 2 (4 - 1) / 4 x 2e6 = 3e6 bytes to its successor at 1 GB/s, no two flows on one link.
 constexpr double T_DP = 3e6 / 1e9;
@@ -34,45 +39,7 @@ constexpr double WRITE = 14e6 / 1e9;
 constexpr double LOAD = 4.0 * 14e6 / 1e9;
 
 json build(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 10},
-    "recovery": {"checkpoint": {"every_steps": 5},
-                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
-  s.merge_patch(patch);
-  return s;
-}
-
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
-
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
+  return failsim::testing::hand_cluster(name, patch);
 }
 
 }  // namespace

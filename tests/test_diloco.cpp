@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli_harness.hpp"
+#include "hand_cluster.hpp"
 #include "reproducible.hpp"
 #include "sim/collective/diloco_math.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -26,13 +27,16 @@
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
+using failsim::testing::near;
 using failsim::testing::run_isolated;
+using failsim::testing::sum_of_causes;
+using failsim::testing::time_of;
 using nlohmann::json;
 
 namespace {
 
 // One rank's micro-batch: (6 N + 12) x 4 flops over 4 ranks at 1 Gflop/s (an inner step).
-constexpr double T_MB = (6e6 + 12.0) * 4.0 / 4.0 / 1e9;
+constexpr double T_MB = failsim::testing::HAND_T_MB;
 // The outer all-reduce of 1e6 fp32 parameters (4e6 bytes) over 4 ranks: each sends
 // 2 (4 - 1) / 4 x 4e6 = 6e6 bytes to its successor at 1 GB/s, no two flows on one link.
 constexpr double OUTER_4 = 6e6 / 1e9;
@@ -42,47 +46,15 @@ constexpr double OUTER_2 = 4e6 / 1e9;
 constexpr double RESTART = 0.3;
 
 json build(const std::string& name, const json& patch) {
-  json s = json::parse(R"({
-    "protocol": "collective",
-    "seed": 3,
-    "data": {"kind": "synthetic", "num_classes": 4, "dim": 8, "train_size": 400, "test_size": 100},
-    "model": {"kind": "softmax"},
-    "optimizer": {"learning_rate": 0.1, "batch_size": 10},
-    "platform": {
-      "node": {"accelerators": 2, "accelerator_speed": "1Gf", "device_memory": "80GB",
-               "host_memory": "1TB", "intra_bandwidth": "1GBps", "intra_latency": 0,
-               "nics": 1, "nic_bandwidth": "1GBps", "nic_latency": 0},
-      "nodes": 2,
-      "topology": {"nodes_per_leaf": 2, "switch_latency": 0},
-      "file_system": {"write_bandwidth": "1GBps", "read_bandwidth": "1GBps"},
-      "domains": {"nodes_per_rack": 1, "racks_per_power": 1}
-    },
-    "layout": {"dp": 4, "overlap": false},
-    "workload": {"transformer": {"parameters": 1e6, "layers": 1, "hidden": 1, "sequence": 1,
-                                 "global_batch_tokens": 4}},
-    "evaluation": {"interval": "10ms"},
-    "stop": {"version": 8},
-    "recovery": {"strategy": "diloco",
-                 "diloco": {"inner_steps": 4, "outer_learning_rate": 0.7,
-                            "outer_momentum": 0.9, "nesterov": true},
-                 "restart": {"scheduler_delay": "100ms", "process_start": "100ms",
-                             "init_base": "100ms", "init_per_rank": 0}}
-  })");
-  s["name"] = name;
+  // The hand platform (hand_cluster.hpp) under DiLoCo with H = 4 for 8 steps.
+  json s = failsim::testing::hand_cluster(name, json::parse(R"({
+        "stop": {"version": 8},
+        "recovery": {"strategy": "diloco", "checkpoint": null,
+                     "diloco": {"inner_steps": 4, "outer_learning_rate": 0.7,
+                                "outer_momentum": 0.9, "nesterov": true}}
+      })"));
   s.merge_patch(patch);
   return s;
-}
-
-const json& time_of(const IsolatedRun& run) { return run.result["summary"]["collective"]["time"]; }
-
-double sum_of_causes(const IsolatedRun& run) {
-  double total = 0.0;
-  for (const auto& item : time_of(run).items()) total += item.value().get<double>();
-  return total;
-}
-
-Catch::Detail::Approx near(double v) {
-  return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
 }
 
 double max_difference(const std::vector<float>& a, const std::vector<float>& b) {

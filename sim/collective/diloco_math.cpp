@@ -3,13 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/collective/replica_math.hpp"
+
 namespace failsim::sim {
-namespace {
-models::SgdConfig sgd_config(const OptimizerConfig& o) {
-  return {static_cast<float>(o.learning_rate), static_cast<float>(o.momentum),
-          static_cast<float>(o.weight_decay)};
-}
-}  // namespace
 
 DilocoMath::DilocoMath(TrainingMath& math, const OptimizerConfig& inner, const DilocoConfig& outer,
                        int groups)
