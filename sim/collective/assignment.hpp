@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "sim/scenario/collective_plan.hpp"
@@ -24,6 +25,11 @@ struct Assignment {
   /// ascending: the active replicas', or every replica's when the survivors accumulate the
   /// missing replicas' batches to keep the global batch.
   std::vector<int> streams;
+  /// The data-parallel collectives of a step when a design replaces the plan's (nullopt: the
+  /// plan's dp_collectives, which the last backward pass hides in part when layout.overlap
+  /// says so). A design's own run after the step's update, none of them hidden: DiLoCo's inner
+  /// steps have none, its outer steps an all-reduce of the parameters.
+  std::optional<std::vector<DataParallelCollective>> data_parallel;
 
   /// Every replica on its own node, one batch each.
   static Assignment full(const CollectivePlan& plan) {

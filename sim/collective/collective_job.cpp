@@ -220,8 +220,8 @@ CollectiveJob::StepLength CollectiveJob::step_seconds(const StepTimes& t, double
   // length (2/3 of a micro-batch) when they overlap it.
   const double pipeline = slots * (plan_.micro_batch_seconds * slowdown +
                                    t.tensor_parallel / plan_.micro_batches + 2.0 * t.pipeline_send);
-  const double window =
-      scenario_.collective.layout.overlap ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown : 0.0;
+  const bool overlap = scenario_.collective.layout.overlap && !assignment_.data_parallel;
+  const double window = overlap ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown : 0.0;
   return {pipeline, pipeline + std::max(0.0, t.data_parallel - window)};
 }
 
@@ -275,7 +275,7 @@ void CollectiveJob::complete_step(double end, const StepLength& length,
   // The step completed: its update is applied.
   evaluate_through(end);
   const std::vector<int>& streams = assignment_.streams;
-  if (math_ != nullptr) math_->step(streams);
+  recovery_->apply_update(*this);
   ++version_;
   ++counts_.steps_completed;
   const double samples =

@@ -62,6 +62,7 @@ class CollectiveJob {
   const CollectivePlan& plan() const { return plan_; }
   StepNetwork& network() { return network_; }
   ReplicaMath* math() { return math_; }
+  TrainingMath* training() { return training_; }
   Recorder& recorder() { return recorder_; }
   TimeLedger& ledger() { return ledger_; }
   CollectiveCounts& counts() { return counts_; }

@@ -6,6 +6,7 @@
 
 #include "sim/collective/checkpoint_restart.hpp"
 #include "sim/collective/collective_job.hpp"
+#include "sim/collective/diloco.hpp"
 #include "sim/collective/in_memory.hpp"
 #include "sim/collective/multi_level.hpp"
 #include "sim/collective/quorum.hpp"
@@ -36,6 +37,10 @@ bool restart_and_load(CollectiveJob& job, const std::function<Interrupt()>& load
   }
 }
 
+void CollectiveRecovery::apply_update(CollectiveJob& job) {
+  if (job.math() != nullptr) job.math()->step(job.assignment().streams);
+}
+
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy) {
   // One row per design, under the name recovery.strategy spells it
   // (sim/scenario/collective/recovery.cpp reads the same names).
@@ -44,7 +49,8 @@ std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& 
       {"in-memory", [] { return std::make_unique<InMemoryCheckpoints>(); }},
       {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }},
       {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }},
-      {"quorum", [] { return std::make_unique<PerStepQuorum>(); }}};
+      {"quorum", [] { return std::make_unique<PerStepQuorum>(); }},
+      {"diloco", [] { return std::make_unique<Diloco>(); }}};
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -42,6 +42,11 @@ class CollectiveRecovery {
   /// (e.g. for a copy of the parameters it must not change). Returns Interrupt::NONE, or what
   /// cut the wait short (the step is then lost, or unfinished at the stop).
   virtual Interrupt before_update(CollectiveJob& job, const StepSpan& span);
+  /// The step completed: applies its update (job.version() is still the version it started
+  /// from). By default one synchronous step of job.math() on the assignment's streams; a design
+  /// with a math of its own replaces it (DiLoCo: each group's inner step, an outer step every H;
+  /// job.math() then holds the parameters the job evaluates).
+  virtual void apply_update(CollectiveJob& job);
   /// After a step completed (job.version() is its version): e.g. a checkpoint if one is due.
   /// Returns Interrupt::NONE, or what cut it short.
   virtual Interrupt after_step(CollectiveJob& job) = 0;

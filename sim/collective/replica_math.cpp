@@ -4,12 +4,11 @@
 #include <stdexcept>
 
 namespace failsim::sim {
-namespace {
+
 models::SgdConfig sgd_config(const OptimizerConfig& o) {
   return {static_cast<float>(o.learning_rate), static_cast<float>(o.momentum),
           static_cast<float>(o.weight_decay)};
 }
-}  // namespace
 
 ReplicaMath::ReplicaMath(TrainingMath& math, const OptimizerConfig& optimizer, int replicas)
     : math_(math),

@@ -19,6 +19,9 @@
 
 namespace failsim::sim {
 
+/// The scenario's optimizer as the models' SGD takes it (ReplicaMath's, and DiLoCo's inner one).
+models::SgdConfig sgd_config(const OptimizerConfig& optimizer);
+
 class ReplicaMath {
  public:
   /// Version 0: the seeded initial parameters, each replica at the start of its data stream.

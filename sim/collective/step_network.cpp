@@ -65,8 +65,9 @@ void StepNetwork::assign(const Assignment& assignment) {
     }
     pipeline_sends_ = concurrently(sends);
   }
-  // Data parallel: the plan's collectives in order, every group at once.
-  for (const DataParallelCollective& dc : plan.dp_collectives) {
+  // Data parallel: the plan's collectives (or the assignment's) in order, every group at once.
+  for (const DataParallelCollective& dc :
+       assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives) {
     std::vector<Collective> groups;
     for (const std::vector<int>& all : plan.dp_groups) {
       std::vector<int> group;

@@ -1,5 +1,7 @@
 #include "sim/collective/time_ledger.hpp"
 
+#include <algorithm>
+
 namespace failsim::sim {
 
 void TimeLedger::step(std::int64_t version, double nominal, double stragglers, double interference,
@@ -28,6 +30,18 @@ std::int64_t TimeLedger::roll_back_to(std::int64_t version) {
     ++rolled;
   }
   return rolled;
+}
+
+double TimeLedger::discard_samples_after(std::int64_t version, double samples) {
+  double discarded = 0.0;
+  for (StepTime& s : provisional_) {
+    if (s.version <= version) continue;
+    const double d = std::min(samples, s.samples);
+    s.samples -= d;
+    discarded += d;
+  }
+  samples_kept_ -= discarded;
+  return discarded;
 }
 
 double TimeLedger::seconds(TimeCause cause) const {

@@ -31,6 +31,10 @@ class TimeLedger {
   /// A restart restored `version`: the provisional steps after it become lost work. Returns
   /// how many steps were rolled back.
   std::int64_t roll_back_to(std::int64_t version);
+  /// Of each provisional step after `version`, `samples` (at most its own) no longer count as
+  /// kept: a design discarded them without undoing the steps (a DiLoCo group lost with its inner
+  /// steps of the round). Returns the samples discarded.
+  double discard_samples_after(std::int64_t version, double samples);
 
   /// Seconds of `cause`, provisional steps counted as kept.
   double seconds(TimeCause cause) const;

@@ -350,6 +350,8 @@ struct MultiLevelConfig {
   double disk_read_bandwidth = 28e9;   ///< bytes/s, likewise
 
   bool operator==(const MultiLevelConfig&) const = default;
+};
+
 /// What a job resumed on fewer data-parallel replicas does with the global batch.
 enum class UniversalBatch {
   KEEP,   ///< the survivors accumulate every replica's batch (Assignment::streams keeps all)
@@ -371,6 +373,8 @@ struct UniversalConfig {
   UniversalGrow grow = UniversalGrow::AT_CHECKPOINT;
 
   bool operator==(const UniversalConfig&) const = default;
+};
+
 /// How a per-step quorum learns that a group failed (TorchFT issue #164).
 enum class QuorumDetection {
   /// The failed collective errors out at once; the lighthouse drops the group once its
@@ -398,6 +402,22 @@ struct QuorumConfig {
   bool operator==(const QuorumConfig&) const = default;
 };
 
+/// DiLoCo (Douillard et al. 2023, docs/cluster.md "DiLoCo"): the data-parallel replicas
+/// (groups) each take `inner_steps` steps of the scenario's optimizer on their own parameters,
+/// then an outer step: Delta = mean over the groups of (theta_outer - theta_group), v = mu v +
+/// Delta, theta_outer -= lr_outer (Delta + mu v) with Nesterov momentum, lr_outer v without.
+struct DilocoConfig {
+  std::int64_t inner_steps = 4;      ///< H, >= 1
+  double outer_learning_rate = 0.7;  ///< lr_outer, > 0
+  double outer_momentum = 0.9;       ///< mu, in [0, 1)
+  bool nesterov = true;
+  /// Bytes per parameter of the outer gradient on the wire (4: fp32; 2: bf16; 0.5: 4-bit as
+  /// Streaming DiLoCo): the time of the outer all-reduce only, the math stays fp32.
+  double outer_gradient_bytes = 4.0;
+
+  bool operator==(const DilocoConfig&) const = default;
+};
+
 struct CollectiveRecoveryConfig {
   std::string strategy = "checkpoint-restart";
   CollectiveCheckpointConfig checkpoint;
@@ -406,6 +426,7 @@ struct CollectiveRecoveryConfig {
   MultiLevelConfig multi_level;  ///< strategy "multi-level"
   UniversalConfig universal;  ///< strategy "universal"
   QuorumConfig quorum;  ///< strategy "quorum"
+  DilocoConfig diloco;  ///< strategy "diloco"
 
   bool operator==(const CollectiveRecoveryConfig&) const = default;
 };

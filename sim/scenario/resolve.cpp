@@ -374,6 +374,32 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
   return model;
 }
 
+/// DiLoCo's groups are the data-parallel replicas, each with all of its state: at least two,
+/// no ZeRO sharding across them, and no file-system checkpoint (it takes none; docs/cluster.md).
+void check_diloco(const Scenario& s, const std::string& file) {
+  if (s.collective.recovery.strategy != "diloco") return;
+  const LayoutConfig& l = s.collective.layout;
+  if (l.dp < 2) {
+    throw input::InputError(file, "/layout/dp",
+                            "at least 2 data-parallel replicas for recovery.strategy \"diloco\" "
+                            "(its groups are the replicas)",
+                            std::to_string(l.dp));
+  }
+  if (l.zero_stage != 0) {
+    throw input::InputError(file, "/layout/zero_stage",
+                            "0 with recovery.strategy \"diloco\" (each group holds its whole "
+                            "state: ZeRO would shard it across the groups, which do not "
+                            "synchronise between outer steps)",
+                            std::to_string(l.zero_stage));
+  }
+  if (s.collective.recovery.checkpoint.every_steps != 0) {
+    throw input::InputError(file, "/recovery/checkpoint/every_steps",
+                            "0 with recovery.strategy \"diloco\" (it takes no file-system "
+                            "checkpoint: a failed group copies a live group's state)",
+                            std::to_string(s.collective.recovery.checkpoint.every_steps));
+  }
+}
+
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
@@ -403,10 +429,15 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
     job.memory.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
     const double threads = std::max(1u, std::thread::hardware_concurrency());
     job.memory.model_bytes = (threads + 8.0) * floats * static_cast<double>(job.num_params);
+    // DiLoCo: every group's parameters and inner velocity.
+    if (s.collective.recovery.strategy == "diloco")
+      job.memory.model_bytes +=
+          2.0 * s.collective.layout.dp * floats * static_cast<double>(job.num_params);
     job.memory.scratch_bytes =
         threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
     check_memory(s, job, file);
   }
+  check_diloco(s, file);
   job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
   job.collective = plan_collective(s, real, file);
   // Steps at most: the stop's steps, or its time over the compute of a step (a lower bound of

@@ -36,6 +36,7 @@ const std::vector<Strategy>& strategies() {
       {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
       {"universal", "universal", read_universal, universal_to_json, true},
       {"quorum", "quorum", read_quorum, quorum_to_json, false},
+      {"diloco", "diloco", read_diloco, diloco_to_json, false},
   };
   return table;
 }

@@ -67,6 +67,9 @@ void read_in_memory(const input::ObjectReader& recovery, CollectiveRecoveryConfi
 nlohmann::json in_memory_to_json(const CollectiveRecoveryConfig& recovery);
 void read_multi_level(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
 nlohmann::json multi_level_to_json(const CollectiveRecoveryConfig& recovery);
+/// recovery.diloco (recovery_diloco.cpp), read from the `recovery` object.
+void read_diloco(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
+nlohmann::json diloco_to_json(const CollectiveRecoveryConfig& recovery);
 
 /// A document whose `protocol` is "collective" (scenario.cpp has read `name` and checks nothing
 /// else of it).
