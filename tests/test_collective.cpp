@@ -17,14 +17,10 @@
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
-using failsim::testing::near;
 using failsim::testing::run_isolated;
-using failsim::testing::sum_of_causes;
-using failsim::testing::time_of;
 using nlohmann::json;
 using namespace failsim::sim;
 using namespace failsim::testing::collective;
-
 
 TEST_CASE("A failure-free collective run: steps of the time model, checkpoints, ETTR",
           "[collective]") {

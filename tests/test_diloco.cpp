@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "cli_harness.hpp"
-#include "tiny_cluster.hpp"
 #include "reproducible.hpp"
 #include "sim/collective/diloco_math.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
+#include "tiny_cluster.hpp"
 
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;

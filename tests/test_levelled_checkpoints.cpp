@@ -20,13 +20,13 @@
 #include "reproducible.hpp"
 #include "sim_harness.hpp"
 
-using failsim::testing::collective::build;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
-using failsim::testing::collective::near;
 using failsim::testing::run_isolated;
-using failsim::testing::collective::sum_of_causes;
 using failsim::testing::TempDir;
+using failsim::testing::collective::build;
+using failsim::testing::collective::near;
+using failsim::testing::collective::sum_of_causes;
 using failsim::testing::collective::time_of;
 using nlohmann::json;
 
@@ -38,14 +38,13 @@ constexpr double T_ONE = (6e6 + 12.0) * 4.0 / 1e9;
 /// TWO: the collective tests' scenario (collective_scenario.hpp) with faster links, a rack of
 /// both nodes, a watchdog of 100 ms, 20 steps and no checkpoint-restart settings; then `patch`.
 json scenario(const std::string& name, const json& patch) {
-  json s = build(
-      name, {{"platform",
-              {{"node", {{"intra_bandwidth", "100GBps"}, {"nic_bandwidth", "10GBps"}}},
-               {"domains", {{"nodes_per_rack", 2}}}}},
-             {"evaluation", {{"interval", "50ms"}}},
-             {"stop", {{"version", 20}}},
-             {"failures", {{"detection", {{"kind", "watchdog"}, {"timeout", "100ms"}}}}},
-             {"recovery", {{"checkpoint", nullptr}}}});
+  json s = build(name, {{"platform",
+                         {{"node", {{"intra_bandwidth", "100GBps"}, {"nic_bandwidth", "10GBps"}}},
+                          {"domains", {{"nodes_per_rack", 2}}}}},
+                        {"evaluation", {{"interval", "50ms"}}},
+                        {"stop", {{"version", 20}}},
+                        {"failures", {{"detection", {{"kind", "watchdog"}, {"timeout", "100ms"}}}}},
+                        {"recovery", {{"checkpoint", nullptr}}}});
   s.merge_patch(patch);
   return s;
 }

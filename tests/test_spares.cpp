@@ -19,8 +19,10 @@ using failsim::testing::IsolatedRun;
 using failsim::testing::near;
 using failsim::testing::node_event;
 using failsim::testing::run_isolated;
+using failsim::testing::tiny::LOAD;
+using failsim::testing::tiny::STEP;
+using failsim::testing::tiny::WRITE;
 using nlohmann::json;
-using namespace failsim::testing::tiny;
 
 namespace {
 

@@ -189,9 +189,12 @@ bool CollectiveJob::in_use(const Outage& o) const {
 }
 
 const StepTimes* CollectiveJob::clean_times() const {
-  // The flows depend on which replicas run and where, not on the streams they take.
+  // The flows depend on which replicas run, where, and on the data-parallel collectives a design
+  // asks for; not on the streams they take.
   for (const auto& [a, times] : clean_) {
-    if (a.active == assignment_.active && a.node == assignment_.node) return &times;
+    if (a.active == assignment_.active && a.node == assignment_.node &&
+        a.data_parallel == assignment_.data_parallel)
+      return &times;
   }
   return nullptr;
 }
@@ -241,10 +244,12 @@ Interrupt CollectiveJob::step() {
     if (measured && clean_times() == nullptr && !busy) set_clean_times(*measured);
   }
   StepLength length, with_stragglers;
+  double nominal = 0.0;
   if (i == Interrupt::NONE) {
     // A network never seen idle (a new assignment while a design's traffic runs): its
     // contention counts as the step's own.
     const StepTimes& clean = clean_times() != nullptr ? *clean_times() : *measured;
+    nominal = step_seconds(clean, 1.0).total;
     with_stragglers = step_seconds(clean, slowdown);
     length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
     // Flows timed at another moment end at another clock: SimGrid rounds the end of each
@@ -266,11 +271,11 @@ Interrupt CollectiveJob::step() {
     ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED, spent);
     return i;
   }
-  complete_step(now(), length, with_stragglers);
+  complete_step(now(), nominal, length, with_stragglers);
   return Interrupt::NONE;
 }
 
-void CollectiveJob::complete_step(double end, const StepLength& length,
+void CollectiveJob::complete_step(double end, double nominal, const StepLength& length,
                                   const StepLength& with_stragglers) {
   // The step completed: its update is applied.
   evaluate_through(end);
@@ -281,8 +286,6 @@ void CollectiveJob::complete_step(double end, const StepLength& length,
   const double samples =
       static_cast<double>(streams.size()) * plan_.samples_per_step / static_cast<double>(plan_.dp);
   counts_.samples_completed += samples;
-  const double nominal =
-      step_seconds(clean_times() != nullptr ? *clean_times() : *measured, 1.0).total;
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
   recorder_.update_applied(end, "job");
@@ -304,6 +307,7 @@ std::int64_t CollectiveJob::quiet_steps() {
   const double slowdown = stragglers_.slowdown_at(begin);
   const double change = stragglers_.next_change();
   const StepLength length = step_seconds(*clean, slowdown);
+  const double nominal = step_seconds(*clean, 1.0).total;
   // Each step ends where step()'s sleep would put the clock: SimGrid sleeps until a date by
   // sleeping its difference from now, so the end is the start plus (date - start).
   std::int64_t taken = 0;
@@ -314,7 +318,7 @@ std::int64_t CollectiveJob::quiet_steps() {
     // step() completes a step that ends at its deadline, not one beyond it; the deadline may
     // move as the steps change the parameters (a target accuracy reached, a divergence).
     if (end > deadline()) break;
-    complete_step(end, length, length);
+    complete_step(end, nominal, length, length);
     t = end;
     ++taken;
   }

@@ -147,8 +147,10 @@ class CollectiveJob {
   /// evaluations still step by step); the first that could differ is left to step(). Returns
   /// how many were taken (0: none could be).
   std::int64_t quiet_steps();
-  /// The bookkeeping of a completed step that ended at `end`: its update, counts, ledger.
-  void complete_step(double end, const StepLength& length, const StepLength& with_stragglers);
+  /// The bookkeeping of a completed step that ended at `end`: its update, counts, ledger
+  /// (`nominal`: the step without stragglers or interference).
+  void complete_step(double end, double nominal, const StepLength& length,
+                     const StepLength& with_stragglers);
   /// The step's communication times on the idle network under the current assignment, once
   /// measured.
   const StepTimes* clean_times() const;

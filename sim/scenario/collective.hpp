@@ -424,9 +424,9 @@ struct CollectiveRecoveryConfig {
   RestartConfig restart;
   InMemoryConfig in_memory;      ///< strategy "in-memory"
   MultiLevelConfig multi_level;  ///< strategy "multi-level"
-  UniversalConfig universal;  ///< strategy "universal"
-  QuorumConfig quorum;  ///< strategy "quorum"
-  DilocoConfig diloco;  ///< strategy "diloco"
+  UniversalConfig universal;     ///< strategy "universal"
+  QuorumConfig quorum;           ///< strategy "quorum"
+  DilocoConfig diloco;           ///< strategy "diloco"
 
   bool operator==(const CollectiveRecoveryConfig&) const = default;
 };

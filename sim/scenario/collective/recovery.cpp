@@ -35,8 +35,8 @@ const std::vector<Strategy>& strategies() {
       {"in-memory", "in_memory", read_in_memory, in_memory_to_json, false},
       {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
       {"universal", "universal", read_universal, universal_to_json, true},
-      {"quorum", "quorum", read_quorum, quorum_to_json, false},
-      {"diloco", "diloco", read_diloco, diloco_to_json, false},
+      {"quorum", "quorum", read_quorum, quorum_to_json, true},
+      {"diloco", "diloco", read_diloco, diloco_to_json, true},
   };
   return table;
 }
