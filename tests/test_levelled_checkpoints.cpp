@@ -130,6 +130,23 @@ TEST_CASE("In-memory: a node's lost state comes from its partner's copy", "[in-m
   check_accounting(run);
 }
 
+TEST_CASE("In-memory: a spare that takes a failed node's place holds none of its copies",
+          "[in-memory][spares]") {
+  // As above, with a hot spare: it takes node 1's place at once (no repair wait), but the copies
+  // of node 1's state are where they were made: its own (lost with its memory) and node 0's
+  // partner copy. So the spare's ranks load version 15 from node 0, as node 1 would have; the
+  // spare's empty host memory is no source (a sweep once loaded from it and moved the version
+  // forward after an earlier rollback).
+  json s = patched(scenario("in-memory-spare", IN_MEMORY), failure("node", 1, FAILED, "1s"));
+  s["platform"]["spares"] = 1;
+  const IsolatedRun run = run_isolated(s.dump());
+  const auto [version, from] = loaded(run);
+  CHECK(version == 15);
+  CHECK(from == json{"host-memory", "partner-memory"});
+  CHECK(time_of(run)["repair_wait"].get<double>() == 0.0);
+  check_accounting(run);
+}
+
 TEST_CASE("In-memory: a node that kept its memory loads locally", "[in-memory]") {
   // An accelerator failure keeps node 1's host memory: every rank loads version 15 from its
   // own node at 50 GB/s, 0.28 ms.

@@ -53,6 +53,7 @@ LevelledCheckpoints::Snapshot LevelledCheckpoints::Snapshot::copy() const {
   s.partner = partner;
   s.disk = disk;
   s.file_system = file_system;
+  s.nodes = nodes;
   s.complete = complete;
   return s;
 }
@@ -89,6 +90,7 @@ Interrupt LevelledCheckpoints::checkpoint(CollectiveJob& job) {
   const std::vector<double>& shares = plan.checkpoint_read_bytes;
   Snapshot s;
   s.version = job.version();
+  s.nodes = job.assignment().node;
   if (job.math() != nullptr) s.state = job.math()->save();
   // Every rank copies its state at once, each over its own host link: the largest share sets
   // the copy's end.
@@ -196,13 +198,20 @@ std::optional<std::vector<LevelledCheckpoints::Source>> LevelledCheckpoints::sou
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
     const int n = nodes[static_cast<std::size_t>(i)];
     // A copy in host memory survives unless the node lost its memory since it was made; a
-    // local disk survives unless its node is gone for good; the file system always does.
-    if (std::isfinite(s.host) && job.host_memory_lost_at(n) < s.host) {
+    // local disk survives unless its node is gone for good; the file system always does. A
+    // node (or partner) that is not the one the copies were made on (a spare swapped in since)
+    // holds none of them.
+    const bool same = s.nodes.empty() || s.nodes[static_cast<std::size_t>(i)] == n;
+    const int partner = partner_of(job, i, levels_.partner_offset);
+    const bool same_partner =
+        s.nodes.empty() ||
+        s.nodes[static_cast<std::size_t>(i + levels_.partner_offset) % s.nodes.size()] == partner;
+    if (same && std::isfinite(s.host) && job.host_memory_lost_at(n) < s.host) {
       out.push_back(Source::HOST_MEMORY);
-    } else if (std::isfinite(s.partner) &&
-               job.host_memory_lost_at(partner_of(job, i, levels_.partner_offset)) < s.partner) {
+    } else if (same_partner && std::isfinite(s.partner) &&
+               job.host_memory_lost_at(partner) < s.partner) {
       out.push_back(Source::PARTNER_MEMORY);
-    } else if (std::isfinite(s.disk) && std::isfinite(job.node_back(n))) {
+    } else if (same && std::isfinite(s.disk) && std::isfinite(job.node_back(n))) {
       out.push_back(Source::LOCAL_DISK);
     } else if (std::isfinite(s.file_system)) {
       out.push_back(Source::FILE_SYSTEM);

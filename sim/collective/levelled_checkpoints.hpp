@@ -67,6 +67,9 @@ class LevelledCheckpoints : public CollectiveRecovery {
     double partner = NEVER;
     double disk = NEVER;
     double file_system = NEVER;
+    /// The platform node of each plan node when the copies were made: a spare that took a
+    /// node's place since holds none of its copies (host memory, local disk, partner copy).
+    std::vector<int> nodes;
     /// Writes under way (flows), streaming from host memory.
     std::optional<FlowSet> partner_writes;
     std::optional<FlowSet> file_system_writes;
