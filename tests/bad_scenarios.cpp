@@ -1060,6 +1060,10 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /failures/trace/mapping_file: expected a mapping of every node of the "
                   "trace (or extra_nodes \"ignore\" to drop the faults of the nodes it leaves "
                   "out), found 1 of the trace's 3 nodes left out, the first \"c\""}),
+      collective("a trace repair of zero time",
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
+                     "extra_nodes": "wrap", "repair": "0s"}}})",
+                 "/failures/trace/repair", {"/failures/trace/repair: expected", "found \"0s\""}),
       collective("a trace mapping file with two trace nodes on one node",
                  R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
                      "mapping": "file",

@@ -61,6 +61,20 @@ TEST_CASE("a trace's faults become outages of the mapped nodes", "[scenario][tra
     CHECK(o[1].at == 1.0 * DAY * 0.5);
     CHECK(o[1].back == 1.25 * DAY * 0.5);
   }
+  SECTION("a fixed repair replaces the trace's, the never-repaired fault's too") {
+    const auto o = outages({{"file", file}, {"repair", "15min"}}, 3);
+    REQUIRE(o.size() == 3);
+    CHECK(o[0].at == 0.5 * DAY);
+    CHECK(o[0].back == 0.5 * DAY + 900.0);
+    CHECK(o[1].back == 0.5 * DAY + 900.0);  // b: never repaired in the trace
+    CHECK(o[2].back == 2.0 * DAY + 900.0);
+    // From day 0.52, a and b (back at day 0.5104) are over; with the trace's repairs they are not.
+    const auto later = outages({{"file", file}, {"repair", "15min"}, {"from_day", 0.52}}, 3);
+    REQUIRE(later.size() == 1);
+    CHECK(later[0].slot == 2);
+    CHECK(later[0].at == (2.0 - 0.52) * DAY);
+    CHECK(outages({{"file", file}, {"from_day", 0.52}}, 3).size() == 3);
+  }
   SECTION("extra nodes ignored or wrapped") {
     const auto ignored = outages({{"file", file}, {"extra_nodes", "ignore"}}, 2);
     REQUIRE(ignored.size() == 2);  // c's fault dropped

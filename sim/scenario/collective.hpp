@@ -266,8 +266,11 @@ struct ClusterTraceConfig {
   TraceMapping mapping = TraceMapping::BY_ORDER;
   std::string mapping_file;  ///< FILE: absolute path
   TraceExtraNodes extra_nodes = TraceExtraNodes::ERROR;
-  double from_day = 0.0;             ///< the trace day that is simulated time 0
-  double time_scale = 1.0;           ///< simulated seconds per trace second
+  double from_day = 0.0;    ///< the trace day that is simulated time 0
+  double time_scale = 1.0;  ///< simulated seconds per trace second
+  /// Simulated seconds from a fault's start to its node's return, for every fault; unset: the
+  /// trace's own repair (fault_end).
+  std::optional<double> repair;
   std::vector<TraceOutage> outages;  ///< read from the file, in order of start
   int trace_nodes = 0;               ///< nodes the trace names
 

@@ -108,8 +108,8 @@ std::vector<int> slots_by_order(const ObjectReader& r, std::size_t trace_nodes, 
 
 ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const ClusterPlatformConfig& p,
                                       const std::string& file_label) {
-  const ObjectReader r = failures.object(
-      "trace", {"file", "mapping", "mapping_file", "extra_nodes", "from_day", "time_scale"});
+  const ObjectReader r = failures.object("trace", {"file", "mapping", "mapping_file", "extra_nodes",
+                                                   "from_day", "time_scale", "repair"});
   ClusterTraceConfig t;
   const std::string written = r.string("file");
   check_path(r.at("file"), written);
@@ -127,6 +127,7 @@ ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const Cluste
   }
   t.from_day = r.number_or("from_day", t.from_day, Interval::non_negative());
   t.time_scale = r.number_or("time_scale", t.time_scale, Interval::positive());
+  t.repair = r.optional_quantity("repair", Quantity::TIME, Sign::POSITIVE);
 
   const FaultTrace trace = read_fault_trace(t.file, t.file);
   t.trace_nodes = static_cast<int>(trace.nodes.size());
@@ -138,13 +139,18 @@ ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const Cluste
   const double seconds_per_day = SECONDS_PER_DAY * t.time_scale;
   for (const TraceFault& f : trace.faults) {
     const int s = slot[f.node];
-    if (s < 0) continue;                          // a dropped trace node ("ignore")
-    if (f.end && *f.end <= t.from_day) continue;  // over before the simulated time starts
+    if (s < 0) continue;  // a dropped trace node ("ignore")
+    const double start = (f.start - t.from_day) * seconds_per_day;
+    // A fixed repair replaces the trace's: the slot gets a working machine that long after the
+    // fault starts (the trace server's later faults still hit the slot).
+    const double back = t.repair ? start + *t.repair
+                        : f.end  ? (*f.end - t.from_day) * seconds_per_day
+                                 : std::numeric_limits<double>::infinity();
+    if (back <= 0.0) continue;  // over before the simulated time starts
     TraceOutage o;
     o.slot = s;
-    o.at = std::max(0.0, f.start - t.from_day) * seconds_per_day;  // open at from_day: down at 0
-    o.back =
-        f.end ? (*f.end - t.from_day) * seconds_per_day : std::numeric_limits<double>::infinity();
+    o.at = std::max(0.0, start);  // open at from_day: down at 0
+    o.back = back;
     o.cause = f.cause();
     o.host_memory_lost = !keeps_host_memory(f.kind);
     t.outages.push_back(std::move(o));
@@ -159,6 +165,7 @@ nlohmann::json cluster_trace_to_json(const ClusterTraceConfig& t) {
                      {"from_day", t.from_day},
                      {"time_scale", t.time_scale}};
   if (t.mapping == TraceMapping::FILE) out["mapping_file"] = t.mapping_file;
+  if (t.repair) out["repair"] = *t.repair;
   return out;
 }
 
