@@ -234,6 +234,13 @@ TEST_CASE("result.json records its build, command line and the hash of its scena
   }
   CHECK(std::regex_match(p.at("compiler").get<std::string>(),
                          std::regex("(GCC|Clang) [0-9]+\\.[0-9]+\\.[0-9]+")));
+  // The allocator that ran: the binary links tcmalloc unless built with FAILSIM_TCMALLOC off.
+#ifdef FAILSIM_TCMALLOC_LINKED
+  CHECK(std::regex_match(libraries.at("allocator").get<std::string>(),
+                         std::regex("tcmalloc [0-9]+\\.[0-9]+.*")));
+#else
+  CHECK(libraries.at("allocator") == "libc");
+#endif
 
   // The hash: SHA-256 of the scenario object as compact JSON, as sha256sum and the Python
   // recipe of docs/result-format.md compute it.

@@ -7,6 +7,8 @@
 
 #include <simgrid/version.h>
 
+#include <dlfcn.h>
+
 #include <Eigen/Core>
 #include <filesystem>
 #include <system_error>
@@ -24,6 +26,18 @@ std::string compiler() {
 #else
   return "unknown";
 #endif
+}
+
+// The allocator that ran: tcmalloc names itself with tc_version (the failsim executable links
+// it, FAILSIM_TCMALLOC: docs/performance.md); otherwise it is the C library's malloc.
+std::string allocator() {
+  using TcVersion = const char* (*)(int*, int*, const char**);
+  void* tc_version = dlsym(RTLD_DEFAULT, "tc_version");
+  if (tc_version == nullptr) return "libc";
+  int major = 0, minor = 0;
+  const char* patch = "";
+  reinterpret_cast<TcVersion>(tc_version)(&major, &minor, &patch);
+  return fmt::format("tcmalloc {}.{}{}", major, minor, patch != nullptr ? patch : "");
 }
 }  // namespace
 
@@ -48,8 +62,9 @@ nlohmann::json provenance_json(const std::vector<std::string>& command_line) {
          fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION)},
         {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
                                       NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
-        {"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
-                            FMT_VERSION % 100)}}},
+        {"fmt",
+         fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
+        {"allocator", allocator()}}},
       {"command_line", command_line},
       {"working_directory", error ? nlohmann::json(nullptr) : nlohmann::json(cwd.string())},
   };
