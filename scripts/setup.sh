@@ -6,7 +6,6 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format
   libsimgrid-dev libeigen3-dev nlohmann-json3-dev catch2 libfmt-dev libcli11-dev zlib1g-dev
-  libgoogle-perftools-dev  # tcmalloc: the failsim executable's allocator (docs/performance.md)
   libbenchmark-dev dataset-fashion-mnist python3 python3-matplotlib python3-pandas chromium
   strace  # tests: kills and I/O errors injected at a run's own system calls
 )
