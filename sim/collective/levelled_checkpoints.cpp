@@ -174,6 +174,21 @@ Interrupt LevelledCheckpoints::finish_writes(CollectiveJob& job) {
   return Interrupt::NONE;
 }
 
+std::int64_t LevelledCheckpoints::next_action_version(const CollectiveJob& job) const {
+  if (latest_) {
+    // The copy to host memory not over: the next step's update may wait for it (before_update),
+    // so that step is taken alone.
+    if (std::isfinite(latest_->host) && latest_->host > job.now()) return job.version();
+    // A level still to complete (its writes keep the network busy, so the steps are taken alone
+    // anyway; the local disk's flush does not): poll notes it at the first step boundary after
+    // its end, so every step until then. One cut short by a failure never completes.
+    const bool disk_cut = levels_.disk_write_bandwidth > 0 && std::isinf(latest_->disk);
+    if (!latest_->complete && !disk_cut) return job.version() + 1;
+  }
+  // Then the next checkpoint, after the step of the next multiple of every_steps.
+  return (job.version() / levels_.every_steps + 1) * levels_.every_steps;
+}
+
 bool LevelledCheckpoints::network_busy() const { return latest_ && latest_->writing(); }
 
 void LevelledCheckpoints::cut_at(CollectiveJob& job, Snapshot& s, double failed_at) {
