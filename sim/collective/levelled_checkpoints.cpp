@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "sim/collective/collective_job.hpp"
 
@@ -282,8 +283,16 @@ Interrupt LevelledCheckpoints::load(CollectiveJob& job, const Choice& choice) {
     }
   }
   const double local_end = job.now() + local;
-  FlowSet reads(flows);
-  Interrupt i = job.wait(reads, TimeCause::CHECKPOINT_LOAD);
+  // The flows are a function of the assignment and of each node's source: the transfer is
+  // named by the sources, so a load from the same levels under the same assignment reuses the
+  // time of the first (CollectiveJob::transfer; the writes were cut at the failure, so the
+  // network is idle).
+  Interrupt i = Interrupt::NONE;
+  if (!flows.empty()) {
+    std::string what = "checkpoint load from ";
+    for (Source s : choice.sources) what += name_of(s)[0];  // h, p, l, f: one a node
+    i = job.transfer(flows, TimeCause::CHECKPOINT_LOAD, what);
+  }
   if (i == Interrupt::NONE && local_end > job.now())
     i = job.sleep_until(local_end, TimeCause::CHECKPOINT_LOAD);
   if (i != Interrupt::NONE) return i;
