@@ -457,3 +457,41 @@ TEST_CASE("Levelled checkpoints: the steps between two checkpoints are one batch
   CHECK(result["summary"]["collective"]["time"]["checkpoint_stall"].get<double>() ==
         near(3 * (STATE / 0.5e9 - T_ONE)));
 }
+
+TEST_CASE("In-memory: a load from the same sources under the same assignment is simulated once",
+          "[in-memory][fast-path]") {
+  // TWO, as "a node's lost state comes from its partner's copy", with node 1 failing again at
+  // 1.55 s (after the restart at 1.4 s and about 23 more steps: the latest checkpoint is version
+  // 35, its partner copy complete). Both loads take node 0's ranks from host memory and node 1's
+  // from node 0 (2 flows): the second takes the first one's time (CollectiveJob::transfer).
+  json s = scenario("in-memory-reload", IN_MEMORY);
+  s["stop"]["version"] = 60;
+  s["failures"]["events"] = {{{"target", "node"}, {"index", 1}, {"at", FAILED}, {"down_for", "1s"}},
+                             {{"target", "node"}, {"index", 1}, {"at", 1.55}, {"down_for", "1s"}}};
+  TempDir dir;
+  const std::string file = dir.file("scenario.json");
+  failsim::testing::write_text(file, s.dump());
+  const auto ran =
+      failsim::testing::run_cli("run '" + file + "' -q --threads 1 -o '" + dir.file("out") +
+                                    "' --log=collective_job.thresh:verbose",
+                                dir);
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  const json result = json::parse(failsim::testing::read_text(dir.file("out") + "/result.json"));
+  REQUIRE(result["summary"]["collective"]["restarts"] == 2);
+  const std::string simulated = "checkpoint load from hp of 2 flows simulated";
+  const std::size_t first = ran.err.find(simulated);
+  CHECK(first != std::string::npos);
+  CHECK(ran.err.find(simulated, first + 1) == std::string::npos);
+  const std::string events = failsim::testing::read_text(dir.file("out") + "/events.csv");
+  std::size_t loads = 0;
+  for (std::size_t at = events.find("checkpoint_loaded"); at != std::string::npos;
+       at = events.find("checkpoint_loaded", at + 1)) {
+    CHECK(events.substr(at, events.find('\n', at) - at)
+              .find(R"([""host-memory"",""partner-memory""])") != std::string::npos);
+    ++loads;
+  }
+  CHECK(loads == 2);
+  CHECK(result["summary"]["collective"]["time"]["checkpoint_load"].get<double>() ==
+        near(2 * (2 * STATE / 10e9)));
+}
