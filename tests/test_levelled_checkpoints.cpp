@@ -372,6 +372,27 @@ json random_failures(const std::string& name, const json& recovery) {
   return s;
 }
 
+/// A run of `s` by the binary with the job's verbose log (its batches of quiet steps and the
+/// transfers it simulates): the log (stderr), result.json and events.csv.
+struct LoggedRun {
+  std::string log;
+  json result;
+  std::string events;
+};
+LoggedRun run_logged(const json& s) {
+  TempDir dir;
+  const std::string file = dir.file("scenario.json");
+  failsim::testing::write_text(file, s.dump());
+  const auto ran =
+      failsim::testing::run_cli("run '" + file + "' -q --threads 1 -o '" + dir.file("out") +
+                                    "' --log=collective_job.thresh:verbose",
+                                dir);
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  return {ran.err, json::parse(failsim::testing::read_text(dir.file("out") + "/result.json")),
+          failsim::testing::read_text(dir.file("out") + "/events.csv")};
+}
+
 }  // namespace
 
 TEST_CASE("In-memory: quiet steps taken at once give the same results as every step simulated",
@@ -431,30 +452,20 @@ TEST_CASE("Levelled checkpoints: the steps between two checkpoints are one batch
   // first step is taken alone (its flows measured), steps 2 to 5 at once (one sleep of the
   // simulation); after each checkpoint the next step is taken alone (its update waits for the
   // copy: 28 ms > T), then 4 steps at once up to the next checkpoint; the stop at version 20.
-  TempDir dir;
-  const std::string file = dir.file("scenario.json");
-  failsim::testing::write_text(
-      file, one_accelerator("batches", in_memory({{"every_steps", 5},
-                                                  {"host_copy_bandwidth", "0.5GBps"},
-                                                  {"placement", "same-node"},
-                                                  {"file_system_every", 0}}))
-                .dump());
-  const auto ran =
-      failsim::testing::run_cli("run '" + file + "' -q --threads 1 -o '" + dir.file("out") +
-                                    "' --log=collective_job.thresh:verbose",
-                                dir);
-  INFO(ran.err);
-  REQUIRE(ran.status == 0);
+  const LoggedRun run =
+      run_logged(one_accelerator("batches", in_memory({{"every_steps", 5},
+                                                       {"host_copy_bandwidth", "0.5GBps"},
+                                                       {"placement", "same-node"},
+                                                       {"file_system_every", 0}})));
   std::vector<int> batches;
   const std::string marker = " quiet steps at once";
-  for (std::size_t at = ran.err.find(marker); at != std::string::npos;
-       at = ran.err.find(marker, at + 1)) {
-    const std::size_t begin = ran.err.rfind(' ', at - 1) + 1;
-    batches.push_back(std::stoi(ran.err.substr(begin, at - begin)));
+  for (std::size_t at = run.log.find(marker); at != std::string::npos;
+       at = run.log.find(marker, at + 1)) {
+    const std::size_t begin = run.log.rfind(' ', at - 1) + 1;
+    batches.push_back(std::stoi(run.log.substr(begin, at - begin)));
   }
   CHECK(batches == std::vector<int>{4, 4, 4, 4});
-  const json result = json::parse(failsim::testing::read_text(dir.file("out") + "/result.json"));
-  CHECK(result["summary"]["collective"]["time"]["checkpoint_stall"].get<double>() ==
+  CHECK(run.result["summary"]["collective"]["time"]["checkpoint_stall"].get<double>() ==
         near(3 * (STATE / 0.5e9 - T_ONE)));
 }
 
@@ -468,22 +479,14 @@ TEST_CASE("In-memory: a load from the same sources under the same assignment is 
   s["stop"]["version"] = 60;
   s["failures"]["events"] = {{{"target", "node"}, {"index", 1}, {"at", FAILED}, {"down_for", "1s"}},
                              {{"target", "node"}, {"index", 1}, {"at", 1.55}, {"down_for", "1s"}}};
-  TempDir dir;
-  const std::string file = dir.file("scenario.json");
-  failsim::testing::write_text(file, s.dump());
-  const auto ran =
-      failsim::testing::run_cli("run '" + file + "' -q --threads 1 -o '" + dir.file("out") +
-                                    "' --log=collective_job.thresh:verbose",
-                                dir);
-  INFO(ran.err);
-  REQUIRE(ran.status == 0);
-  const json result = json::parse(failsim::testing::read_text(dir.file("out") + "/result.json"));
+  const LoggedRun run = run_logged(s);
+  const json& result = run.result;
   REQUIRE(result["summary"]["collective"]["restarts"] == 2);
   const std::string simulated = "checkpoint load from hp of 2 flows simulated";
-  const std::size_t first = ran.err.find(simulated);
+  const std::size_t first = run.log.find(simulated);
   CHECK(first != std::string::npos);
-  CHECK(ran.err.find(simulated, first + 1) == std::string::npos);
-  const std::string events = failsim::testing::read_text(dir.file("out") + "/events.csv");
+  CHECK(run.log.find(simulated, first + 1) == std::string::npos);
+  const std::string& events = run.events;
   std::size_t loads = 0;
   for (std::size_t at = events.find("checkpoint_loaded"); at != std::string::npos;
        at = events.find("checkpoint_loaded", at + 1)) {
