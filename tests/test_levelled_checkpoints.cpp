@@ -13,7 +13,9 @@
 // a node keeps 28e6. Only rank 0 writes to the file system (14e6 bytes).
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "cli_harness.hpp"
 #include "collective_fixture.hpp"
@@ -321,4 +323,178 @@ TEST_CASE(
     };
     CHECK(result("1") == result("2"));
   }
+}
+
+namespace {
+
+/// The run of `s` twice, the default way (quiet steps taken at once, docs/cluster.md "Cost
+/// proportional to events") and with every step simulated: events, time series, summary and
+/// parameters must be identical, to the bit.
+void check_same_every_step(const json& s) {
+  const IsolatedRun quiet = run_isolated(s.dump());
+  const IsolatedRun every = run_isolated(s.dump(), {}, true);
+  CHECK(quiet.events == every.events);
+  CHECK(quiet.timeseries == every.timeseries);
+  CHECK(quiet.result["summary"] == every.result["summary"]);
+  CHECK(quiet.final_params == every.final_params);
+  check_accounting(quiet);
+}
+
+/// The sources of every checkpoint_loaded event of `run`, once each.
+std::set<std::string> sources_loaded(const IsolatedRun& run) {
+  std::set<std::string> out;
+  for (const json& e : events_of(run, "checkpoint_loaded")) {
+    for (const json& from : e["details"]["from"]) out.insert(from.get<std::string>());
+  }
+  return out;
+}
+
+/// TWO for 300 steps under random failures: nodes (their memory lost) about every 0.8 s each,
+/// accelerators (memory kept) and racks (both nodes) more rarely, each back after 30 ms;
+/// detection after 20 ms, restarts of 30 ms. A host copy at 2 GB/s takes 7 ms, longer than a step
+/// (6.3 ms): the update after each checkpoint waits for it.
+json random_failures(const std::string& name, const json& recovery) {
+  const auto every = [](const char* target, const char* mean) {
+    return json{{"target", target},
+                {"lifetime", {{"distribution", "exponential"}, {"mean", mean}}},
+                {"repair", {{"distribution", "fixed"}, {"value", "30ms"}}}};
+  };
+  json s = scenario(name, recovery);
+  s.merge_patch(
+      {{"stop", {{"version", 300}}},
+       {"failures",
+        {{"detection", {{"timeout", "20ms"}}},
+         {"stochastic",
+          {every("node", "800ms"), every("accelerator", "4s"), every("rack", "3s")}}}},
+       {"recovery",
+        {{"restart",
+          {{"scheduler_delay", "10ms"}, {"process_start", "10ms"}, {"init_base", "10ms"}}}}}});
+  return s;
+}
+
+/// A run of `s` by the binary with the job's verbose log (its batches of quiet steps and the
+/// transfers it simulates): the log (stderr), result.json and events.csv.
+struct LoggedRun {
+  std::string log;
+  json result;
+  std::string events;
+};
+LoggedRun run_logged(const json& s) {
+  TempDir dir;
+  const std::string file = dir.file("scenario.json");
+  failsim::testing::write_text(file, s.dump());
+  const auto ran =
+      failsim::testing::run_cli("run '" + file + "' -q --threads 1 -o '" + dir.file("out") +
+                                    "' --log=collective_job.thresh:verbose",
+                                dir);
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  return {ran.err, json::parse(failsim::testing::read_text(dir.file("out") + "/result.json")),
+          failsim::testing::read_text(dir.file("out") + "/events.csv")};
+}
+
+}  // namespace
+
+TEST_CASE("In-memory: quiet steps taken at once give the same results as every step simulated",
+          "[in-memory][fast-path]") {
+  SECTION("partner copies, every 2nd checkpoint on the file system") {
+    const json s = random_failures(
+        "in-memory-fast-path",
+        in_memory(
+            {{"every_steps", 5}, {"host_copy_bandwidth", "2GBps"}, {"file_system_every", 2}}));
+    const IsolatedRun run = run_isolated(s.dump());
+    const json& c = run.result["summary"]["collective"];
+    REQUIRE(c["restarts"].get<int>() >= 3);
+    REQUIRE(time_of(run)["checkpoint_stall"].get<double>() > 0.0);
+    REQUIRE(!events_of(run, "checkpoint_written", "partner-memory").empty());
+    REQUIRE(!events_of(run, "checkpoint_written", "file-system").empty());
+    // Loads from host memory, partner memory (a node lost) and the file system (a rack lost).
+    REQUIRE(sources_loaded(run) ==
+            std::set<std::string>{"host-memory", "partner-memory", "file-system"});
+    check_same_every_step(s);
+  }
+  SECTION("copies on the same node, every 3rd on the file system") {
+    // Two checkpoints in three put nothing on the network: the update after them must still
+    // wait for the host copy (the step after a checkpoint is never in a batch).
+    json s = random_failures("in-memory-same-node-fast-path",
+                             in_memory({{"every_steps", 5},
+                                        {"host_copy_bandwidth", "2GBps"},
+                                        {"placement", "same-node"},
+                                        {"file_system_every", 3}}));
+    const IsolatedRun run = run_isolated(s.dump());
+    REQUIRE(run.result["summary"]["collective"]["restarts"].get<int>() >= 3);
+    REQUIRE(sources_loaded(run).count("file-system") == 1);
+    check_same_every_step(s);
+  }
+}
+
+TEST_CASE("Multi-level: quiet steps taken at once give the same results as every step simulated",
+          "[multi-level][fast-path]") {
+  // The disks write a node's 28e6 bytes in 28 ms (4 to 5 steps, no network: steps around the
+  // flush are quiet), read them back at 1 GB/s; every checkpoint goes to the file system.
+  const json s =
+      random_failures("multi-level-fast-path", multi_level({{"every_steps", 5},
+                                                            {"host_copy_bandwidth", "2GBps"},
+                                                            {"disk_write_bandwidth", "1GBps"},
+                                                            {"disk_read_bandwidth", "1GBps"}}));
+  const IsolatedRun run = run_isolated(s.dump());
+  REQUIRE(run.result["summary"]["collective"]["restarts"].get<int>() >= 3);
+  REQUIRE(time_of(run)["checkpoint_stall"].get<double>() > 0.0);
+  // Loads from host memory, the local disks (a node or a rack lost) and the file system (a node
+  // lost during its disk's flush).
+  REQUIRE(sources_loaded(run) == std::set<std::string>{"host-memory", "local-disk", "file-system"});
+  check_same_every_step(s);
+}
+
+TEST_CASE("Levelled checkpoints: the steps between two checkpoints are one batch",
+          "[in-memory][fast-path]") {
+  // ONE, in-memory on the same node every 5 steps, no file system: nothing on the network. The
+  // first step is taken alone (its flows measured), steps 2 to 5 at once (one sleep of the
+  // simulation); after each checkpoint the next step is taken alone (its update waits for the
+  // copy: 28 ms > T), then 4 steps at once up to the next checkpoint; the stop at version 20.
+  const LoggedRun run =
+      run_logged(one_accelerator("batches", in_memory({{"every_steps", 5},
+                                                       {"host_copy_bandwidth", "0.5GBps"},
+                                                       {"placement", "same-node"},
+                                                       {"file_system_every", 0}})));
+  std::vector<int> batches;
+  const std::string marker = " quiet steps at once";
+  for (std::size_t at = run.log.find(marker); at != std::string::npos;
+       at = run.log.find(marker, at + 1)) {
+    const std::size_t begin = run.log.rfind(' ', at - 1) + 1;
+    batches.push_back(std::stoi(run.log.substr(begin, at - begin)));
+  }
+  CHECK(batches == std::vector<int>{4, 4, 4, 4});
+  CHECK(run.result["summary"]["collective"]["time"]["checkpoint_stall"].get<double>() ==
+        near(3 * (STATE / 0.5e9 - T_ONE)));
+}
+
+TEST_CASE("In-memory: a load from the same sources under the same assignment is simulated once",
+          "[in-memory][fast-path]") {
+  // TWO, as "a node's lost state comes from its partner's copy", with node 1 failing again at
+  // 1.55 s (after the restart at 1.4 s and about 23 more steps: the latest checkpoint is version
+  // 35, its partner copy complete). Both loads take node 0's ranks from host memory and node 1's
+  // from node 0 (2 flows): the second takes the first one's time (CollectiveJob::transfer).
+  json s = scenario("in-memory-reload", IN_MEMORY);
+  s["stop"]["version"] = 60;
+  s["failures"]["events"] = {{{"target", "node"}, {"index", 1}, {"at", FAILED}, {"down_for", "1s"}},
+                             {{"target", "node"}, {"index", 1}, {"at", 1.55}, {"down_for", "1s"}}};
+  const LoggedRun run = run_logged(s);
+  const json& result = run.result;
+  REQUIRE(result["summary"]["collective"]["restarts"] == 2);
+  const std::string simulated = "checkpoint load from hp of 2 flows simulated";
+  const std::size_t first = run.log.find(simulated);
+  CHECK(first != std::string::npos);
+  CHECK(run.log.find(simulated, first + 1) == std::string::npos);
+  const std::string& events = run.events;
+  std::size_t loads = 0;
+  for (std::size_t at = events.find("checkpoint_loaded"); at != std::string::npos;
+       at = events.find("checkpoint_loaded", at + 1)) {
+    CHECK(events.substr(at, events.find('\n', at) - at)
+              .find(R"([""host-memory"",""partner-memory""])") != std::string::npos);
+    ++loads;
+  }
+  CHECK(loads == 2);
+  CHECK(result["summary"]["collective"]["time"]["checkpoint_load"].get<double>() ==
+        near(2 * (2 * STATE / 10e9)));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "sim/collective/collective_job.hpp"
 
@@ -174,6 +175,21 @@ Interrupt LevelledCheckpoints::finish_writes(CollectiveJob& job) {
   return Interrupt::NONE;
 }
 
+std::int64_t LevelledCheckpoints::next_action_version(const CollectiveJob& job) const {
+  if (latest_) {
+    // The copy to host memory not over: the next step's update may wait for it (before_update),
+    // so that step is taken alone.
+    if (std::isfinite(latest_->host) && latest_->host > job.now()) return job.version();
+    // A level still to complete (its writes keep the network busy, so the steps are taken alone
+    // anyway; the local disk's flush does not): poll notes it at the first step boundary after
+    // its end, so every step until then. One cut short by a failure never completes.
+    const bool disk_cut = levels_.disk_write_bandwidth > 0 && std::isinf(latest_->disk);
+    if (!latest_->complete && !disk_cut) return job.version() + 1;
+  }
+  // Then the next checkpoint, after the step of the next multiple of every_steps.
+  return (job.version() / levels_.every_steps + 1) * levels_.every_steps;
+}
+
 bool LevelledCheckpoints::network_busy() const { return latest_ && latest_->writing(); }
 
 void LevelledCheckpoints::cut_at(CollectiveJob& job, Snapshot& s, double failed_at) {
@@ -267,8 +283,16 @@ Interrupt LevelledCheckpoints::load(CollectiveJob& job, const Choice& choice) {
     }
   }
   const double local_end = job.now() + local;
-  FlowSet reads(flows);
-  Interrupt i = job.wait(reads, TimeCause::CHECKPOINT_LOAD);
+  // The flows are a function of the assignment and of each node's source: the transfer is
+  // named by the sources, so a load from the same levels under the same assignment reuses the
+  // time of the first (CollectiveJob::transfer; the writes were cut at the failure, so the
+  // network is idle).
+  Interrupt i = Interrupt::NONE;
+  if (!flows.empty()) {
+    std::string what = "checkpoint load from ";
+    for (Source s : choice.sources) what += name_of(s)[0];  // h, p, l, f: one a node
+    i = job.transfer(flows, TimeCause::CHECKPOINT_LOAD, what);
+  }
   if (i == Interrupt::NONE && local_end > job.now())
     i = job.sleep_until(local_end, TimeCause::CHECKPOINT_LOAD);
   if (i != Interrupt::NONE) return i;

@@ -48,6 +48,7 @@ class LevelledCheckpoints : public CollectiveRecovery {
   void poll(CollectiveJob& job) override;
   Interrupt before_update(CollectiveJob& job, const StepSpan& span) override;
   Interrupt after_step(CollectiveJob& job) override;
+  std::int64_t next_action_version(const CollectiveJob& job) const override;
   bool network_busy() const override;
   bool recover(CollectiveJob& job) override;
   void finish(CollectiveJob& job) override;

@@ -53,7 +53,9 @@ class CollectiveRecovery {
   /// The first version after whose step the design may act (in before_update or after_step) or
   /// has background work for poll: the job may take the steps before it at once, without calling
   /// the design in between (docs/cluster.md, "Cost proportional to events"). The default,
-  /// version + 1, asks for every step.
+  /// version + 1, asks for every step. A step in a batch, even a batch of one, calls no
+  /// before_update: a design that may make the next step's update wait returns version() (the
+  /// next step is then taken alone).
   virtual std::int64_t next_action_version(const CollectiveJob& job) const;
   /// Whether the design's own traffic is on the network now (the steps must then simulate
   /// their flows instead of reusing the idle network's times).
