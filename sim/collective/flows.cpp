@@ -152,6 +152,30 @@ void start_actor(sg4::Host* host, std::function<void()> body) {
 }
 }  // namespace
 
+FlowShape shape_of(const std::vector<Flow>& flows) {
+  FlowShape shape;
+  std::unordered_map<const sg4::Link*, std::size_t> number;
+  std::vector<sg4::Link*> route;
+  for (const Flow& flow : flows) {
+    double latency = 0.0;
+    route.clear();
+    flow.from->route_to(flow.to, route, &latency);
+    shape.flows.push_back(static_cast<double>(whole_bytes(flow)));
+    shape.flows.push_back(flow.extra_latency);
+    shape.flows.push_back(static_cast<double>(route.size()));
+    for (const sg4::Link* link : route) {
+      auto [it, added] = number.try_emplace(link, number.size());
+      shape.flows.push_back(static_cast<double>(it->second));
+      if (!added) continue;
+      shape.links.push_back(link->get_bandwidth());
+      shape.links.push_back(link->get_latency());
+      shape.links.push_back(static_cast<double>(link->get_sharing_policy()));
+      shape.links.push_back(link->is_on() ? 1.0 : 0.0);
+    }
+  }
+  return shape;
+}
+
 std::size_t endpoint_threshold() { return endpoint_threshold_; }
 void set_endpoint_threshold(std::size_t flows) { endpoint_threshold_ = flows; }
 

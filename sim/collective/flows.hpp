@@ -37,6 +37,19 @@ struct Flow {
   double extra_latency = 0.0;
 };
 
+/// A set of flows as SimGrid's network model sees it: per flow (in order) its bytes, its extra
+/// latency and its route, the route's links numbered by their first use in the set, and per link
+/// its bandwidth, latency, sharing policy and state. Two sets of one shape started on an idle
+/// network make the same system of constraints, built in the same order, up to the links' names,
+/// so they take the same time (up to the rounding of the clock they start at, as any set
+/// timed again does): docs/cluster.md, "Cost proportional to events".
+struct FlowShape {
+  std::vector<double> flows;  ///< per flow: bytes, extra latency, route length, link numbers
+  std::vector<double> links;  ///< per link number: bandwidth, latency, sharing policy, is on
+  bool operator==(const FlowShape&) const = default;
+};
+FlowShape shape_of(const std::vector<Flow>& flows);
+
 /// Flows started together. The set ends at max over its flows of (arrival + extra_latency).
 /// Every member that waits must be called from an actor (the one that started the set).
 class FlowSet {
