@@ -76,10 +76,13 @@ struct EndpointPool {
   bool starting = false;   // a set's endpoints are starting: its mailboxes are in use
 };
 
+// Never destroyed: a run stopped by a signal leaves its kept actors waiting on their semaphores,
+// and SimGrid aborts when a semaphore with a waiter is destroyed (at exit, or when a later engine
+// takes over).
 EndpointPool& pool() {
-  static EndpointPool p;
-  if (p.engine != sg4::Engine::get_instance()) p = EndpointPool{sg4::Engine::get_instance()};
-  return p;
+  static EndpointPool* p = new EndpointPool{};
+  if (p->engine != sg4::Engine::get_instance()) p = new EndpointPool{sg4::Engine::get_instance()};
+  return *p;
 }
 
 /// Mailbox i is flow i's of the set being started; the sets share them.
