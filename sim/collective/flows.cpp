@@ -32,9 +32,10 @@ std::uint64_t whole_bytes(const Flow& flow) {
   return static_cast<std::uint64_t>(std::llround(std::max(0.0, flow.bytes)));
 }
 
-// Below about a thousand flows the list walk costs less than the endpoints' simcalls
-// (docs/performance.md, "Flows without SimGrid's list walk").
-std::size_t endpoint_threshold_ = 1024;
+// The endpoints cost about ten simcalls and their allocations per host, the list walk grows with
+// the flows: measured, sets of 4,096 flows ran 1.5 times slower from endpoints, sets of 16,384
+// 20 times faster (docs/performance.md, "Flows without SimGrid's list walk").
+std::size_t endpoint_threshold_ = 8192;
 // An endpoint actor's stack (KiB): it only posts comms and waits.
 constexpr unsigned ENDPOINT_STACK_KIB = 64;
 // A host with more comms in a set than this gets an actor for that set alone, which ends with
