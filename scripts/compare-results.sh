@@ -5,7 +5,8 @@
 # wall_clock: failsim_results.NOT_REPRODUCED_KEYS; with the output root normalised).
 #   usage: scripts/compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]
 # Prints one line per example and exits 1 if any differs. Examples run JOBS (default 2) at a
-# time; EXAMPLES="a.json b.json" runs only those of scenarios/examples/.
+# time; EXAMPLES="a.json b.json" runs only those of scenarios/examples/; SCENARIOS="path..."
+# runs those scenario files instead (e.g. SCENARIOS="scenarios/cluster/*.json").
 set -euo pipefail
 base=$(realpath "${1:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
 new=$(realpath "${2:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
@@ -21,7 +22,9 @@ run_one() {  # BINARY ROOT SCENARIO
 }
 export -f run_one
 examples=()
-if [ -n "${EXAMPLES:-}" ]; then
+if [ -n "${SCENARIOS:-}" ]; then
+  for path in $SCENARIOS; do examples+=("$(realpath "$path")"); done
+elif [ -n "${EXAMPLES:-}" ]; then
   for name in $EXAMPLES; do examples+=("$source_dir/scenarios/examples/$name"); done
 else
   examples=("$source_dir"/scenarios/examples/*.json)

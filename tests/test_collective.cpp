@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "collective_fixture.hpp"
 #include "sim/collective/failure_schedule.hpp"
+#include "sim/collective/flows.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
 
@@ -391,4 +393,41 @@ TEST_CASE("A rate table's failures draw their causes by count", "[collective]") 
     a += o.cause == "A" ? 1 : 0;
   }
   CHECK(static_cast<double>(a) / n == Approx(0.75).margin(4 * 0.0031));
+}
+
+TEST_CASE("Flows started from endpoint actors give the same results as sendto flows",
+          "[collective][endpoints]") {
+  // Every flow set of the run started from endpoint actors (threshold 1) or with sendto comms
+  // (never from endpoints): the same surf actions in the same order at the same time
+  // (sim/collective/flows.hpp), so the run must be identical to the bit. Background checkpoint
+  // writes (snapshot) overlap steps and are cancelled by a failure; the failed node's ranks move
+  // to a spare; hierarchical all-reduces; a straggler. The threshold is set here, before the
+  // fork, so each child inherits it.
+  const json patch = {
+      {"platform", {{"nodes", 4}, {"spares", 1}}},
+      {"layout", {{"dp", 8}, {"dp_algorithm", "hierarchical"}}},
+      {"workload", {{"transformer", {{"global_batch_tokens", 8}}}}},
+      {"recovery", {{"checkpoint", {{"mode", "snapshot"}, {"host_copy_bandwidth", "1GBps"}}}}},
+      {"stop", {{"version", 40}}},
+      {"failures",
+       {{"detection", {{"timeout", "20ms"}}},
+        {"events", {{{"target", "node"}, {"index", 1}, {"at", 0.05}, {"down_for", "1s"}}}},
+        {"stragglers",
+         {{{"target", "accelerator"},
+           {"index", 2},
+           {"from", 0.02},
+           {"to", 0.04},
+           {"slowdown", 2}}}}}}};
+  const std::string text = build("endpoints", patch).dump();
+  const std::size_t before = endpoint_threshold();
+  set_endpoint_threshold(1);
+  const IsolatedRun endpoints = run_isolated(text);
+  set_endpoint_threshold(std::numeric_limits<std::size_t>::max());
+  const IsolatedRun sendto = run_isolated(text);
+  set_endpoint_threshold(before);
+  REQUIRE(endpoints.result["summary"]["collective"]["spares"]["swaps"].get<int>() == 1);
+  CHECK(endpoints.events == sendto.events);
+  CHECK(endpoints.timeseries == sendto.timeseries);
+  CHECK(endpoints.result["summary"] == sendto.result["summary"]);
+  CHECK(endpoints.final_params == sendto.final_params);
 }

@@ -321,6 +321,52 @@ TEST_CASE("flows in the background: done later, waited for until a deadline, can
   CHECK(empty_done);
 }
 
+TEST_CASE("flow shapes: the same links up to their names, and the same time",
+          "[collective][shape]") {
+  // 4 nodes of 2 under leaves of 2. Node 0's writes and node 3's cross the same kinds of links
+  // (an accelerator link, the node's NIC, the file system's write link); node 3's ring to node 2
+  // stays under its leaf as node 0's to node 1 does, while node 1's to node 2 crosses a spine.
+  std::vector<bool> same;
+  double write0 = 0.0;
+  double write3 = 0.0;
+  simulate(config(4, 2, 2), [&](const ClusterPlatform& p) {
+    const auto writes = [&](int node) {
+      std::vector<Flow> flows;
+      for (int g = 0; g < 2; ++g) flows.push_back({p.accelerator(node, g), p.file_system, 1e8});
+      return flows;
+    };
+    const auto ring = [&](int a, int b) {
+      return collectives::ring_all_reduce({p.accelerator(a, 0), p.accelerator(b, 0)}, 1e8)
+          .phases.front()
+          .flows;
+    };
+    std::vector<Flow> bigger = writes(0);
+    bigger.back().bytes *= 2;
+    std::vector<Flow> later = writes(0);
+    later.back().extra_latency = 1e-6;
+    using failsim::sim::shape_of;
+    same = {shape_of(writes(0)) == shape_of(writes(3)),
+            shape_of(ring(0, 1)) == shape_of(ring(3, 2)),
+            shape_of(ring(0, 1)) == shape_of(ring(1, 2)),
+            shape_of(writes(0)) == shape_of(bigger),
+            shape_of(writes(0)) == shape_of(later),
+            shape_of(writes(0)) == shape_of(collectives::ring_all_reduce(
+                                                {p.accelerator(0, 0), p.accelerator(0, 1)}, 1e8)
+                                                .phases.front()
+                                                .flows)};
+    FlowSet a(writes(0));
+    a.wait_until();
+    write0 = a.end_time() - 0.0;
+    const double start = sg4::Engine::get_clock();
+    FlowSet b(writes(3));
+    b.wait_until();
+    write3 = b.end_time() - start;
+  });
+  CHECK(same == std::vector<bool>{true, true, false, false, false, false});
+  CHECK(write0 == exactly(TO_FS + 2 * 1e8 / FS_WRITE));
+  CHECK(write3 == exactly(write0));
+}
+
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",
           "[collective][ring][scale]") {
   const double bytes = 1024e6;

@@ -150,17 +150,28 @@ Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
 Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause cause,
                                   const std::string& what) {
   const bool idle = !recovery_->network_busy();
+  std::shared_ptr<const FlowShape> shape;
   if (idle) {
     for (const Transfer& t : transfers_) {
       if (t.what == what && t.assignment == assignment_)
         return sleep_until(now() + t.seconds, cause);
+    }
+    // Another assignment whose flows have the same shape (e.g. a spare in a failed node's place:
+    // the same file-system links, the spare's NIC for the failed node's) takes the same time.
+    shape = std::make_shared<const FlowShape>(shape_of(flows));
+    for (const Transfer& t : transfers_) {
+      if (t.what == what && *t.shape == *shape) {
+        const double seconds = t.seconds;
+        transfers_.push_back({what, assignment_, seconds, t.shape});
+        return sleep_until(now() + seconds, cause);
+      }
     }
   }
   const double start = now();
   FAILSIM_VERBOSE("{} of {} flows simulated{}", what, flows.size(), idle ? "" : " (network busy)");
   FlowSet set(flows);
   const Interrupt i = wait(set, cause);
-  if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start});
+  if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start, shape});
   return i;
 }
 

@@ -92,8 +92,9 @@ class CollectiveJob {
   Interrupt wait(FlowSet& flows, TimeCause cause);
   /// Moves `flows` while training waits (a blocking checkpoint write, a load at a restart),
   /// as wait() does. On a network without the design's traffic the same flows under the same
-  /// assignment take the same time, so the transfer named `what` is simulated once per
-  /// assignment and later ones take its time (docs/cluster.md, "Cost proportional to events").
+  /// assignment take the same time, and so do flows of the same shape (FlowShape) under
+  /// another: the transfer named `what` is simulated once per shape and later ones take its
+  /// time (docs/cluster.md, "Cost proportional to events").
   Interrupt transfer(const std::vector<Flow>& flows, TimeCause cause, const std::string& what);
   /// Takes every outage due by now, marking its nodes down. True when one of them hit a node in
   /// use (the first such becomes failure() if none is being recovered from); an outage of
@@ -194,6 +195,7 @@ class CollectiveJob {
     std::string what;
     Assignment assignment;
     double seconds;
+    std::shared_ptr<const FlowShape> shape;  // of its flows
   };
   std::vector<Transfer> transfers_;     // measured on the idle network
   std::vector<double> down_until_;      // per platform node

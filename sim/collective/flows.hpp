@@ -1,17 +1,29 @@
-// Flows: transfers of bytes between two hosts on the simulated network, started by one driver
-// actor with Comm::sendto_async (no actor per rank, no mailbox), so that what they cost is the
-// network's sharing and nothing else. The collectives (collectives.hpp) are made of them; a
-// FlowSet alone runs flows in the background, e.g. a checkpoint written while training goes on,
-// waited for until a failure's known time and cancelled then.
+// Flows: transfers of bytes between two hosts on the simulated network, started together by
+// one driver actor, so that what they cost is the network's sharing and nothing else. The
+// collectives (collectives.hpp) are made of them; a FlowSet alone runs flows in the background,
+// e.g. a checkpoint written while training goes on, waited for until a failure's known time and
+// cancelled then.
+//
+// Two ways to start them, with the same surf actions in the same order at the same time, so the
+// same times (docs/performance.md, "Flows without SimGrid's list walk"):
+//   - a small set: one Comm::sendto_async per flow from the driver (no actor per rank);
+//   - a set of at least endpoint_threshold() flows: an actor on each host the set touches posts
+//     the host's receives, then its sends, on one mailbox per flow. SimGrid 3.32 keeps every
+//     detached comm (each sendto comm is) in one std::list that it walks whole when any of them
+//     ends, so N sendto flows in flight cost O(N^2); a mailbox comm sits only in its two
+//     endpoint actors' lists, which nobody walks while it runs.
 #pragma once
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <simgrid/forward.h>
 
 namespace failsim::sim {
+
+struct FlowEndpoints;  // what a set's endpoint actors share with it (flows.cpp)
 
 /// `bytes` from `from` to `to` as one SimGrid comm: under the cluster's network model
 /// (use_cluster_network_model) it takes its route's latency, then bytes at the max-min fair
@@ -24,6 +36,19 @@ struct Flow {
   /// an aggregated flow stands for beyond the one its route charges (collectives.hpp).
   double extra_latency = 0.0;
 };
+
+/// A set of flows as SimGrid's network model sees it: per flow (in order) its bytes, its extra
+/// latency and its route, the route's links numbered by their first use in the set, and per link
+/// its bandwidth, latency, sharing policy and state. Two sets of one shape started on an idle
+/// network make the same system of constraints, built in the same order, up to the links' names,
+/// so they take the same time (up to the rounding of the clock they start at, as any set
+/// timed again does): docs/cluster.md, "Cost proportional to events".
+struct FlowShape {
+  std::vector<double> flows;  ///< per flow: bytes, extra latency, route length, link numbers
+  std::vector<double> links;  ///< per link number: bandwidth, latency, sharing policy, is on
+  bool operator==(const FlowShape&) const = default;
+};
+FlowShape shape_of(const std::vector<Flow>& flows);
 
 /// Flows started together. The set ends at max over its flows of (arrival + extra_latency).
 /// Every member that waits must be called from an actor (the one that started the set).
@@ -53,11 +78,18 @@ class FlowSet {
   void cancel();
   /// When the set ended (simulated seconds); only meaningful once done() or wait_until() said so.
   double end_time() const { return end_; }
+  /// Whether the flows were started from endpoint actors (else with sendto comms).
+  bool from_endpoints() const { return endpoints_ != nullptr; }
 
  private:
   /// True when every comm has finished; then end_ is known.
   bool all_arrived();
+  /// Starts the flows from endpoint actors; false (nothing started) when they cannot be.
+  bool start_from_endpoints(const std::vector<Flow>& flows);
+  /// Lets the endpoint actors end (once every flow has ended or been cancelled).
+  void release_endpoints();
 
+  std::shared_ptr<FlowEndpoints> endpoints_;
   std::vector<simgrid::s4u::CommPtr> comms_;
   std::vector<double> extra_latency_;
   std::size_t arrived_ = 0;  ///< comms_[0, arrived_) are known to have finished
@@ -65,5 +97,10 @@ class FlowSet {
   double end_ = 0.0;
   bool cancelled_ = false;
 };
+
+/// Sets of at least this many flows start them from endpoint actors (see the top of this file);
+/// smaller ones with sendto comms. The times are the same either way: tests set it to compare.
+std::size_t endpoint_threshold();
+void set_endpoint_threshold(std::size_t flows);
 
 }  // namespace failsim::sim
