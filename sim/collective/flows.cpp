@@ -82,7 +82,10 @@ struct EndpointPool {
 // takes over).
 EndpointPool& pool() {
   static EndpointPool* p = new EndpointPool{};
-  if (p->engine != sg4::Engine::get_instance()) p = new EndpointPool{sg4::Engine::get_instance()};
+  if (p->engine != sg4::Engine::get_instance()) {
+    p = new EndpointPool{};
+    p->engine = sg4::Engine::get_instance();
+  }
   return *p;
 }
 

@@ -115,6 +115,7 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
                                            .version = math->version(),
                                            .test_accuracy = r.accuracy,
                                            .test_loss = r.loss,
+                                           .train_loss = std::nullopt,
                                            .test_samples = r.samples};
     }
     result.math_seconds = training->math_seconds();
