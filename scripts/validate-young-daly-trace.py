@@ -53,7 +53,10 @@ def read_runs(directory):
         every = scenario["recovery"]["checkpoint"]["every_steps"]
         trace = scenario["failures"].get("trace")
         key = (trace["from_day"] if trace else None, every)
-        collective = dict(result["summary"]["collective"], end_time=result["summary"]["end_time"])
+        # The resolved scenario says which window of which trace the run replayed.
+        collective = dict(result["summary"]["collective"], end_time=result["summary"]["end_time"],
+                          stop_time=scenario["stop"]["time"],
+                          trace_file=trace["file"] if trace else None)
         runs.setdefault(key, []).append(collective)
     return runs
 
@@ -77,13 +80,12 @@ def symbols(runs):
     return ckpt / count, down / restarts, step
 
 
-def trace_instants(scenario, from_day, days):
-    """Distinct fault-start instants of the scenario's trace in [from_day, from_day + days)."""
-    with open(scenario) as f:
-        doc = json.load(f)
-    trace = os.path.join(os.path.dirname(scenario), doc["failures"]["trace"]["file"])
-    with open(trace) as f:
+def trace_instants(run, from_day):
+    """Distinct fault-start instants, in seconds from the window's start, of the trace a run
+    replayed, within its window (from_day to from_day + its stop time)."""
+    with open(run["trace_file"]) as f:
         events = json.load(f)
+    days = run["stop_time"] / DAY
     starts = {e["event_time"] for e in events if e["event_type"] == "fault_start"}
     return sorted((t - from_day) * DAY for t in starts if from_day <= t < from_day + days)
 
@@ -121,14 +123,13 @@ def main():
         sys.exit(f"validate-young-daly-trace: -j expects an integer >= 1, found {args.jobs}")
     run_sweeps(args.failsim, args.jobs, args.output)
 
-    scenario = os.path.join(ROOT, "scenarios", "validation", "young-daly-trace.json")
-    with open(scenario) as f:
-        days = float(json.load(f)["stop"]["time"].rstrip("d"))
     whole = by_window(read_runs(os.path.join(args.output, "trace")))[0]
     halves = by_window(read_runs(os.path.join(args.output, "halves")))
     exp_runs = by_window(read_runs(os.path.join(args.output, "exponential")))[None]
 
-    instants = trace_instants(scenario, 0, days)
+    first = next(iter(whole.values()))[0]
+    days = first["stop_time"] / DAY
+    instants = trace_instants(first, 0)
     M = days * DAY / len(instants)
     gaps = [b - a for a, b in zip(instants, instants[1:])]
     delta, R, step = symbols(exp_runs)
@@ -164,8 +165,9 @@ def main():
     print(f"- exponential of equal mean, simulated: {best_exp / 60:.1f}")
     print(f"- InfiniteHBD trace replayed, {days:.0f} d: {best_trace / 60:.1f}")
     for from_day, runs in sorted(halves.items()):
-        length = days / 2
-        n = len(trace_instants(scenario, from_day, length))
+        half = next(iter(runs.values()))[0]
+        length = half["stop_time"] / DAY
+        n = len(trace_instants(half, from_day))
         m_half = length * DAY / n
         ettr = [runs[k][0]["ettr"] for k in intervals]
         print(f"- the trace's days {from_day:.0f}-{from_day + length:.0f} ({n} fault instants, "
