@@ -20,9 +20,9 @@
 #include "input/interrupt.hpp"
 #include "input/json_pointer.hpp"
 #include "models/idx.hpp"
-#include "sim/branching.hpp"
-#include "sim/math_pool.hpp"
+#include "sim/engine/math_pool.hpp"
 #include "sim/output/result_writer.hpp"
+#include "sim/ps/branching.hpp"
 #include "sim/run_request.hpp"
 
 namespace failsim::cli {

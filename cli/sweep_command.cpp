@@ -13,7 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "input/interrupt.hpp"
-#include "sim/math_pool.hpp"
+#include "sim/engine/math_pool.hpp"
 #include "sweep/session.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES

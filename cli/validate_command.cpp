@@ -1,8 +1,8 @@
 // `failsim validate FILE...`: check scenario files (or sweep files, each point) without running
 // them, with the checks a run makes before simulating: the scenario's own, resolve()'s (data
 // headers, model size, shards: sim/scenario/resolve.hpp) and SimGrid's in a child process
-// (sim/simgrid_probe.hpp: the settings, the platform file, the actors' stacks), with the --cfg
-// settings a run would get.
+// (sim/engine/simgrid_probe.hpp: the settings, the platform file, the actors' stacks), with the
+// --cfg settings a run would get.
 #include <fmt/core.h>
 
 #include <memory>
@@ -13,9 +13,9 @@
 
 #include "cli/commands.hpp"
 #include "input/json_input.hpp"
+#include "sim/engine/simgrid_probe.hpp"
 #include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/simgrid_probe.hpp"
 #include "sweep/plan.hpp"
 
 namespace failsim::cli {

@@ -36,7 +36,7 @@ std::string replica_name(std::size_t id);
 /// "worker-<index>".
 std::string worker_name(std::size_t index);
 
-/// "<host>-link": the network link of a host of the star (sim/platform.hpp).
+/// "<host>-link": the network link of a host of the star (sim/ps/platform.hpp).
 std::string link_name(std::string_view host);
 /// The host of a link named by link_name(); any other name as it is.
 std::string_view link_host(std::string_view link);

@@ -11,20 +11,20 @@
 #include <utility>
 
 #include "input/interrupt.hpp"
-#include "sim/branching.hpp"
 #include "sim/collective/run_collective.hpp"
-#include "sim/failures/failure_injector.hpp"
-#include "sim/job.hpp"
-#include "sim/log.hpp"
-#include "sim/observer.hpp"
-#include "sim/platform.hpp"
+#include "sim/engine/log.hpp"
+#include "sim/engine/simgrid_probe.hpp"
+#include "sim/ps/actors/worker.hpp"
+#include "sim/ps/branching.hpp"
+#include "sim/ps/failures/failure_injector.hpp"
+#include "sim/ps/job.hpp"
+#include "sim/ps/observer.hpp"
+#include "sim/ps/platform.hpp"
+#include "sim/ps/recovery/checkpoint/settings.hpp"
+#include "sim/ps/recovery/strategy.hpp"
+#include "sim/ps/run_context.hpp"
 #include "sim/ps/sharding.hpp"
-#include "sim/ps/worker.hpp"
-#include "sim/recovery/strategy.hpp"
-#include "sim/run_context.hpp"
-#include "sim/scenario/recovery/checkpoint.hpp"
 #include "sim/scenario/resolve.hpp"
-#include "sim/simgrid_probe.hpp"
 
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(run, failsim, "setting up and running one simulation");

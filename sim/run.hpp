@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/collective/collective_summary.hpp"
+#include "sim/engine/simgrid_probe.hpp"
+#include "sim/engine/snapshot.hpp"
+#include "sim/output/collective_summary.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/ps/sharding.hpp"
-#include "sim/ps/snapshot.hpp"
 #include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/simgrid_probe.hpp"
 
 namespace failsim::sim {
 
@@ -44,7 +44,7 @@ constexpr double PROGRESS_INTERVAL_SECONDS = 0.25;
 struct RunOptions {
   std::string file_label = "scenario";    ///< names the scenario file in error messages
   std::vector<std::string> simgrid_args;  ///< e.g. "--cfg=network/model:CM02", "--log=..."
-  /// Threads computing the math (sim/math_pool.hpp), >= 1; the results do not depend on it.
+  /// Threads computing the math (sim/engine/math_pool.hpp), >= 1; the results do not depend on it.
   int threads = 1;
   std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
   /// Collective runs: simulate the network of every step, not once per state of the network
@@ -54,7 +54,7 @@ struct RunOptions {
   /// time advances; reads the simulation, changes nothing in it.
   std::function<void(const Progress&)> on_progress;
   /// Further scenarios simulated with this one, forking where their failures at a time differ
-  /// (sim/branching.hpp), and their file labels.
+  /// (sim/ps/branching.hpp), and their file labels.
   std::vector<Scenario> branches;
   std::vector<std::string> branch_labels;
 };
@@ -100,7 +100,7 @@ struct CheckedRun {
 
 /// The checks run() makes before simulating, and nothing else: resolve() of the scenario and of
 /// each of RunOptions::branches, and the SimGrid probe of the scenario with
-/// RunOptions::simgrid_args (sim/simgrid_probe.hpp). Throws InputError as run() does; writes
+/// RunOptions::simgrid_args (sim/engine/simgrid_probe.hpp). Throws InputError as run() does; writes
 /// nothing. `failsim run --dry-run` stops here.
 CheckedRun check_run(const Scenario& scenario, const RunOptions& options);
 

@@ -1,6 +1,6 @@
 // What `failsim run` is asked (docs/cli.md), as plain values, and the steps that do it: load
 // the scenario and each --branch scenario alike (--set on their JSON as written, then --seed),
-// give each its own result directory, and simulate them together (sim/branching.hpp). Writing
+// give each its own result directory, and simulate them together (sim/ps/branching.hpp). Writing
 // each process's result directory is sim/output/result_writer.hpp's.
 #pragma once
 

@@ -858,7 +858,7 @@ const std::vector<BadScenario>& catalogue() {
        "/data/dir",
        {"expected a path without a NUL character"}},
       // The collective protocol (docs/cluster.md), on MINIMAL_COLLECTIVE. Its plan's refusals
-      // (sim/scenario/collective_plan.cpp, docs/cluster.md "Layout"), made by the resolve step.
+      // (sim/scenario/collective/plan.cpp, docs/cluster.md "Layout"), made by the resolve step.
       collective("ranks other than the accelerators", R"({"layout": {"dp": 8}})", "/layout/dp",
                  {"bad.json: /layout/dp: expected dp x tp x pp equal to the job's accelerators "
                   "(platform.nodes 2 x platform.node.accelerators 8 = 16), found dp 8 x tp 1 x pp "

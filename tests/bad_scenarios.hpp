@@ -43,7 +43,7 @@ inline const char* const MINIMAL_COLLECTIVE = R"({
 })";
 
 /// The step that refuses a case: the parser, or the resolve step (the checks that need the
-/// data's and the model's sizes, and a collective job's plan: sim/scenario/collective_plan.hpp).
+/// data's and the model's sizes, and a collective job's plan: sim/scenario/collective/plan.hpp).
 enum class Stage { PARSE, RESOLVE };
 
 /// One bad scenario: `base` with `input` merged in as a JSON merge patch (RFC 7386: null

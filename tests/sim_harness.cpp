@@ -14,10 +14,10 @@
 
 #include "models/evaluate.hpp"
 #include "models/sgd.hpp"
+#include "sim/engine/training_math.hpp"
 #include "sim/output/result_writer.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/training_math.hpp"
 
 namespace failsim::testing {
 

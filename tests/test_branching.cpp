@@ -1,5 +1,5 @@
 // `failsim run --branch`: scenarios that differ only in their failures at a time share one
-// simulation up to the failure that tells them apart (sim/branching.hpp). End-to-end on the real
+// simulation up to the failure that tells them apart (sim/ps/branching.hpp). End-to-end on the real
 // binary: every member's result directory must equal that of its own run, byte for byte.
 #include <catch2/catch.hpp>
 

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "collective_fixture.hpp"
-#include "sim/collective/failure_schedule.hpp"
-#include "sim/collective/flows.hpp"
+#include "sim/collective/job/failure_schedule.hpp"
+#include "sim/collective/network/flows.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
 
@@ -399,10 +399,10 @@ TEST_CASE("Flows started from endpoint actors give the same results as sendto fl
           "[collective][endpoints]") {
   // Every flow set of the run started from endpoint actors (threshold 1) or with sendto comms
   // (never from endpoints): the same surf actions in the same order at the same time
-  // (sim/collective/flows.hpp), so the run must be identical to the bit. Background checkpoint
-  // writes (snapshot) overlap steps and are cancelled by a failure; the failed node's ranks move
-  // to a spare; hierarchical all-reduces; a straggler. The threshold is set here, before the
-  // fork, so each child inherits it.
+  // (sim/collective/network/flows.hpp), so the run must be identical to the bit. Background
+  // checkpoint writes (snapshot) overlap steps and are cancelled by a failure; the failed node's
+  // ranks move to a spare; hierarchical all-reduces; a straggler. The threshold is set here, before
+  // the fork, so each child inherits it.
   const json patch = {
       {"platform", {{"nodes", 4}, {"spares", 1}}},
       {"layout", {{"dp", 8}, {"dp_algorithm", "hierarchical"}}},

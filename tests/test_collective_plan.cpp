@@ -1,9 +1,10 @@
-// The plan of a collective job (sim/scenario/collective_plan.hpp) and the reference formulas of
-// collectives (sim/scenario/collective_time.hpp), worked out by hand: a 7B-like transformer on
-// 8 nodes x 8 accelerators, a 4-stage pipeline, a small real model, and every refusal with its
-// exact message. Engine-free. The scenarios are built as structs, so a refusal's arithmetic is
-// checked here on the 7B by hand; the bad-scenario catalogue (tests/bad_scenarios.cpp) holds each
-// refusal as a file too, which `failsim validate` and `failsim run` refuse alike.
+// The plan of a collective job (sim/scenario/collective/plan.hpp) and the reference formulas of
+// collectives (sim/scenario/collective/collective_time.hpp), worked out by hand: a 7B-like
+// transformer on 8 nodes x 8 accelerators, a 4-stage pipeline, a small real model, and every
+// refusal with its exact message. Engine-free. The scenarios are built as structs, so a refusal's
+// arithmetic is checked here on the 7B by hand; the bad-scenario catalogue
+// (tests/bad_scenarios.cpp) holds each refusal as a file too, which `failsim validate` and `failsim
+// run` refuse alike.
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "input_error_of.hpp"
-#include "sim/scenario/collective_plan.hpp"
-#include "sim/scenario/collective_time.hpp"
+#include "sim/scenario/collective/collective_time.hpp"
+#include "sim/scenario/collective/plan.hpp"
 
 using Catch::Detail::Approx;
 using failsim::sim::CollectiveOp;

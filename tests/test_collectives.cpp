@@ -14,8 +14,8 @@
 #include <xbt/log.h>
 #include <catch2/catch.hpp>
 
-#include "sim/collective/cluster_platform.hpp"
-#include "sim/collective/collectives.hpp"
+#include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/collectives.hpp"
 
 namespace sg4 = simgrid::s4u;
 using failsim::sim::ClusterPlatform;

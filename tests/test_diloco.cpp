@@ -18,9 +18,9 @@
 
 #include "cli_harness.hpp"
 #include "reproducible.hpp"
-#include "sim/collective/diloco_math.hpp"
+#include "sim/collective/recovery/diloco/diloco_math.hpp"
+#include "sim/engine/training_math.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
 #include "tiny_cluster.hpp"

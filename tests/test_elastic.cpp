@@ -1,4 +1,4 @@
-// Elastic resume (docs/strategies.md, "Elastic resume"; sim/job.hpp): a checkpoint job that
+// Elastic resume (docs/strategies.md, "Elastic resume"; sim/ps/job.hpp): a checkpoint job that
 // loses a server host for longer than its patience restarts on the server hosts that are up,
 // re-sharding the checkpoints, and grows back when the host returns. Simulations whose outcome
 // can be worked out by hand, each in its own child process (sim_harness.hpp).

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "sim/recovery/strategies.hpp"
+#include "sim/ps/recovery/strategies.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/sgd.hpp"
+#include "sim/engine/training_math.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::events_of;

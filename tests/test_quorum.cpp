@@ -13,9 +13,9 @@
 #include <string>
 
 #include "reproducible.hpp"
-#include "sim/collective/replica_math.hpp"
+#include "sim/collective/job/replica_math.hpp"
+#include "sim/engine/training_math.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 #include "tiny_cluster.hpp"
 

@@ -173,7 +173,7 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   CHECK(job.time.gradient_flops == 1e6 * 32);  // the default batch of 32
   CHECK(job.time.update_flops == 2.0 * 330);
   // Each shard's costs are its fraction of the time model's: the job's shards are these
-  // (sim/job.cpp takes them, and share_shards for every later generation).
+  // (sim/ps/job.cpp takes them, and share_shards for every later generation).
   CHECK(job.shards[0].bytes == 1320.0 * (160.0 / 330.0));
   CHECK(job.shards[1].bytes == 1320.0 * (170.0 / 330.0));
   CHECK(job.shards[0].update_flops == 660.0 * (160.0 / 330.0));

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/recovery/chain.hpp"
-#include "sim/scenario/recovery/checkpoint.hpp"
-#include "sim/scenario/recovery/stateless.hpp"
-#include "sim/scenario/recovery/stateless_chain.hpp"
+#include "sim/ps/recovery/chain/settings.hpp"
+#include "sim/ps/recovery/checkpoint/settings.hpp"
+#include "sim/ps/recovery/stateless/settings.hpp"
+#include "sim/ps/recovery/stateless_chain/settings.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fs = std::filesystem;

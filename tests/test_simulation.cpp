@@ -6,8 +6,8 @@
 
 #include "models/sgd.hpp"
 #include "reproducible.hpp"
+#include "sim/engine/training_math.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/training_math.hpp"
 #include "sim_harness.hpp"
 
 using failsim::testing::run_isolated;

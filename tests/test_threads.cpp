@@ -1,6 +1,6 @@
-// The math on several threads (issue 8): the pool's contract (sim/math_pool.hpp), and results
-// byte-identical to one thread for every example scenario, with 1, 2 and 4 threads, branches
-// (fork) included.
+// The math on several threads (issue 8): the pool's contract (sim/engine/math_pool.hpp), and
+// results byte-identical to one thread for every example scenario, with 1, 2 and 4 threads,
+// branches (fork) included.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,7 @@
 
 #include "cli_harness.hpp"
 #include "reproducible.hpp"
-#include "sim/math_pool.hpp"
+#include "sim/engine/math_pool.hpp"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "input/interrupt.hpp"
-#include "sim/collective/cluster_platform.hpp"
-#include "sim/collective/collective_job.hpp"
-#include "sim/collective/step_network.hpp"
-#include "sim/simgrid_probe.hpp"
+#include "sim/collective/job/collective_job.hpp"
+#include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/step_network.hpp"
+#include "sim/engine/simgrid_probe.hpp"
 
 namespace failsim::sim {
 

@@ -74,7 +74,7 @@ class Recorder {
     std::optional<double>& since = shard_state(shard).stalled_since;
     if (!since) since = time;
   }
-  /// An elastic job resized to `shards` shards (sim/job.hpp): the earliest stall of any shard
+  /// An elastic job resized to `shards` shards (sim/ps/job.hpp): the earliest stall of any shard
   /// (the outage that made it resize) becomes every new shard's, and their first updates
   /// record `training_resumed` with `after_resize`.
   void resized(int shards);

@@ -12,7 +12,7 @@
 #include "models/model.hpp"
 #include "models/partition.hpp"
 #include "result_format/process_name.hpp"
-#include "sim/ps/snapshot.hpp"
+#include "sim/engine/snapshot.hpp"
 
 namespace simgrid::s4u {
 class Host;

@@ -401,7 +401,7 @@ void check_diloco(const Scenario& s, const std::string& file) {
 }
 
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
-/// (sim/scenario/collective_plan.hpp, which makes the layout's checks), memory and work.
+/// (sim/scenario/collective/plan.hpp, which makes the layout's checks), memory and work.
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   const ClusterPlatformConfig& platform = s.collective.platform;
   if (platform.platform_nodes() > MAX_CLUSTER_NODES) {

@@ -14,9 +14,9 @@
 
 #include "models/dataset.hpp"
 #include "models/partition.hpp"
-#include "sim/scenario/collective_plan.hpp"
+#include "sim/scenario/collective/plan.hpp"
+#include "sim/scenario/ps/time_model.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/scenario/time_model.hpp"
 
 namespace failsim::sim {
 
@@ -104,7 +104,7 @@ struct ShardShare {
 /// The parameters (`tensors`, `num_params` in all) partitioned over `count` shards
 /// (models::partition), each with its fraction size / num_params of `time`'s param_bytes and
 /// update_flops (one shard: exactly the time model's numbers). The one formula of a shard's
-/// costs: the resolve step's checks and the job's shards (sim/job.hpp) both use it.
+/// costs: the resolve step's checks and the job's shards (sim/ps/job.hpp) both use it.
 std::vector<ShardShare> share_shards(const std::vector<models::Tensor>& tensors,
                                      std::size_t num_params, const TimeModel& time, int count);
 
@@ -116,7 +116,7 @@ struct ResolvedJob {
   TimeModel time;                  ///< what a step costs (docs/time-model.md)
   MemoryEstimate memory;           ///< checked against this machine's memory
   WorkEstimate work;               ///< checked against the MAX_ limits above
-  /// A collective scenario's plan (sim/scenario/collective_plan.hpp); none for the parameter
+  /// A collective scenario's plan (sim/scenario/collective/plan.hpp); none for the parameter
   /// server's (the other fields then describe its real model, when it has real math).
   std::optional<CollectivePlan> collective;
 };

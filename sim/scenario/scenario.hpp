@@ -25,9 +25,9 @@
 #include "input/input_error.hpp"
 #include "models/fashion_mnist.hpp"
 #include "models/model_kind.hpp"
-#include "sim/scenario/collective.hpp"
+#include "sim/scenario/collective/config.hpp"
 #include "sim/scenario/distribution.hpp"
-#include "sim/scenario/recovery.hpp"
+#include "sim/scenario/ps/recovery.hpp"
 
 namespace failsim::sim {
 
@@ -276,7 +276,7 @@ struct OutputConfig {
 
 /// Which training protocol the scenario runs: the parameter server's (cluster, consistency,
 /// timing, recovery strategies of sim/scenario/recovery/) or synchronous collectives over
-/// accelerators in a dp x tp x pp layout (`collective`, sim/scenario/collective.hpp).
+/// accelerators in a dp x tp x pp layout (`collective`, sim/scenario/collective/config.hpp).
 enum class Protocol { PARAMETER_SERVER, COLLECTIVE };
 
 struct Scenario {

@@ -1,6 +1,6 @@
 // The collective protocol's `layout` section: dp x tp x pp, the ZeRO stage, micro-batches and
 // the data-parallel collective. Whether the layout fits the platform is the plan's to check
-// (sim/scenario/collective_plan.hpp): it needs the platform and the workload together.
+// (sim/scenario/collective/plan.hpp): it needs the platform and the workload together.
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
 

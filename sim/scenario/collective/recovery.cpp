@@ -2,7 +2,7 @@
 // every strategy may use, and the strategy's own section. Checkpoint-restart to the parallel
 // file system is the baseline (docs/cluster.md, "Checkpoint-restart"); every other design is a
 // row of STRATEGIES with the reader and the JSON of its section (the engine's side registers the
-// same names in sim/collective/recovery.cpp).
+// same names in sim/collective/recovery/recovery.cpp).
 #include <fmt/core.h>
 
 #include "input/units.hpp"

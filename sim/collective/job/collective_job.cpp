@@ -1,0 +1,594 @@
+#include "sim/collective/job/collective_job.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/log.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(collective_job, failsim,
+                                "the collective job: steps, failures, restarts");
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+namespace {
+constexpr double NEVER = std::numeric_limits<double>::infinity();
+// The resolution of an activity's end: SimGrid's surf/precision (1e-9 s unless --cfg says).
+double timing_precision() { return simgrid::config::get_value<double>("surf/precision"); }
+
+std::string node_name(int n) { return "node-" + std::to_string(n); }
+
+/// The platform without its spares: an idle spare's slow spells slow no step (stragglers are
+/// drawn for the job's nodes).
+ClusterPlatformConfig job_nodes_only(ClusterPlatformConfig platform) {
+  platform.spares = 0;
+  return platform;
+}
+
+/// Length of the union of `spans` clipped to [0, end).
+double covered(std::vector<std::pair<double, double>> spans, double end) {
+  std::sort(spans.begin(), spans.end());
+  double total = 0.0;
+  double reach = 0.0;
+  for (auto [begin, finish] : spans) {
+    begin = std::max(begin, reach);
+    finish = std::min(finish, end);
+    if (finish > begin) total += finish - begin;
+    reach = std::max(reach, std::min(finish, end));
+  }
+  return total;
+}
+}  // namespace
+
+CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& plan,
+                             StepNetwork& network, ReplicaMath* math, TrainingMath* training,
+                             Recorder& recorder, Options options)
+    : scenario_(scenario),
+      plan_(plan),
+      network_(network),
+      math_(math),
+      training_(training),
+      recorder_(recorder),
+      options_(std::move(options)),
+      schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
+      stragglers_(scenario.collective.failures, job_nodes_only(scenario.collective.platform),
+                  scenario.seed),
+      recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
+      down_until_(network.platform().accelerators.size() /
+                      static_cast<std::size_t>(network.platform().accelerators_per_node),
+                  0.0),
+      memory_lost_at_(down_until_.size(), -NEVER),
+      events_injected_(scenario.collective.failures.events.size(), false) {
+  down_spans_.resize(down_until_.size());
+  mapped_spans_.resize(down_until_.size());
+  reassign(network.assignment());
+}
+
+CollectiveJob::~CollectiveJob() = default;
+
+double CollectiveJob::now() const { return sg4::Engine::get_clock(); }
+
+double CollectiveJob::deadline() const {
+  const Outage* next = schedule_.next();
+  double d = next != nullptr ? next->at : NEVER;
+  d = std::min(d, scenario_.stop.time.value_or(NEVER));
+  return std::min(d, stop_at_);
+}
+
+Interrupt CollectiveJob::interrupt_at_deadline() const {
+  const Outage* next = schedule_.next();
+  const double stop = std::min(scenario_.stop.time.value_or(NEVER), stop_at_);
+  // A failure at the very moment of the stop does not happen: the run is over.
+  if (next != nullptr && next->at < stop) return Interrupt::FAILURE;
+  return Interrupt::STOP;
+}
+
+// Both waits go on through outages of nodes not in use (a dropped replica's, a spare's): they
+// only mark those nodes down.
+std::optional<Interrupt> CollectiveJob::at_deadline() {
+  if (interrupt_at_deadline() == Interrupt::STOP) return Interrupt::STOP;
+  if (take_due_outages()) return Interrupt::FAILURE;
+  return std::nullopt;
+}
+
+Deadlines CollectiveJob::deadlines(Interrupt& cut) {
+  // The first answer is the deadline as it is; later ones come when it has been reached (by
+  // then, an earlier part of the step may have ended exactly at it).
+  return [this, &cut, first = true]() mutable -> std::optional<double> {
+    while (true) {
+      const double d = deadline();
+      if (first || d > now()) {
+        first = false;
+        return d;
+      }
+      if (const auto i = at_deadline()) {
+        cut = *i;
+        return std::nullopt;
+      }
+    }
+  };
+}
+
+Interrupt CollectiveJob::sleep_raw(double t) {
+  while (true) {
+    const double d = deadline();
+    if (d >= t) break;
+    sg4::this_actor::sleep_until(d);
+    if (const auto i = at_deadline()) return *i;
+  }
+  sg4::this_actor::sleep_until(t);
+  return Interrupt::NONE;
+}
+
+Interrupt CollectiveJob::wait_raw(FlowSet& flows) {
+  while (!flows.wait_until(deadline())) {
+    if (const auto i = at_deadline()) {
+      flows.cancel();
+      return *i;
+    }
+  }
+  return Interrupt::NONE;
+}
+
+Interrupt CollectiveJob::sleep_until(double t, TimeCause cause) {
+  const double from = now();
+  const Interrupt i = sleep_raw(t);
+  ledger_.add(cause, now() - from);
+  return i;
+}
+
+Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
+  const double from = now();
+  const Interrupt i = wait_raw(flows);
+  ledger_.add(cause, now() - from);
+  return i;
+}
+
+Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause cause,
+                                  const std::string& what) {
+  const bool idle = !recovery_->network_busy();
+  std::shared_ptr<const FlowShape> shape;
+  if (idle) {
+    for (const Transfer& t : transfers_) {
+      if (t.what == what && t.assignment == assignment_)
+        return sleep_until(now() + t.seconds, cause);
+    }
+    // Another assignment whose flows have the same shape (e.g. a spare in a failed node's place:
+    // the same file-system links, the spare's NIC for the failed node's) takes the same time.
+    shape = std::make_shared<const FlowShape>(shape_of(flows));
+    for (const Transfer& t : transfers_) {
+      if (t.what == what && *t.shape == *shape) {
+        const double seconds = t.seconds;
+        transfers_.push_back({what, assignment_, seconds, t.shape});
+        return sleep_until(now() + seconds, cause);
+      }
+    }
+  }
+  const double start = now();
+  FAILSIM_VERBOSE("{} of {} flows simulated{}", what, flows.size(), idle ? "" : " (network busy)");
+  FlowSet set(flows);
+  const Interrupt i = wait(set, cause);
+  if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start, shape});
+  return i;
+}
+
+// ---- Steps ------------------------------------------------------------------------------------
+
+void CollectiveJob::reassign(const Assignment& assignment) {
+  // The mapped spans of the nodes that leave the job end now, those of the nodes that come in
+  // begin now.
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment.node) mapped[static_cast<std::size_t>(n)] = 1;
+  for (std::size_t n = 0; n < mapped_spans_.size(); ++n) {
+    auto& spans = mapped_spans_[n];
+    const bool open = !spans.empty() && std::isinf(spans.back().second);
+    if (open && mapped[n] == 0) spans.back().second = now();
+    if (!open && mapped[n] != 0) spans.emplace_back(now(), NEVER);
+  }
+  assignment_ = assignment;
+  network_.assign(assignment);
+  node_in_use_.assign(down_until_.size(), 0);
+  for (int n : assignment.nodes_in_use(plan_)) node_in_use_[static_cast<std::size_t>(n)] = 1;
+}
+
+bool CollectiveJob::in_use(const Outage& o) const {
+  return std::any_of(o.nodes.begin(), o.nodes.end(),
+                     [&](int n) { return node_in_use_[static_cast<std::size_t>(n)] != 0; });
+}
+
+const StepTimes* CollectiveJob::clean_times() const {
+  // The flows depend on which replicas run, where, and on the data-parallel collectives a design
+  // asks for; not on the streams they take.
+  for (const auto& [a, times] : clean_) {
+    if (a.active == assignment_.active && a.node == assignment_.node &&
+        a.data_parallel == assignment_.data_parallel)
+      return &times;
+  }
+  return nullptr;
+}
+
+void CollectiveJob::set_clean_times(const StepTimes& times) {
+  // Measured on the idle network (no background write): what the flows take then they take
+  // whenever it is idle again under the same assignment, so later steps reuse these times
+  // (RunOptions can ask for every step to be simulated instead: the results are the same).
+  clean_.emplace_back(assignment_, times);
+  if (clean_.size() > 1) return;
+  // The first: the full assignment's, the nominal step the summary reports.
+  counts_.tensor_parallel_seconds = times.tensor_parallel;
+  counts_.pipeline_send_seconds = times.pipeline_send;
+  counts_.data_parallel_seconds = times.data_parallel;
+  counts_.nominal_step_seconds = step_seconds(times, 1.0).total;
+}
+
+CollectiveJob::StepLength CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
+  // Replicas that take several batches run all their micro-batches in one schedule (gradient
+  // accumulation): m x rounds of them, the tensor-parallel all-reduces growing alike.
+  const double m = static_cast<double>(plan_.micro_batches) * assignment_.rounds();
+  const double slots = m + plan_.pp - 1;
+  // (m + pp - 1) pipeline slots, each one micro-batch's compute at the slowest rank's pace, its
+  // share of the tensor-parallel all-reduces and a send forward and back between stages; then
+  // the data-parallel collectives, of which the last micro-batch's backward hides up to its own
+  // length (2/3 of a micro-batch) when they overlap it.
+  const double pipeline = slots * (plan_.micro_batch_seconds * slowdown +
+                                   t.tensor_parallel / plan_.micro_batches + 2.0 * t.pipeline_send);
+  const bool overlap = scenario_.collective.layout.overlap && !assignment_.data_parallel;
+  const double window = overlap ? 2.0 / 3.0 * plan_.micro_batch_seconds * slowdown : 0.0;
+  return {pipeline, pipeline + std::max(0.0, t.data_parallel - window)};
+}
+
+Interrupt CollectiveJob::step() {
+  const double begin = now();
+  // A straggler active at the step's start slows the step: the slowest rank sets its pace.
+  const double slowdown = stragglers_.slowdown_at(begin);
+  // The step's flows run at its start when their times are not known for the network's state:
+  // the first step of an assignment, every step while a design's traffic is on the network, or
+  // every step when asked. Its end is then its length after its start (the flows' time is part
+  // of it).
+  std::optional<StepTimes> measured;
+  Interrupt i = Interrupt::NONE;
+  const bool busy = recovery_->network_busy();
+  if (clean_times() == nullptr || busy || options_.simulate_every_step) {
+    measured = network_.measure(deadlines(i));
+    if (measured && clean_times() == nullptr && !busy) set_clean_times(*measured);
+  }
+  StepLength length, with_stragglers;
+  double nominal = 0.0;
+  if (i == Interrupt::NONE) {
+    // A network never seen idle (a new assignment while a design's traffic runs): its
+    // contention counts as the step's own.
+    const StepTimes& clean = clean_times() != nullptr ? *clean_times() : *measured;
+    nominal = step_seconds(clean, 1.0).total;
+    with_stragglers = step_seconds(clean, slowdown);
+    length = measured ? step_seconds(*measured, slowdown) : with_stragglers;
+    // Flows timed at another moment end at another clock: SimGrid rounds the end of each
+    // phase of flows to its timing precision (surf/precision, 1e-9 s by default), so a step
+    // measured later may differ by that much per phase without any contention. That is rounding
+    // (and must not make --simulate-every-step differ); interference is what exceeds it.
+    const double rounding = 1e-12 * with_stragglers.total +
+                            timing_precision() * static_cast<double>(network_.phases_per_step());
+    if (std::abs(length.total - with_stragglers.total) <= rounding) length = with_stragglers;
+    i = sleep_raw(begin + length.total);
+  }
+  double spent = now() - begin;
+  if (i == Interrupt::NONE) {
+    // The time a design makes the update wait goes to the ledger there.
+    i = recovery_->before_update(*this, {begin, begin + length.pipeline, begin + length.total});
+  }
+  if (i != Interrupt::NONE) {
+    // The step does not complete: a failure loses it, the stop leaves it unfinished.
+    ledger_.add(i == Interrupt::FAILURE ? TimeCause::LOST_WORK : TimeCause::UNFINISHED, spent);
+    return i;
+  }
+  complete_step(now(), nominal, length, with_stragglers);
+  return Interrupt::NONE;
+}
+
+void CollectiveJob::complete_step(double end, double nominal, const StepLength& length,
+                                  const StepLength& with_stragglers) {
+  // The step completed: its update is applied.
+  evaluate_through(end);
+  const std::vector<int>& streams = assignment_.streams;
+  recovery_->apply_update(*this);
+  ++version_;
+  ++counts_.steps_completed;
+  const double samples =
+      static_cast<double>(streams.size()) * plan_.samples_per_step / static_cast<double>(plan_.dp);
+  counts_.samples_completed += samples;
+  ledger_.step(version_, nominal, with_stragglers.total - nominal,
+               length.total - with_stragglers.total, samples);
+  recorder_.update_applied(end, "job");
+  parameters_changed();
+}
+
+std::int64_t CollectiveJob::quiet_steps() {
+  const StepTimes* clean = clean_times();
+  if (clean == nullptr || recovery_->network_busy() || options_.simulate_every_step) return 0;
+  const StopConfig& stop = scenario_.stop;
+  std::int64_t limit = recovery_->next_action_version(*this) - version_;
+  if (stop.version) limit = std::min(limit, *stop.version - version_);
+  if (stop.updates) limit = std::min(limit, *stop.updates - counts_.steps_completed);
+  // With real math a step costs wall time: the progress line and Ctrl-C (both on the clock's
+  // advance) come at least every MAX_MATH_STEPS steps.
+  constexpr std::int64_t MAX_MATH_STEPS = 256;
+  if (math_ != nullptr) limit = std::min(limit, MAX_MATH_STEPS);
+  const double begin = now();
+  const double slowdown = stragglers_.slowdown_at(begin);
+  const double change = stragglers_.next_change();
+  const StepLength length = step_seconds(*clean, slowdown);
+  const double nominal = step_seconds(*clean, 1.0).total;
+  // Each step ends where step()'s sleep would put the clock: SimGrid sleeps until a date by
+  // sleeping its difference from now, so the end is the start plus (date - start).
+  std::int64_t taken = 0;
+  double t = begin;
+  while (taken < limit) {
+    if (taken > 0 && change <= t) break;  // a straggler starts or ends: step() decides
+    const double end = t + ((t + length.total) - t);
+    // step() completes a step that ends at its deadline, not one beyond it; the deadline may
+    // move as the steps change the parameters (a target accuracy reached, a divergence).
+    if (end > deadline()) break;
+    complete_step(end, nominal, length, length);
+    t = end;
+    ++taken;
+  }
+  if (taken > 0) {
+    FAILSIM_VERBOSE("{} quiet steps at once, {:.6f} s to {:.6f} s", taken, begin, t);
+    sg4::this_actor::sleep_until(t);
+  }
+  return taken;
+}
+
+// ---- Failures ---------------------------------------------------------------------------------
+
+bool CollectiveJob::take_due_outages() {
+  bool hit = false;
+  while (schedule_.next() != nullptr && schedule_.next()->at <= now()) {
+    Outage o = schedule_.take();
+    if (o.event) events_injected_[*o.event] = true;
+    for (int n : o.nodes) {
+      auto& until = down_until_[static_cast<std::size_t>(n)];
+      until = std::max(until, o.back);
+      if (o.host_memory_lost) memory_lost_at_[static_cast<std::size_t>(n)] = o.at;
+      down_spans_[static_cast<std::size_t>(n)].emplace_back(o.at, o.back);
+    }
+    ++counts_.failures;
+    nlohmann::json details{{"target", to_string(o.target)},
+                           {"index", o.index},
+                           {"nodes", o.nodes},
+                           {"down_for", std::isinf(o.back) ? nlohmann::json("forever")
+                                                           : nlohmann::json(o.back - o.at)}};
+    if (!o.cause.empty()) details["cause"] = o.cause;
+    recorder_.event(o.at, EventType::FAILURE, node_name(o.nodes.front()), details);
+    FAILSIM_INFO("{} {} failed at {:.3f} s ({} nodes)", to_string(o.target), o.index, o.at,
+                 o.nodes.size());
+    if (!in_use(o)) continue;
+    hit = true;
+    if (!failure_) failure_ = std::move(o);
+  }
+  return hit;
+}
+
+bool CollectiveJob::nodes_up() const {
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (node_in_use_[n] != 0 && down_until_[n] > now()) return false;
+  }
+  return true;
+}
+
+double CollectiveJob::nodes_back() const {
+  double back = 0.0;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (node_in_use_[n] != 0) back = std::max(back, down_until_[n]);
+  }
+  return back;
+}
+
+bool CollectiveJob::detect() {
+  take_due_outages();
+  const double failed_at = failure_->at;
+  const DetectionConfig& detection = scenario_.collective.failures.detection;
+  // WATCHDOG: the survivors block in the next collective (at most a micro-batch away: taken as
+  // the failure's time) and give up after the timeout. HEARTBEAT: the failed rank's last beat
+  // was the last multiple of the interval since its processes started; `misses` beats later
+  // its absence is noticed.
+  double detected = failed_at + detection.timeout;
+  if (const std::optional<double> known = recovery_->detected_at(*this)) {
+    detected = *known;
+  } else if (detection.kind == DetectionKind::HEARTBEAT) {
+    const double beats = std::floor((failed_at - incarnation_start_) / detection.interval);
+    detected = incarnation_start_ + (beats + detection.misses) * detection.interval;
+  }
+  // Every wait ends at the next failure's time: the job stands at failed_at.
+  Interrupt i = sleep_until(detected, TimeCause::DETECTION);
+  while (i == Interrupt::FAILURE) {  // more failures while nobody noticed: the same outage
+    take_due_outages();
+    i = sleep_until(detected, TimeCause::DETECTION);
+  }
+  if (i == Interrupt::STOP) return false;
+  recorder_.event(now(), EventType::DETECTED, node_name(failure_->nodes.front()),
+                  {{"after", now() - failed_at}});
+  recorder_.training_stalled(failed_at);
+  evaluate_through(now());
+  return true;
+}
+
+void CollectiveJob::roll_back_to(std::int64_t version,
+                                 const std::optional<ReplicaMath::State>& state) {
+  const double samples_before = ledger_.samples_kept();
+  const std::int64_t rolled = ledger_.roll_back_to(version);
+  counts_.steps_rolled_back += rolled;
+  counts_.samples_rolled_back += samples_before - ledger_.samples_kept();
+  if (rolled > 0) {
+    recorder_.event(now(), EventType::ROLLED_BACK, "job",
+                    {{"from_version", version_}, {"to_version", version}});
+  }
+  version_ = version;
+  if (math_ != nullptr) math_->restore(*state);
+  parameters_changed();
+}
+
+int CollectiveJob::swap_in_spares() {
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
+  Assignment a = assignment_;
+  int swapped = 0;
+  for (std::size_t p = 0; p < a.node.size(); ++p) {
+    const int failed = a.node[p];
+    if (node_in_use_[static_cast<std::size_t>(failed)] == 0 || node_up(failed)) continue;
+    int spare = 0;
+    while (spare < platform_nodes() &&
+           (mapped[static_cast<std::size_t>(spare)] != 0 || !node_up(spare))) {
+      ++spare;
+    }
+    if (spare == platform_nodes()) break;  // the pool is empty (or all of it down)
+    a.node[p] = spare;
+    mapped[static_cast<std::size_t>(spare)] = 1;
+    mapped[static_cast<std::size_t>(failed)] = 0;  // back in the pool once repaired
+    ++swapped;
+    ++counts_.spare_swaps;
+    recorder_.event(now(), EventType::PROMOTED, node_name(spare),
+                    {{"replaces", node_name(failed)}, {"plan_node", p}});
+  }
+  if (swapped > 0) reassign(a);
+  return swapped;
+}
+
+double CollectiveJob::pool_back() const {
+  std::vector<char> mapped(down_until_.size(), 0);
+  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
+  double back = NEVER;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    if (mapped[n] == 0 && down_until_[n] > now()) back = std::min(back, down_until_[n]);
+  }
+  return back;
+}
+
+double CollectiveJob::pool_node_seconds(double end) const {
+  double idle = 0.0;
+  for (std::size_t n = 0; n < down_until_.size(); ++n) {
+    std::vector<std::pair<double, double>> busy = down_spans_[n];
+    busy.insert(busy.end(), mapped_spans_[n].begin(), mapped_spans_[n].end());
+    idle += end - covered(std::move(busy), end);
+  }
+  return idle;
+}
+
+Interrupt CollectiveJob::wait_for_nodes() {
+  swap_in_spares();
+  while (!nodes_up()) {
+    if (std::isinf(nodes_back()) && std::isinf(pool_back())) {
+      recorder_.event(now(), EventType::HOST_LOST, "job",
+                      {{"reason", "a node is down for good and there is no spare"}});
+      if (std::isinf(std::min(scenario_.stop.time.value_or(NEVER), stop_at_))) {
+        // The job can never restart (later failures and repairs do not bring this node back)
+        // and no stop time will come: the run ends here.
+        stop_at_ = now();
+        stop_at_reason_ = "nodes_lost";
+        return Interrupt::STOP;
+      }
+    }
+    // Until the failed nodes are back, or a node of the pool is (it takes their place).
+    const Interrupt i = sleep_until(std::min(nodes_back(), pool_back()), TimeCause::REPAIR_WAIT);
+    if (i == Interrupt::STOP) return i;
+    take_due_outages();
+    swap_in_spares();
+  }
+  return Interrupt::NONE;
+}
+
+Interrupt CollectiveJob::restart_processes() {
+  const RestartConfig& restart = scenario_.collective.recovery.restart;
+  ++counts_.restarts;
+  recorder_.event(now(), EventType::RESTART, "job", {{"version", version_}});
+  const Interrupt i = sleep_until(
+      now() + restart.scheduler_delay + restart.process_start + plan_.restart_init_seconds,
+      TimeCause::RESTART);
+  if (i == Interrupt::FAILURE) take_due_outages();
+  if (i == Interrupt::NONE) incarnation_start_ = now();
+  return i;
+}
+
+// ---- Evaluations and the stop -----------------------------------------------------------------
+
+void CollectiveJob::evaluate_through(double t) {
+  if (training_ == nullptr) return;
+  const EvaluationConfig& eval = scenario_.evaluation;
+  if (eval.interval <= 0) return;
+  // Evaluation k happens at k x interval exactly; the parameters have not changed since the
+  // last update or rollback, so measuring them now gives what was measured then.
+  while (true) {
+    const double at = static_cast<double>(evaluations_done_) * eval.interval;
+    if (at > t || at >= scenario_.stop.time.value_or(NEVER) || at > stop_at_) break;
+    const models::EvalResult r = training_->evaluate(math_->parameters(), eval.test_subset);
+    EvalRecord record;
+    record.time = at;
+    record.version = math_->version();
+    record.test_accuracy = r.accuracy;
+    record.test_loss = r.loss;
+    record.test_samples = r.samples;
+    recorder_.evaluation(record);
+    if (options_.on_evaluation) options_.on_evaluation(record);
+    ++evaluations_done_;
+    // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
+    if (!std::isfinite(r.loss) && stop_at_reason_ != "target_accuracy") {
+      stop_at_ = std::min(stop_at_, t);
+      stop_at_reason_ = "diverged";
+    }
+  }
+}
+
+void CollectiveJob::parameters_changed() {
+  // Would the next scheduled evaluation stop the run at a target accuracy? It sees these
+  // parameters (nothing else changes them before it), so the stop's time is known now.
+  const StopConfig& stop = scenario_.stop;
+  if (training_ == nullptr || scenario_.evaluation.interval <= 0 || !stop.target_accuracy) return;
+  if (stop_at_reason_ == "diverged") return;  // already ending
+  const double next = static_cast<double>(evaluations_done_) * scenario_.evaluation.interval;
+  const models::EvalResult r =
+      training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);
+  stop_at_ = NEVER;
+  if (std::isfinite(r.loss) && r.accuracy >= *stop.target_accuracy) {
+    stop_at_ = next;
+    stop_at_reason_ = "target_accuracy";
+  }
+}
+
+void CollectiveJob::stop(const std::string& reason) {
+  stop_reason_ = reason;
+  recorder_.event(now(), EventType::STOP, "", {{"reason", reason}});
+  FAILSIM_INFO("stopping ({}) at version {}", reason, version_);
+}
+
+void CollectiveJob::operator()() {
+  const StopConfig& stop_config = scenario_.stop;
+  recovery_->start(*this);
+  while (true) {
+    recovery_->poll(*this);
+    if (stop_config.version && version_ >= *stop_config.version) {
+      stop("version");
+      break;
+    }
+    if (stop_config.updates && counts_.steps_completed >= *stop_config.updates) {
+      stop("updates");
+      break;
+    }
+    Interrupt i = recovery_->before_step(*this);
+    // Steps nothing can tell apart are taken at once; the next one is taken alone.
+    if (i == Interrupt::NONE && quiet_steps() == 0) i = step();
+    if (i == Interrupt::NONE) i = recovery_->after_step(*this);
+    if (i == Interrupt::NONE) continue;
+    if (i == Interrupt::FAILURE && detect() && recovery_->recover(*this)) {
+      failure_.reset();  // the next update records training_resumed (Recorder::update_applied)
+      continue;
+    }
+    // The stop came first (of the step, the detection or the recovery).
+    evaluate_through(now());
+    stop(now() >= stop_at_ ? stop_at_reason_ : "time");
+    break;
+  }
+  recovery_->finish(*this);
+}
+
+}  // namespace failsim::sim

@@ -1,0 +1,215 @@
+// The collective job: one driver actor that runs the synchronous steps of a dp x tp x pp job on
+// the cluster's simulated network and notices failures; its recovery design (recovery.hpp:
+// checkpoint-restart, ...) checkpoints it and brings it back (docs/cluster.md). There is no actor
+// per rank: a step's communication is the flows of its collectives (step_network.hpp), started
+// together so that they share the links for real, and its computation is the plan's time at the
+// ranks' speed. The failures are data known in advance (failure_schedule.hpp), so every wait ends
+// at the next failure's time when it comes first. Every simulated second goes to one cause of the
+// time ledger (time_ledger.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/failure_schedule.hpp"
+#include "sim/collective/job/replica_math.hpp"
+#include "sim/collective/job/straggler_schedule.hpp"
+#include "sim/collective/job/time_ledger.hpp"
+#include "sim/collective/network/flows.hpp"
+#include "sim/collective/network/step_network.hpp"
+#include "sim/collective/recovery/recovery.hpp"
+#include "sim/output/collective_summary.hpp"
+#include "sim/output/recorder.hpp"
+#include "sim/scenario/collective/plan.hpp"
+
+namespace failsim::sim {
+
+/// Why a wait of the job ended early: the next failure, or the stop.
+enum class Interrupt { NONE, FAILURE, STOP };
+
+class CollectiveJob {
+ public:
+  struct Options {
+    /// Simulate the flows of every step, even when the network is in a state it was in before
+    /// (no background flow): the check that the cached step times are exact.
+    bool simulate_every_step = false;
+    std::function<void(const EvalRecord&)> on_evaluation;
+  };
+
+  /// `math` and `training` are nullptr for a time-only workload.
+  CollectiveJob(const Scenario& scenario, const CollectivePlan& plan, StepNetwork& network,
+                ReplicaMath* math, TrainingMath* training, Recorder& recorder, Options options);
+  ~CollectiveJob();
+
+  /// The driver actor's body: runs until a stop criterion is met, or the job cannot restart.
+  void operator()();
+
+  const TimeLedger& ledger() const { return ledger_; }
+  const CollectiveCounts& counts() const { return counts_; }
+  const std::string& stop_reason() const { return stop_reason_; }
+  std::int64_t version() const { return version_; }
+  /// Which of failures.events the run reached (the others are recorded as not injected).
+  const std::vector<bool>& events_injected() const { return events_injected_; }
+
+  // ---- What the recovery designs (recovery.hpp) work with -----------------------------------
+  const Scenario& scenario() const { return scenario_; }
+  const CollectivePlan& plan() const { return plan_; }
+  StepNetwork& network() { return network_; }
+  ReplicaMath* math() { return math_; }
+  TrainingMath* training() { return training_; }
+  Recorder& recorder() { return recorder_; }
+  TimeLedger& ledger() { return ledger_; }
+  CollectiveCounts& counts() { return counts_; }
+  /// The outage that stopped the job (while a design recovers from it).
+  const Outage& failure() const { return *failure_; }
+
+  /// Which replicas run, on which nodes, on which data streams (assignment.hpp).
+  const Assignment& assignment() const { return assignment_; }
+  /// From the next step on, the job runs as `assignment` says: its step is measured again
+  /// (once per assignment), and only failures of its nodes stop it.
+  void reassign(const Assignment& assignment);
+  /// Platform nodes (the plan's, then any spares).
+  int platform_nodes() const { return static_cast<int>(down_until_.size()); }
+  /// Whether platform node `n` is up now; when it comes back (infinity: never).
+  bool node_up(int n) const { return down_until_[static_cast<std::size_t>(n)] <= now(); }
+  double node_back(int n) const { return down_until_[static_cast<std::size_t>(n)]; }
+  /// When platform node `n` last lost its host memory (an outage with host_memory_lost), or
+  /// -infinity: a copy kept there since survives.
+  double host_memory_lost_at(int n) const { return memory_lost_at_[static_cast<std::size_t>(n)]; }
+
+  double now() const;
+  /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
+  /// slept goes to `cause`.
+  Interrupt sleep_until(double t, TimeCause cause);
+  /// Waits for `flows` until they end, or until the next failure or the stop (then cancels
+  /// them); the time waited goes to `cause`.
+  Interrupt wait(FlowSet& flows, TimeCause cause);
+  /// Moves `flows` while training waits (a blocking checkpoint write, a load at a restart),
+  /// as wait() does. On a network without the design's traffic the same flows under the same
+  /// assignment take the same time, and so do flows of the same shape (FlowShape) under
+  /// another: the transfer named `what` is simulated once per shape and later ones take its
+  /// time (docs/cluster.md, "Cost proportional to events").
+  Interrupt transfer(const std::vector<Flow>& flows, TimeCause cause, const std::string& what);
+  /// Takes every outage due by now, marking its nodes down. True when one of them hit a node in
+  /// use (the first such becomes failure() if none is being recovered from); an outage of
+  /// nodes the assignment does not use (a dropped replica's, a spare's) only marks them down.
+  bool take_due_outages();
+  /// Waits until every node in use is up (repair_wait); a node down for good makes it wait for
+  /// the stop. STOP when the stop came first. A down node's ranks move to a spare first when
+  /// the pool has one up (swap_in_spares), at once and whenever one comes back meanwhile.
+  Interrupt wait_for_nodes();
+  /// Moves the ranks of every down node in use to a spare: a platform node up and mapped by no
+  /// plan node (the pool: the platform's spares, and nodes a spare replaced once they are
+  /// repaired), the lowest-numbered first. Returns how many nodes it replaced.
+  int swap_in_spares();
+  /// Node-seconds of the pool by `end`: platform nodes up and mapped by no plan node (paid for,
+  /// idle).
+  double pool_node_seconds(double end) const;
+  /// A job restart: the scheduler's delay, process start and the communicators' initialisation
+  /// (restart). FAILURE when a node failed meanwhile (the restart is lost: wait again).
+  Interrupt restart_processes();
+  /// Training goes back to `version` (the parameters of `state`, none in a time-only run): the
+  /// steps after it become lost work.
+  void roll_back_to(std::int64_t version, const std::optional<ReplicaMath::State>& state);
+  /// Evaluations scheduled up to `t`, at the parameters of their time.
+  void evaluate_through(double t);
+
+ private:
+  /// The end of the current wait: the next failure, the stop time, or a stop an evaluation
+  /// already knows of, whichever is first.
+  double deadline() const;
+  Interrupt interrupt_at_deadline() const;
+  /// At a wait's deadline: STOP, or FAILURE when an outage of a node in use came (taken), or
+  /// nullopt when only nodes not in use failed (taken: the wait goes on).
+  std::optional<Interrupt> at_deadline();
+  /// The deadlines of a collective's run (collectives.hpp); `cut` says why it stopped.
+  Deadlines deadlines(Interrupt& cut);
+  /// sleep_until and wait without the ledger: the caller decides where the time goes.
+  Interrupt sleep_raw(double t);
+  Interrupt wait_raw(FlowSet& flows);
+
+  /// The step's length from its phase times and the slowest rank's slowdown (docs/cluster.md):
+  /// its pipeline part (every micro-batch's forward and backward) and the whole.
+  struct StepLength {
+    double pipeline = 0.0;
+    double total = 0.0;
+  };
+  /// One step: its flows and computation, then its update. Returns NONE when it completed.
+  Interrupt step();
+  /// Steps that nothing can tell apart (docs/cluster.md, "Cost proportional to events"): the
+  /// network idle under a measured assignment, no straggler change, no failure, stop or design
+  /// action before they end. They are taken at once, one sleep for all (the real math and the
+  /// evaluations still step by step); the first that could differ is left to step(). Returns
+  /// how many were taken (0: none could be).
+  std::int64_t quiet_steps();
+  /// The bookkeeping of a completed step that ended at `end`: its update, counts, ledger
+  /// (`nominal`: the step without stragglers or interference).
+  void complete_step(double end, double nominal, const StepLength& length,
+                     const StepLength& with_stragglers);
+  /// The step's communication times on the idle network under the current assignment, once
+  /// measured.
+  const StepTimes* clean_times() const;
+  void set_clean_times(const StepTimes& times);
+  StepLength step_seconds(const StepTimes& t, double slowdown) const;
+  /// Whether an outage hits a node the assignment uses.
+  bool in_use(const Outage& o) const;
+
+  /// From the failure to its detection (watchdog or heartbeat); false when the stop came first.
+  bool detect();
+  bool nodes_up() const;
+  double nodes_back() const;
+  /// When the first down node of the pool comes back (infinity: none will).
+  double pool_back() const;
+
+  /// The stop an evaluation of the current parameters would make.
+  void parameters_changed();
+  void stop(const std::string& reason);
+
+  const Scenario& scenario_;
+  const CollectivePlan& plan_;
+  StepNetwork& network_;
+  ReplicaMath* math_;
+  TrainingMath* training_;
+  Recorder& recorder_;
+  Options options_;
+  FailureSchedule schedule_;
+  StragglerSchedule stragglers_;
+  TimeLedger ledger_;
+  CollectiveCounts counts_;
+  std::unique_ptr<CollectiveRecovery> recovery_;
+
+  std::int64_t version_ = 0;
+  double incarnation_start_ = 0.0;  // when the running processes started (heartbeats count from it)
+  Assignment assignment_;
+  std::vector<char> node_in_use_;  // per platform node, under assignment_
+  // The idle network's step times, per assignment measured (few: the full one and the few a
+  // design moves between).
+  std::vector<std::pair<Assignment, StepTimes>> clean_;
+  struct Transfer {
+    std::string what;
+    Assignment assignment;
+    double seconds;
+    std::shared_ptr<const FlowShape> shape;  // of its flows
+  };
+  std::vector<Transfer> transfers_;     // measured on the idle network
+  std::vector<double> down_until_;      // per platform node
+  std::vector<double> memory_lost_at_;  // per platform node
+  // Per platform node: when it was down and when a plan node mapped it ([begin, end) each,
+  // the last end infinity while it lasts), for pool_node_seconds.
+  std::vector<std::vector<std::pair<double, double>>> down_spans_;
+  std::vector<std::vector<std::pair<double, double>>> mapped_spans_;
+  std::optional<Outage> failure_;  // the outage that stopped the job, until it recovers
+  std::int64_t evaluations_done_ = 0;
+  double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known
+  std::string stop_at_reason_;
+  std::string stop_reason_;
+  std::vector<bool> events_injected_;
+};
+
+}  // namespace failsim::sim

@@ -1,0 +1,397 @@
+#include "sim/collective/network/flows.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/engine/log.hpp"
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(flows, failsim, "flows of the collective protocol's network");
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+void sleep_until(double time) {
+  if (time > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(time);
+}
+
+std::uint64_t whole_bytes(const Flow& flow) {
+  return static_cast<std::uint64_t>(std::llround(std::max(0.0, flow.bytes)));
+}
+
+// The endpoints cost about ten simcalls and their allocations per host, the list walk grows with
+// the flows: measured, sets of 4,096 flows ran 1.5 times slower from endpoints, sets of 16,384
+// 20 times faster (docs/performance.md, "Flows without SimGrid's list walk").
+std::size_t endpoint_threshold_ = 8192;
+// An endpoint actor's stack (KiB): it only posts comms and waits.
+constexpr unsigned ENDPOINT_STACK_KIB = 64;
+// A host with more comms in a set than this gets an actor for that set alone, which ends with
+// it (its list goes with it); the others keep one actor each for the whole run, which empties
+// its list after each set by waiting once for each of its comms: O(comms) per comm.
+constexpr std::size_t KEPT_ENDPOINT_MAX_COMMS = 64;
+// Every actor's stack is two memory mappings, and Linux allows 65,530 a process by default
+// (docs/performance.md, "Scale"): a set that would take the endpoint actors past this starts
+// its flows with sendto comms instead.
+constexpr std::size_t MAX_ENDPOINT_ACTORS = 24000;
+// What every flow's message carries: nothing anybody reads.
+char token = 0;
+
+/// What one endpoint actor does for a set: receive flows `in`, then, at its turn, send flows
+/// `out` (indexes into the set, with their bytes).
+struct HostJob {
+  std::shared_ptr<FlowEndpoints> set;
+  std::vector<std::size_t> in;
+  std::vector<std::pair<std::size_t, std::uint64_t>> out;
+  sg4::BarrierPtr posted;  // every receive of the set is posted
+  sg4::SemaphorePtr mine;  // this actor's turn to send (null: it only receives)
+  sg4::SemaphorePtr next;  // the next sender's (or the set's, after the last)
+};
+
+/// A host's kept endpoint actor: it waits for a job, does it, empties its list, and so on.
+struct KeptEndpoint {
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  std::optional<HostJob> job;
+  bool busy = false;
+};
+
+/// Per engine (SimGrid's mailboxes and actors are an engine's): the flows' mailboxes and the
+/// kept endpoints.
+struct EndpointPool {
+  sg4::Engine* engine = nullptr;
+  std::vector<sg4::Mailbox*> mailboxes;
+  std::unordered_map<sg4::Host*, std::unique_ptr<KeptEndpoint>> kept;
+  std::size_t actors = 0;  // kept, plus the one-set actors not ended yet
+  bool starting = false;   // a set's endpoints are starting: its mailboxes are in use
+};
+
+// Never destroyed: a run stopped by a signal leaves its kept actors waiting on their semaphores,
+// and SimGrid aborts when a semaphore with a waiter is destroyed (at exit, or when a later engine
+// takes over).
+EndpointPool& pool() {
+  static EndpointPool* p = new EndpointPool{};
+  if (p->engine != sg4::Engine::get_instance()) {
+    p = new EndpointPool{};
+    p->engine = sg4::Engine::get_instance();
+  }
+  return *p;
+}
+
+/// Mailbox i is flow i's of the set being started; the sets share them.
+sg4::Mailbox* flow_mailbox(std::size_t i) {
+  std::vector<sg4::Mailbox*>& mailboxes = pool().mailboxes;
+  while (mailboxes.size() <= i) {
+    mailboxes.push_back(sg4::Mailbox::by_name(fmt::format("failsim-flow-{}", mailboxes.size())));
+  }
+  return mailboxes[i];
+}
+}  // namespace
+
+// Shared by a set and its endpoint actors, so that what a comm writes into when it ends (the
+// receive buffer, the receiving Comm) outlives a set dropped during an actor's unwinding.
+struct FlowEndpoints {
+  std::vector<sg4::CommPtr> sends;     // the senders' handles on each flow's comm
+  std::vector<sg4::CommPtr> receives;  // the receivers' handles: the set waits on these
+  std::vector<void*> received;         // where each comm's payload (&token) lands
+  sg4::SemaphorePtr hold = sg4::Semaphore::create(0);  // released once per actor when the set ends
+  std::size_t actors = 0;
+  bool released = false;
+
+  FlowEndpoints() = default;
+  FlowEndpoints(const FlowEndpoints&) = delete;
+  FlowEndpoints& operator=(const FlowEndpoints&) = delete;
+  ~FlowEndpoints() {
+    // A handle dropped while its comm runs makes SimGrid print a warning, e.g. for a comm the
+    // set cancelled (its end is posted only at the next model update): it is not one.
+    for (auto* handles : {&sends, &receives}) {
+      for (const sg4::CommPtr& c : *handles) {
+        if (c && c->get_state() == sg4::Activity::State::STARTED) {
+          c->complete(sg4::Activity::State::CANCELED);
+        }
+      }
+    }
+  }
+};
+
+namespace {
+/// An endpoint actor's part of a set; `kept`: empty the actor's list of its comms afterwards.
+void do_job(HostJob& job, bool kept) {
+  FlowEndpoints& e = *job.set;
+  for (std::size_t i : job.in) e.receives[i] = flow_mailbox(i)->get_async<void>(&e.received[i]);
+  job.posted->wait();
+  if (job.mine) {
+    job.mine->acquire();
+    for (const auto& [i, bytes] : job.out) e.sends[i] = flow_mailbox(i)->put_async(&token, bytes);
+    job.next->release();
+  }
+  e.hold->acquire();  // the set has ended: every comm of it arrived, or was cancelled
+  if (!kept) return;  // the actor ends, and its list with it
+  // A comm leaves an actor's list when the actor waits for it (CommImpl::finish); a cancelled
+  // one makes that wait throw once its end is posted.
+  const auto empty = [](const sg4::CommPtr& c) {
+    try {
+      sg4::Comm::wait_any_for({c}, -1.0);
+    } catch (const simgrid::NetworkFailureException&) {
+    } catch (const simgrid::CancelException&) {
+    }
+  };
+  for (std::size_t i : job.in) empty(e.receives[i]);
+  for (const auto& out : job.out) empty(e.sends[out.first]);
+}
+
+void start_actor(sg4::Host* host, std::function<void()> body) {
+  sg4::Actor::init("failsim-flows", host)->set_stacksize(ENDPOINT_STACK_KIB)->start([body] {
+    sg4::Actor::self()->daemonize();  // waiting when the simulation ends: not a deadlock
+    body();
+  });
+}
+}  // namespace
+
+FlowShape shape_of(const std::vector<Flow>& flows) {
+  FlowShape shape;
+  std::unordered_map<const sg4::Link*, std::size_t> number;
+  std::vector<sg4::Link*> route;
+  for (const Flow& flow : flows) {
+    double latency = 0.0;
+    route.clear();
+    flow.from->route_to(flow.to, route, &latency);
+    shape.flows.push_back(static_cast<double>(whole_bytes(flow)));
+    shape.flows.push_back(flow.extra_latency);
+    shape.flows.push_back(static_cast<double>(route.size()));
+    for (const sg4::Link* link : route) {
+      auto [it, added] = number.try_emplace(link, number.size());
+      shape.flows.push_back(static_cast<double>(it->second));
+      if (!added) continue;
+      shape.links.push_back(link->get_bandwidth());
+      shape.links.push_back(link->get_latency());
+      shape.links.push_back(static_cast<double>(link->get_sharing_policy()));
+      shape.links.push_back(link->is_on() ? 1.0 : 0.0);
+    }
+  }
+  return shape;
+}
+
+std::size_t endpoint_threshold() { return endpoint_threshold_; }
+void set_endpoint_threshold(std::size_t flows) { endpoint_threshold_ = flows; }
+
+FlowSet::FlowSet(const std::vector<Flow>& flows) {
+  extra_latency_.reserve(flows.size());
+  for (const Flow& flow : flows) extra_latency_.push_back(flow.extra_latency);
+  if (flows.size() < endpoint_threshold_ || !start_from_endpoints(flows)) {
+    comms_.reserve(flows.size());
+    for (const Flow& flow : flows) {
+      comms_.push_back(sg4::Comm::sendto_async(flow.from, flow.to, whole_bytes(flow)));
+    }
+  }
+  start_ = sg4::Engine::get_clock();
+  end_ = start_;
+}
+
+// The comm of flow i is a mailbox comm between an actor on flow.from and one on flow.to. Its
+// surf action is made when its second side is posted, from those actors' hosts, exactly as
+// sendto makes it from the flow's hosts: so every receive is posted first, then the sends in
+// the order of the flows, one actor after another (a turn passed along), which is the order
+// sendto makes them in when each host's sends are consecutive in `flows` (checked: else false).
+// All of it at the current simulated time. Each comm is then in its two actors' lists only,
+// and ends without any list walk.
+bool FlowSet::start_from_endpoints(const std::vector<Flow>& flows) {
+  EndpointPool& p = pool();
+  if (p.starting) return false;
+  struct Work {
+    sg4::Host* host;
+    HostJob job;
+  };
+  std::vector<Work> work;
+  std::unordered_map<sg4::Host*, std::size_t> actor_of;
+  const auto actor = [&](sg4::Host* host) -> HostJob& {
+    auto [it, added] = actor_of.try_emplace(host, work.size());
+    if (added) work.push_back({host, {}});
+    return work[it->second].job;
+  };
+  // Senders first, in the order of their first flow; a sender seen again after another one
+  // means its sends are not consecutive.
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const bool seen = actor_of.count(flows[i].from) != 0;
+    if (seen && flows[i - 1].from != flows[i].from) return false;
+    actor(flows[i].from).out.emplace_back(i, whole_bytes(flows[i]));
+  }
+  const std::size_t senders = work.size();
+  for (std::size_t i = 0; i < flows.size(); ++i) actor(flows[i].to).in.push_back(i);
+  // Which hosts take a kept actor (a new one, or theirs when it is free), which one for this set.
+  std::size_t new_actors = 0;
+  std::vector<KeptEndpoint*> kept(work.size(), nullptr);
+  for (std::size_t a = 0; a < work.size(); ++a) {
+    if (work[a].job.in.size() + work[a].job.out.size() > KEPT_ENDPOINT_MAX_COMMS) {
+      ++new_actors;
+      continue;
+    }
+    auto it = p.kept.find(work[a].host);
+    if (it == p.kept.end()) {
+      ++new_actors;
+    } else if (it->second->busy) {
+      ++new_actors;  // still in another set: one for this set
+    } else {
+      kept[a] = it->second.get();
+    }
+  }
+  FAILSIM_VERBOSE("{} flows from {} endpoint actors ({} new; {} alive)", flows.size(), work.size(),
+                  new_actors, p.actors);
+  if (p.actors + new_actors > MAX_ENDPOINT_ACTORS) return false;
+
+  p.starting = true;
+  auto shared = std::make_shared<FlowEndpoints>();
+  shared->sends.resize(flows.size());
+  shared->receives.resize(flows.size());
+  shared->received.resize(flows.size(), nullptr);
+  shared->actors = work.size();
+  for (std::size_t i = 0; i < flows.size(); ++i) flow_mailbox(i);
+  const sg4::BarrierPtr posted = sg4::Barrier::create(static_cast<unsigned>(work.size()) + 1);
+  std::vector<sg4::SemaphorePtr> turn(senders + 1);
+  for (sg4::SemaphorePtr& t : turn) t = sg4::Semaphore::create(0);
+  for (std::size_t a = 0; a < work.size(); ++a) {
+    HostJob& job = work[a].job;
+    job.set = shared;
+    job.posted = posted;
+    if (a < senders) {
+      job.mine = turn[a];
+      job.next = turn[a + 1];
+    }
+    sg4::Host* host = work[a].host;
+    const bool keep = job.in.size() + job.out.size() <= KEPT_ENDPOINT_MAX_COMMS;
+    if (kept[a] != nullptr) {
+      kept[a]->busy = true;
+      kept[a]->job = std::move(job);
+      kept[a]->wake->release();
+    } else if (keep && p.kept.count(host) == 0) {
+      // This host's kept actor, from now on.
+      auto owned = std::make_unique<KeptEndpoint>();
+      KeptEndpoint* k = owned.get();
+      p.kept.emplace(host, std::move(owned));
+      k->busy = true;
+      k->job = std::move(job);
+      ++p.actors;
+      start_actor(host, [k] {
+        while (true) {
+          k->wake->acquire();
+          HostJob next = std::move(*k->job);
+          k->job.reset();
+          do_job(next, true);
+          k->busy = false;
+        }
+      });
+      k->wake->release();
+    } else {
+      ++p.actors;
+      // SimGrid keeps a copy of an actor's code as long as the actor (to restart it), and the
+      // set's comms hold their actors: so the code holds the job only until it starts.
+      auto handed = std::make_shared<std::optional<HostJob>>(std::move(job));
+      start_actor(host, [handed] {
+        HostJob j = std::move(**handed);
+        handed->reset();
+        do_job(j, false);
+        --pool().actors;
+      });
+    }
+  }
+  posted->wait();
+  turn[0]->release();
+  turn[senders]->acquire();
+  p.starting = false;
+  comms_ = shared->receives;
+  endpoints_ = std::move(shared);
+  return true;
+}
+
+void FlowSet::release_endpoints() {
+  if (!endpoints_ || endpoints_->released) return;
+  endpoints_->released = true;
+  for (std::size_t a = 0; a < endpoints_->actors; ++a) endpoints_->hold->release();
+}
+
+FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
+  if (this != &other) {
+    cancel();
+    comms_ = std::move(other.comms_);
+    extra_latency_ = std::move(other.extra_latency_);
+    arrived_ = std::exchange(other.arrived_, 0);
+    start_ = other.start_;
+    end_ = other.end_;
+    cancelled_ = std::exchange(other.cancelled_, false);
+    endpoints_ = std::move(other.endpoints_);
+    other.comms_.clear();
+  }
+  return *this;
+}
+
+FlowSet::~FlowSet() {
+  // Not while an exception unwinds the actor (a ForcefulKillException when it is killed): a
+  // simcall then could not return. Those flows run on; only a coordinator's death does that.
+  if (std::uncaught_exceptions() == 0) cancel();
+}
+
+bool FlowSet::all_arrived() {
+  while (arrived_ < comms_.size() && comms_[arrived_]->test()) ++arrived_;
+  if (arrived_ < comms_.size()) return false;
+  release_endpoints();
+  end_ = start_;  // an empty set ends when it starts
+  for (std::size_t i = 0; i < comms_.size(); ++i) {
+    end_ = std::max(end_, comms_[i]->get_finish_time() + extra_latency_[i]);
+  }
+  return true;
+}
+
+bool FlowSet::done() {
+  if (cancelled_) return false;
+  return all_arrived() && sg4::Engine::get_clock() >= end_;
+}
+
+bool FlowSet::wait_until(double deadline) {
+  if (cancelled_) return false;
+  if (arrived_ < comms_.size()) {
+    const std::vector<sg4::CommPtr> pending(comms_.begin() + static_cast<std::ptrdiff_t>(arrived_),
+                                            comms_.end());
+    const double now = sg4::Engine::get_clock();
+    // wait_all_for waits with wait_any_for, which leaves a comm running when the time is up.
+    const double timeout = std::isinf(deadline) ? -1.0 : std::max(0.0, deadline - now);
+    arrived_ += sg4::Comm::wait_all_for(pending, timeout);
+    if (!all_arrived()) return false;  // the clock is at the deadline
+  } else if (!all_arrived()) {
+    return false;
+  }
+  if (end_ > deadline) {
+    sleep_until(deadline);
+    return false;
+  }
+  sleep_until(end_);
+  return true;
+}
+
+void FlowSet::cancel() {
+  if (comms_.empty() || cancelled_) return;
+  std::size_t running = 0;
+  for (std::size_t i = arrived_; i < comms_.size(); ++i) {
+    if (!comms_[i]->test()) {
+      comms_[i]->cancel();
+      ++running;
+    }
+  }
+  cancelled_ = true;
+  release_endpoints();
+  if (running > 0) {
+    FAILSIM_VERBOSE("{} of {} flows cancelled", running, comms_.size());
+  }
+}
+
+}  // namespace failsim::sim

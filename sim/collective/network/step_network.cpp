@@ -1,0 +1,145 @@
+#include "sim/collective/network/step_network.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+
+namespace failsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+simgrid::s4u::Host* StepNetwork::host(int rank) const {
+  // Ranks fill the plan's nodes in order, as the accelerators are numbered (node-major); the
+  // assignment says which platform node stands for each.
+  return platform_.accelerator(assignment_.node_of(plan_, rank),
+                               rank % plan_.accelerators_per_node);
+}
+
+std::vector<simgrid::s4u::Host*> StepNetwork::hosts(const std::vector<int>& ranks) const {
+  std::vector<simgrid::s4u::Host*> out;
+  out.reserve(ranks.size());
+  for (int r : ranks) out.push_back(host(r));
+  return out;
+}
+
+StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
+                         DataParallelAlgorithm algorithm)
+    : plan_(plan), platform_(platform), algorithm_(algorithm) {
+  assign(Assignment::full(plan));
+}
+
+void StepNetwork::assign(const Assignment& assignment) {
+  const CollectivePlan& plan = plan_;
+  const DataParallelAlgorithm algorithm = algorithm_;
+  assignment_ = assignment;
+  tensor_parallel_ = {};
+  pipeline_sends_ = {};
+  data_parallel_ = {};
+  const auto active = [&](int d) { return assignment_.active[static_cast<std::size_t>(d)]; };
+  // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
+  // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
+  const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
+  if (k > 0) {
+    std::vector<Collective> groups;
+    for (const std::vector<int>& group : plan.tp_groups) {
+      if (!active(plan.coordinates(group.front()).d)) continue;
+      const std::vector<sg4::Host*> ring = hosts(group);
+      Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
+      const double more =
+          (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring);
+      for (Phase& phase : c.phases) {
+        for (Flow& f : phase.flows) f.extra_latency += more;
+      }
+      groups.push_back(std::move(c));
+    }
+    tensor_parallel_ = concurrently(groups);
+  }
+  // Pipeline: one micro-batch's activations from every stage to the next, in every chain.
+  if (plan.pp > 1) {
+    std::vector<Collective> sends;
+    for (const std::vector<int>& chain : plan.pipelines) {
+      if (!active(plan.coordinates(chain.front()).d)) continue;
+      for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
+        sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
+      }
+    }
+    pipeline_sends_ = concurrently(sends);
+  }
+  // Data parallel: the plan's collectives (or the assignment's) in order, every group at once.
+  for (const DataParallelCollective& dc :
+       assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives) {
+    std::vector<Collective> groups;
+    for (const std::vector<int>& all : plan.dp_groups) {
+      std::vector<int> group;
+      for (int r : all) {
+        if (active(plan.coordinates(r).d)) group.push_back(r);
+      }
+      if (group.size() < 2) continue;
+      if (dc.op == CollectiveOp::ALL_REDUCE && algorithm == DataParallelAlgorithm::HIERARCHICAL) {
+        std::vector<std::vector<sg4::Host*>> nodes;
+        for (const std::vector<int>& part : plan.by_node(group)) nodes.push_back(hosts(part));
+        groups.push_back(hierarchical_all_reduce(nodes, dc.bytes));
+      } else if (dc.op == CollectiveOp::ALL_REDUCE) {
+        groups.push_back(ring_all_reduce(hosts(group), dc.bytes));
+      } else if (dc.op == CollectiveOp::REDUCE_SCATTER) {
+        groups.push_back(ring_reduce_scatter(hosts(group), dc.bytes));
+      } else {
+        groups.push_back(ring_all_gather(hosts(group), dc.bytes));
+      }
+    }
+    Collective c = concurrently(groups);
+    for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
+  }
+}
+
+std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline) {
+  StepTimes t;
+  double begin = sg4::Engine::get_clock();
+  if (!run(tensor_parallel_, deadline)) return std::nullopt;
+  t.tensor_parallel = sg4::Engine::get_clock() - begin;
+  begin = sg4::Engine::get_clock();
+  if (!run(pipeline_sends_, deadline)) return std::nullopt;
+  t.pipeline_send = sg4::Engine::get_clock() - begin;
+  begin = sg4::Engine::get_clock();
+  if (!run(data_parallel_, deadline)) return std::nullopt;
+  t.data_parallel = sg4::Engine::get_clock() - begin;
+  return t;
+}
+
+// Under the assignment: the active replicas hold the state, ZeRO's shards spread over them and
+// the first of them writes the replicated part (the plan's shares for the full assignment).
+std::vector<Flow> StepNetwork::checkpoint_writes() const {
+  const CollectivePlan::CheckpointShare share =
+      plan_.checkpoint_share(assignment_.active_replicas());
+  const auto first =
+      static_cast<int>(std::find(assignment_.active.begin(), assignment_.active.end(), true) -
+                       assignment_.active.begin());
+  std::vector<Flow> flows;
+  for (int r = 0; r < plan_.ranks(); ++r) {
+    if (!assignment_.runs(plan_, r)) continue;
+    const double bytes = plan_.coordinates(r).d == first ? share.write_first : share.write_other;
+    if (bytes > 0) flows.push_back({host(r), platform_.file_system, bytes});
+  }
+  return flows;
+}
+
+std::vector<Flow> StepNetwork::checkpoint_reads() const {
+  const double bytes = plan_.checkpoint_share(assignment_.active_replicas()).read;
+  std::vector<Flow> flows;
+  for (int r = 0; r < plan_.ranks(); ++r) {
+    if (assignment_.runs(plan_, r) && bytes > 0)
+      flows.push_back({platform_.file_system, host(r), bytes});
+  }
+  return flows;
+}
+
+std::size_t StepNetwork::flows_per_step() const {
+  return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() + data_parallel_.flow_count();
+}
+
+std::size_t StepNetwork::phases_per_step() const {
+  return tensor_parallel_.phases.size() + pipeline_sends_.phases.size() +
+         data_parallel_.phases.size();
+}
+
+}  // namespace failsim::sim

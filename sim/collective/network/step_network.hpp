@@ -1,0 +1,74 @@
+// A step's communication on the cluster's network (docs/cluster.md, "Time model of a step"): the
+// plan's collectives made into flows between the ranks' accelerators, every group's at once so
+// that they share the links they cross. Three parts, each run on its own and timed:
+//   - tensor parallel: the step's all-reduces of every tensor-parallel group, aggregated into one
+//     ring all-reduce per group of all their bytes (tp_all_reduces_per_micro_batch x m of them,
+//     each paying its 2(tp - 1) latencies);
+//   - pipeline sends: one micro-batch's activations across every stage boundary of every chain;
+//   - data parallel: the plan's collectives in order (ZeRO's), every data-parallel group at
+//     once, as rings or hierarchically (all-reduces only; reduce-scatters and all-gathers are
+//     rings).
+// The job composes the step from these times (collective_job.hpp); checkpoint writes and reads
+// are flows between the ranks and the file system.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "sim/collective/job/assignment.hpp"
+#include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/collectives.hpp"
+#include "sim/scenario/collective/plan.hpp"
+
+namespace failsim::sim {
+
+/// Simulated seconds of a step's three communication parts.
+struct StepTimes {
+  double tensor_parallel = 0.0;  ///< the whole step's tensor-parallel all-reduces
+  double pipeline_send = 0.0;    ///< one micro-batch's send across every stage boundary
+  double data_parallel = 0.0;    ///< the step's data-parallel collectives, in order
+};
+
+class StepNetwork {
+ public:
+  /// The step of the full assignment (every replica on its own node).
+  StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
+              DataParallelAlgorithm algorithm);
+
+  /// Makes the step's flows those of `assignment`: the groups of the active replicas only (a
+  /// data-parallel group of one replica has nothing to send), each rank on its assigned node.
+  void assign(const Assignment& assignment);
+  const Assignment& assignment() const { return assignment_; }
+
+  /// Runs the three parts one after another from the calling actor, on the network as it is
+  /// (background flows share it), and returns their times; nullopt when `deadlines` stopped
+  /// them (the flows are cancelled, the clock is at that deadline).
+  std::optional<StepTimes> measure(const Deadlines& deadlines);
+
+  /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
+  /// the active replicas hold it (CollectivePlan::checkpoint_share).
+  std::vector<Flow> checkpoint_writes() const;
+  std::vector<Flow> checkpoint_reads() const;
+
+  /// Flows one step starts (all three parts).
+  std::size_t flows_per_step() const;
+  /// Phases of flows one step runs one after another (all three parts).
+  std::size_t phases_per_step() const;
+
+  /// The accelerator rank `rank` runs on under the current assignment.
+  simgrid::s4u::Host* host(int rank) const;
+  const ClusterPlatform& platform() const { return platform_; }
+
+ private:
+  std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
+
+  const CollectivePlan& plan_;
+  const ClusterPlatform& platform_;
+  DataParallelAlgorithm algorithm_;
+  Assignment assignment_;
+  Collective tensor_parallel_;
+  Collective pipeline_sends_;
+  Collective data_parallel_;
+};
+
+}  // namespace failsim::sim
