@@ -519,17 +519,42 @@ std::optional<TableFormat> parse_table_format(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target_accuracy) {
-  using V = std::optional<double>;
-  const auto count = [](std::int64_t RunMetrics::*field) {
-    return [field](const RunMetrics& r) -> V { return static_cast<double>(r.*field); };
-  };
-  const std::string target = fmt::format("{}", target_accuracy);
+namespace {
+using V = std::optional<double>;  // a column's value for one run; absent where it does not apply
 
-  // by_default: which configuration trained best (final accuracy, time to target), how fast
-  // training resumed (recovery time after each failure), how much work was lost (gradients lost
-  // with their workers, gradients rolled back by a recovery). docs/tables.md#columns.
-  std::vector<MetricColumn> columns;
+/// The three columns of the k-th server failure (0-based; named from 1): accuracy before it, the
+/// lowest accuracy after it and the time training took to recover.
+void add_failure_columns(std::vector<MetricColumn>& columns, std::size_t k) {
+  columns.push_back({.key = fmt::format("accuracy_before_failure_{}", k + 1),
+                     .header = fmt::format("accuracy before failure {}", k + 1),
+                     .unit = "fraction",
+                     .value = [k](const RunMetrics& r) -> V {
+                       if (k >= r.server_failures.size()) return std::nullopt;
+                       return r.server_failures[k].accuracy_before;
+                     }});
+  columns.push_back({.key = fmt::format("lowest_accuracy_after_failure_{}", k + 1),
+                     .header = fmt::format("lowest accuracy after failure {}", k + 1),
+                     .unit = "fraction",
+                     .value = [k](const RunMetrics& r) -> V {
+                       if (k >= r.server_failures.size()) return std::nullopt;
+                       return r.server_failures[k].lowest_after;
+                     }});
+  columns.push_back({.key = fmt::format("recovery_after_failure_{}_s", k + 1),
+                     .header = fmt::format("recovery time after failure {}", k + 1),
+                     .unit = "s",
+                     .show_count = true,
+                     .value = [k](const RunMetrics& r) -> V {
+                       if (k >= r.server_failures.size()) return std::nullopt;
+                       return r.server_failures[k].recovery;
+                     },
+                     .by_default = true});
+}
+
+/// How well a configuration trained and how it took its failures: final accuracy, the failure
+/// count, three columns for each of the first `failure_triples` server failures, the time to the
+/// target accuracy, the end time.
+void add_accuracy_columns(std::vector<MetricColumn>& columns, std::size_t failure_triples,
+                          const std::string& target) {
   columns.push_back({.key = "final_accuracy",
                      .header = "final accuracy",
                      .unit = "fraction",
@@ -540,31 +565,7 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
        .header = "failures",
        .value = [](const RunMetrics& r) -> V { return static_cast<double>(r.failures); },
        .in_table = false});
-  for (std::size_t k = 0; k < failure_triples; ++k) {
-    columns.push_back({.key = fmt::format("accuracy_before_failure_{}", k + 1),
-                       .header = fmt::format("accuracy before failure {}", k + 1),
-                       .unit = "fraction",
-                       .value = [k](const RunMetrics& r) -> V {
-                         if (k >= r.server_failures.size()) return std::nullopt;
-                         return r.server_failures[k].accuracy_before;
-                       }});
-    columns.push_back({.key = fmt::format("lowest_accuracy_after_failure_{}", k + 1),
-                       .header = fmt::format("lowest accuracy after failure {}", k + 1),
-                       .unit = "fraction",
-                       .value = [k](const RunMetrics& r) -> V {
-                         if (k >= r.server_failures.size()) return std::nullopt;
-                         return r.server_failures[k].lowest_after;
-                       }});
-    columns.push_back({.key = fmt::format("recovery_after_failure_{}_s", k + 1),
-                       .header = fmt::format("recovery time after failure {}", k + 1),
-                       .unit = "s",
-                       .show_count = true,
-                       .value = [k](const RunMetrics& r) -> V {
-                         if (k >= r.server_failures.size()) return std::nullopt;
-                         return r.server_failures[k].recovery;
-                       },
-                       .by_default = true});
-  }
+  for (std::size_t k = 0; k < failure_triples; ++k) add_failure_columns(columns, k);
   columns.push_back({.key = "time_to_target_s",
                      .header = "time to " + target,
                      .unit = "s",
@@ -576,6 +577,13 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                      .unit = "s",
                      .value = [](const RunMetrics& r) -> V { return r.end_time; },
                      .in_table = false});
+}
+
+/// The work done and lost: gradients and updates counted, idleness in outages.
+void add_work_columns(std::vector<MetricColumn>& columns) {
+  const auto count = [](std::int64_t RunMetrics::*field) {
+    return [field](const RunMetrics& r) -> V { return static_cast<double>(r.*field); };
+  };
   columns.push_back({.key = "gradients_computed",
                      .header = "gradients computed",
                      .value = count(&RunMetrics::gradients_computed)});
@@ -606,7 +614,11 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                      .header = "worker idle fraction in outages",
                      .unit = "fraction",
                      .value = [](const RunMetrics& r) { return r.idle_fraction; }});
-  // Collective runs (summary.collective, docs/tables.md#collective-runs).
+}
+
+/// Collective runs (summary.collective, docs/tables.md#collective-runs): ETTR, goodput, steps
+/// and the time by cause.
+void add_collective_columns(std::vector<MetricColumn>& columns) {
   const auto collective = [](auto f) {
     return [f](const RunMetrics& r) -> V {
       if (!r.collective) return std::nullopt;
@@ -680,6 +692,10 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                        }),
                        .collective = true});
   }
+}
+
+/// What a configuration cost (the scenario's prices, docs/cost-model.md).
+void add_cost_columns(std::vector<MetricColumn>& columns, const std::string& target) {
   columns.push_back({.key = "host_hours",
                      .header = "host-hours",
                      .unit = "h",
@@ -703,6 +719,19 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
                      .scale = 1e6,
                      .value = [](const RunMetrics& r) { return r.cost_per_useful_gradient_usd; },
                      .priced = true});
+}
+}  // namespace
+
+std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target_accuracy) {
+  const std::string target = fmt::format("{}", target_accuracy);
+  // by_default: which configuration trained best (final accuracy, time to target), how fast
+  // training resumed (recovery time after each failure), how much work was lost (gradients lost
+  // with their workers, gradients rolled back by a recovery). docs/tables.md#columns.
+  std::vector<MetricColumn> columns;
+  add_accuracy_columns(columns, failure_triples, target);
+  add_work_columns(columns);
+  add_collective_columns(columns);
+  add_cost_columns(columns, target);
   return columns;
 }
 

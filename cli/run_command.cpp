@@ -14,6 +14,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -243,12 +244,14 @@ int report(const sim::RunResult& result, const std::string& directory, const Run
   return result.status == sim::RunStatus::DEADLOCK ? RUN_FAILED : OK;
 }
 
-int run_scenario(RunOptions o) {
+/// Checks the options of the command line and puts the seed, the output and the settings into
+/// o.request; returns the number of math threads, or nullopt after printing what is wrong.
+std::optional<int> read_command_line(RunOptions& o) {
   o.request.seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_unsigned(o.seed);
   if (!o.seed.empty() && !o.request.seed) {
     fmt::print(stderr, "failsim run: --seed: expected an integer in [0, 2^64 - 1], found {}\n",
                o.seed);
-    return BAD_INPUT;
+    return std::nullopt;
   }
   const auto threads = o.threads.empty() ? std::optional<std::uint64_t>{static_cast<std::uint64_t>(
                                                sim::MathPool::hardware_threads())}
@@ -256,56 +259,29 @@ int run_scenario(RunOptions o) {
   if (!threads || *threads < 1 || *threads > MAX_THREADS) {
     fmt::print(stderr, "failsim run: --threads: expected an integer in [1, {}], found {}\n",
                MAX_THREADS, o.threads);
-    return BAD_INPUT;
+    return std::nullopt;
   }
   if (o.output && o.output->empty()) {
     fmt::print(stderr,
                "failsim run: -o/--output: expected a directory, found an empty string "
                "(leave -o out for the scenario's output.directory)\n");
-    return BAD_INPUT;
+    return std::nullopt;
   }
   o.request.output = o.output.value_or("");
   for (const std::string& text : o.settings) {
     const auto setting = input::parse_pointer_setting(text);
     if (!setting) {
       fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n", text);
-      return BAD_INPUT;
+      return std::nullopt;
     }
     o.request.settings.push_back(*setting);
   }
-  input::catch_interrupts();  // from here on, Ctrl-C ends the command with a message
-  sim::RunSet set;
-  try {
-    set = sim::load_run_set(o.request);
-  } catch (const input::InputError& e) {
-    return fail(e, BAD_INPUT);
-  } catch (const sim::RunRequestError& e) {
-    return fail(e, BAD_INPUT);
-  }
+  return static_cast<int>(*threads);
+}
 
-  // Every result directory must be writable before anything is simulated.
-  for (const std::string& directory : set.directories) {
-    try {
-      sim::check_result_directory(directory);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "failsim run: {}; nothing was simulated\n", e.what());
-      return OUTPUT_FAILED;
-    }
-  }
-
-  sim::RunOptions options;
-  options.threads = static_cast<int>(*threads);
-  options.simulate_every_step = o.every_step;
-  for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
-  for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
-  if (o.dry_run) {
-    try {
-      print_estimate(set, sim::check_run_set(set, options));
-    } catch (const input::InputError& e) {
-      return fail(e, BAD_INPUT);
-    }
-    return OK;
-  }
+/// Simulates the run set (with a progress line on a terminal), writes the result and prints the
+/// summary, then waits for this process's branches; returns the exit status.
+int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& o) {
   const bool progress = !o.quiet && isatty(fileno(stderr));
   if (progress) {
     options.on_progress = [stop = set.scenarios.front().stop](const sim::Progress& p) {
@@ -339,6 +315,45 @@ int run_scenario(RunOptions o) {
   const int branch_status = sim::wait_for_children(result.children);
   if (status == OK) status = branch_status;
   return status;
+}
+
+int run_scenario(RunOptions o) {
+  const std::optional<int> threads = read_command_line(o);
+  if (!threads) return BAD_INPUT;
+  input::catch_interrupts();  // from here on, Ctrl-C ends the command with a message
+  sim::RunSet set;
+  try {
+    set = sim::load_run_set(o.request);
+  } catch (const input::InputError& e) {
+    return fail(e, BAD_INPUT);
+  } catch (const sim::RunRequestError& e) {
+    return fail(e, BAD_INPUT);
+  }
+
+  // Every result directory must be writable before anything is simulated.
+  for (const std::string& directory : set.directories) {
+    try {
+      sim::check_result_directory(directory);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "failsim run: {}; nothing was simulated\n", e.what());
+      return OUTPUT_FAILED;
+    }
+  }
+
+  sim::RunOptions options;
+  options.threads = *threads;
+  options.simulate_every_step = o.every_step;
+  for (const auto& c : o.simgrid_cfg) options.simgrid_args.push_back("--cfg=" + c);
+  for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
+  if (o.dry_run) {
+    try {
+      print_estimate(set, sim::check_run_set(set, options));
+    } catch (const input::InputError& e) {
+      return fail(e, BAD_INPUT);
+    }
+    return OK;
+  }
+  return simulate(set, std::move(options), o);
 }
 }  // namespace
 

@@ -316,6 +316,161 @@ void sparse_row_sums(int rows, int len, const std::int32_t* begin, const std::in
   }
 }
 
+// ---- The phases of Cnn::conv_backward, one helper each. The per-filter and per-channel kernels
+// are forced inline, so the sample loop compiles as one function still; their pointers keep the
+// __restrict promises that loop makes (its scratch buffers are disjoint).
+
+constexpr int CI = Cnn::CONV1_FILTERS;  // conv2's input channels: one channel-last pixel
+
+/// One sample's image sizes in conv_backward.
+struct BackwardShape {
+  int c_in, h, w;            // the input's channels, height and width
+  int h2, w2;                // pool1's height and width
+  int pw1, pw2;              // the widths of the zero-padded input and pool1
+  std::ptrdiff_t padded_in;  // pixels of one zero-padded input channel
+  std::ptrdiff_t q;          // pixels of a pool1 image
+};
+
+/// conv2's weights from PyTorch's [32 x 16 x 9 taps] to channel-last [32 x 9 taps x 16]: one
+/// packet row per (filter, tap).
+void conv2_weights_channel_last(const float* w, float* wt) {
+  for (int c = 0; c < Cnn::CONV2_FILTERS; ++c) {
+    for (int ci = 0; ci < CI; ++ci) {
+      for (int t = 0; t < 9; ++t) wt[(c * 9 + t) * CI + ci] = w[(c * CI + ci) * 9 + t];
+    }
+  }
+}
+
+/// pool1 of sample s (channel-major, [16 x n x q]) into the interior of p1, channel-last and
+/// zero-padded: conv2's 3x3 patch at a pixel is then 3 rows of 3 whole pixels, 16 channels each.
+void pad_pool1_channel_last(const float* pool1, int n, int s, const BackwardShape& sh,
+                            float* __restrict p1) {
+  for (int ci = 0; ci < CI; ++ci) {
+    const float* src = pool1 + ci * n * sh.q + s * sh.q;
+    for (int y = 0; y < sh.h2; ++y) {
+      for (int xx = 0; xx < sh.w2; ++xx) {
+        p1[((y + 1) * sh.pw2 + xx + 1) * CI + ci] = src[y * sh.w2 + xx];
+      }
+    }
+  }
+}
+
+/// Sample s of the input x (NCHW) into the interiors of xpad, zero-padded per channel.
+void pad_input(const float* x, int s, const BackwardShape& sh, float* xpad) {
+  for (int cin = 0; cin < sh.c_in; ++cin) {
+    const float* src = x + (static_cast<std::ptrdiff_t>(s) * sh.c_in + cin) * sh.h * sh.w;
+    float* dst = xpad + cin * sh.padded_in;
+    for (int y = 0; y < sh.h; ++y) std::copy_n(src + y * sh.w, sh.w, dst + (y + 1) * sh.pw1 + 1);
+  }
+}
+
+/// pool2 and conv2 for one filter of one sample, over its p windows whose ReLU is on: the
+/// gradient g (d, from dL/dflat) reaches the winning pixel only (win, -1 where the ReLU is off),
+/// whose 3x3 patch gives dW += g * patch and whose inputs receive g * W. The patch's top-left
+/// corner in the padded pool1 p1 is the recorded winner. wc: the filter's channel-last weights,
+/// dw: their gradient (added to); dp1 receives dL/dpool1. Returns the sum of the gradients (the
+/// bias gradient's share). at and ag are scratch for the compacted winners.
+[[gnu::always_inline]] inline float conv2_filter_backward(
+    const std::int32_t* win, const float* d, int p, const float* wc, const float* __restrict p1,
+    float* __restrict dp1, int pw2, std::int32_t* __restrict at, float* __restrict ag, float* dw) {
+  using Eigen::internal::pload;
+  using Eigen::internal::pmadd;
+  using Eigen::internal::pset1;
+  using Eigen::internal::pstore;
+  using Packet = Eigen::internal::packet_traits<float>::type;
+  constexpr int L = Eigen::internal::packet_traits<float>::size;
+  constexpr int V = CI / L;  // packets per pixel
+  static_assert(CI % L == 0, "a channel-last pixel of pool1 is whole packets");
+  int count = 0;
+  for (int k = 0; k < p; ++k) {  // branch-free compaction: a winner is on or off at random
+    at[count] = win[k];
+    ag[count] = d[k];
+    count += win[k] >= 0;
+  }
+  Packet acc[9][V];
+  for (auto& tap : acc) {
+    for (Packet& v : tap) v = pset1<Packet>(0.0f);
+  }
+  float gsum = 0.0f;
+  for (int e = 0; e < count; ++e) {
+    gsum += ag[e];
+    const Packet g = pset1<Packet>(ag[e]);
+    const float* src = p1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
+    float* dst = dp1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
+    for (int ky = 0; ky < 3; ++ky) {
+      for (int kx = 0; kx < 3; ++kx) {
+        const int t = ky * 3 + kx;
+        const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(ky * pw2 + kx) * CI;
+        for (int v = 0; v < V; ++v) {
+          acc[t][v] = pmadd(g, pload<Packet>(src + off + v * L), acc[t][v]);
+          pstore(dst + off + v * L,
+                 pmadd(g, pload<Packet>(wc + t * CI + v * L), pload<Packet>(dst + off + v * L)));
+        }
+      }
+    }
+  }
+  for (int t = 0; t < 9; ++t) {
+    for (int v = 0; v < V; ++v) {
+      pstore(dw + t * CI + v * L,
+             Eigen::internal::padd(pload<Packet>(dw + t * CI + v * L), acc[t][v]));
+    }
+  }
+  return gsum;
+}
+
+/// pool1 and conv1 for channel ci of one sample: the same as conv2_filter_backward over conv1's
+/// windows (win), with the gradient from dp1 and the padded input image xpad; no gradient with
+/// respect to the image. dw: the channel's weight gradient [c_in x 9] (added to). Returns the sum
+/// of the gradients (the bias gradient's share).
+[[gnu::always_inline]] inline float conv1_channel_backward(
+    const std::int32_t* win, int ci, const float* __restrict dp1, const float* xpad,
+    const BackwardShape& sh, std::int32_t* __restrict at, float* __restrict ag, float* dw) {
+  int count = 0;
+  for (int y = 0; y < sh.h2; ++y) {
+    for (int xx = 0; xx < sh.w2; ++xx) {
+      const std::int32_t k = y * sh.w2 + xx;
+      at[count] = win[k];
+      ag[count] = dp1[((y + 1) * sh.pw2 + xx + 1) * CI + ci];
+      count += win[k] >= 0;
+    }
+  }
+  for (int cin = 0; cin < sh.c_in; ++cin) {
+    const float* img = xpad + cin * sh.padded_in;
+    float acc[9] = {};
+    for (int e = 0; e < count; ++e) {
+      const float* patch = img + at[e];
+      for (int ky = 0; ky < 3; ++ky) {
+        for (int kx = 0; kx < 3; ++kx) {
+          acc[ky * 3 + kx] = std::fma(ag[e], patch[ky * sh.pw1 + kx], acc[ky * 3 + kx]);
+        }
+      }
+    }
+    for (int t = 0; t < 9; ++t) dw[cin * 9 + t] += acc[t];
+  }
+  float gsum = 0.0f;
+  for (int e = 0; e < count; ++e) gsum += ag[e];
+  return gsum;
+}
+
+/// The convolutions' gradients back in PyTorch's layouts, written into grad (added to it when
+/// `accumulate`): dw2t channel-last [32 x 9 x 16], dw1 [16 x c_in x 9] already in order.
+void put_conv_gradients(const CnnLayout& layout, const float* dw2t, const float* db2,
+                        const float* dw1, const float* db1, int c_in, bool accumulate,
+                        float* grad) {
+  auto put = [accumulate](float& out, float value) { out = accumulate ? out + value : value; };
+  for (int c = 0; c < Cnn::CONV2_FILTERS; ++c) {
+    for (int ci = 0; ci < CI; ++ci) {
+      for (int t = 0; t < 9; ++t) {
+        put(grad[layout.conv2_w + (c * CI + ci) * 9 + t], dw2t[(c * 9 + t) * CI + ci]);
+      }
+    }
+    put(grad[layout.conv2_b + c], db2[c]);
+  }
+  const int k1 = c_in * 9;
+  for (int i = 0; i < CI * k1; ++i) put(grad[layout.conv1_w + i], dw1[i]);
+  for (int ci = 0; ci < CI; ++ci) put(grad[layout.conv1_b + ci], db1[ci]);
+}
+
 }  // namespace
 
 Cnn::Cnn(float dropout, int channels, int height, int width, int classes)
@@ -576,32 +731,20 @@ void Cnn::fc1_backward(const float* params, int n, float* grad, bool accumulate)
 }
 
 void Cnn::conv_backward(const float* params, const float* x, int n, float* grad, bool accumulate) {
-  using Eigen::internal::pload;
-  using Eigen::internal::pmadd;
-  using Eigen::internal::pset1;
-  using Eigen::internal::pstore;
-  using Packet = Eigen::internal::packet_traits<float>::type;
-  constexpr int L = Eigen::internal::packet_traits<float>::size;
-  constexpr int CI = CONV1_FILTERS;  // conv2's input channels: one channel-last pixel
-  constexpr int V = CI / L;          // packets per pixel
-  static_assert(CI % L == 0, "a channel-last pixel of pool1 is whole packets");
-  const int h = height_, w = width_, c_in = channels_;
-  const int h2 = h / 2, w2 = w / 2;
-  const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(h2) * w2;  // pixels of a pool1 image
-  const int p = (h / 4) * (w / 4);                                // windows of a pool2 image
+  const int h = height_, w = width_;
+  const BackwardShape sh{.c_in = channels_,
+                         .h = h,
+                         .w = w,
+                         .h2 = h / 2,
+                         .w2 = w / 2,
+                         .pw1 = w + 2,
+                         .pw2 = w / 2 + 2,
+                         .padded_in = static_cast<std::ptrdiff_t>(h + 2) * (w + 2),
+                         .q = static_cast<std::ptrdiff_t>(h / 2) * (w / 2)};
+  const int p = (h / 4) * (w / 4);  // windows of a pool2 image
   const int features = CONV2_FILTERS * p;
-  const int pw1 = w + 2, pw2 = w2 + 2;  // widths of the zero-padded images
-  const std::ptrdiff_t padded_in = static_cast<std::ptrdiff_t>(h + 2) * pw1;
 
-  // conv2's weights channel-last, [32 x 9 taps x 16]: one packet row per (filter, tap).
-  float* w2t = w2t_.data();
-  for (int c = 0; c < CONV2_FILTERS; ++c) {
-    for (int ci = 0; ci < CI; ++ci) {
-      for (int t = 0; t < 9; ++t) {
-        w2t[(c * 9 + t) * CI + ci] = params[layout_.conv2_w + (c * CI + ci) * 9 + t];
-      }
-    }
-  }
+  conv2_weights_channel_last(params + layout_.conv2_w, w2t_.data());
   std::fill(dw2t_.begin(), dw2t_.end(), 0.0f);
   std::fill(dw1_.begin(), dw1_.end(), 0.0f);
   float db1[CONV1_FILTERS] = {}, db2[CONV2_FILTERS] = {};
@@ -614,112 +757,20 @@ void Cnn::conv_backward(const float* params, const float* x, int n, float* grad,
   float* __restrict ag = active_g_.data();
 
   for (int s = 0; s < n; ++s) {
-    // pool1 of sample s, channel-last and zero-padded: conv2's 3x3 patch at a pixel is then
-    // 3 rows of 3 whole pixels, 16 channels each.
-    for (int ci = 0; ci < CI; ++ci) {
-      const float* src = pool1_.data() + ci * n * q + s * q;
-      for (int y = 0; y < h2; ++y) {
-        for (int xx = 0; xx < w2; ++xx) p1[((y + 1) * pw2 + xx + 1) * CI + ci] = src[y * w2 + xx];
-      }
-    }
+    pad_pool1_channel_last(pool1_.data(), n, s, sh, p1);
     std::fill(dp1_.begin(), dp1_.end(), 0.0f);
-
-    // pool2 and conv2, one filter at a time, over its windows whose ReLU is on: the gradient g
-    // reaches the winning pixel only, whose 3x3 patch gives dW += g * patch and whose inputs
-    // receive g * W. The patch's top-left corner in the padded pool1 is the recorded winner.
     for (int c = 0; c < CONV2_FILTERS; ++c) {
-      const std::int32_t* win = win2_.data() + s * features + c * p;
-      const float* d = dflat_.data() + s * features + c * p;
-      int count = 0;
-      for (int k = 0; k < p; ++k) {  // branch-free compaction: a winner is on or off at random
-        at[count] = win[k];
-        ag[count] = d[k];
-        count += win[k] >= 0;
-      }
-      Packet acc[9][V];
-      for (auto& tap : acc) {
-        for (Packet& v : tap) v = pset1<Packet>(0.0f);
-      }
-      float gsum = 0.0f;
-      const float* wc = w2t + c * 9 * CI;
-      for (int e = 0; e < count; ++e) {
-        gsum += ag[e];
-        const Packet g = pset1<Packet>(ag[e]);
-        const float* src = p1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
-        float* dst = dp1 + static_cast<std::ptrdiff_t>(at[e]) * CI;
-        for (int ky = 0; ky < 3; ++ky) {
-          for (int kx = 0; kx < 3; ++kx) {
-            const int t = ky * 3 + kx;
-            const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(ky * pw2 + kx) * CI;
-            for (int v = 0; v < V; ++v) {
-              acc[t][v] = pmadd(g, pload<Packet>(src + off + v * L), acc[t][v]);
-              pstore(dst + off + v * L, pmadd(g, pload<Packet>(wc + t * CI + v * L),
-                                              pload<Packet>(dst + off + v * L)));
-            }
-          }
-        }
-      }
-      float* dw = dw2t_.data() + c * 9 * CI;
-      for (int t = 0; t < 9; ++t) {
-        for (int v = 0; v < V; ++v) {
-          pstore(dw + t * CI + v * L,
-                 Eigen::internal::padd(pload<Packet>(dw + t * CI + v * L), acc[t][v]));
-        }
-      }
-      db2[c] += gsum;
+      db2[c] += conv2_filter_backward(
+          win2_.data() + s * features + c * p, dflat_.data() + s * features + c * p, p,
+          w2t_.data() + c * 9 * CI, p1, dp1, sh.pw2, at, ag, dw2t_.data() + c * 9 * CI);
     }
-
-    // pool1 and conv1 for sample s: the same over conv1's windows, with the padded input image;
-    // no gradient with respect to the image.
-    for (int cin = 0; cin < c_in; ++cin) {
-      const float* src = x + (static_cast<std::ptrdiff_t>(s) * c_in + cin) * h * w;
-      float* dst = xpad_.data() + cin * padded_in;
-      for (int y = 0; y < h; ++y) std::copy_n(src + y * w, w, dst + (y + 1) * pw1 + 1);
-    }
+    pad_input(x, s, sh, xpad_.data());
     for (int ci = 0; ci < CI; ++ci) {
-      const std::int32_t* win = win1_.data() + ci * n * q + s * q;
-      int count = 0;
-      for (int y = 0; y < h2; ++y) {
-        for (int xx = 0; xx < w2; ++xx) {
-          const std::int32_t k = y * w2 + xx;
-          at[count] = win[k];
-          ag[count] = dp1[((y + 1) * pw2 + xx + 1) * CI + ci];
-          count += win[k] >= 0;
-        }
-      }
-      for (int cin = 0; cin < c_in; ++cin) {
-        const float* img = xpad_.data() + cin * padded_in;
-        float acc[9] = {};
-        for (int e = 0; e < count; ++e) {
-          const float* patch = img + at[e];
-          for (int ky = 0; ky < 3; ++ky) {
-            for (int kx = 0; kx < 3; ++kx) {
-              acc[ky * 3 + kx] = std::fma(ag[e], patch[ky * pw1 + kx], acc[ky * 3 + kx]);
-            }
-          }
-        }
-        float* dw = dw1_.data() + (ci * c_in + cin) * 9;
-        for (int t = 0; t < 9; ++t) dw[t] += acc[t];
-      }
-      float gsum = 0.0f;
-      for (int e = 0; e < count; ++e) gsum += ag[e];
-      db1[ci] += gsum;
+      db1[ci] += conv1_channel_backward(win1_.data() + ci * n * sh.q + s * sh.q, ci, dp1,
+                                        xpad_.data(), sh, at, ag, dw1_.data() + ci * sh.c_in * 9);
     }
   }
-
-  // Back to PyTorch's layouts.
-  auto put = [accumulate](float& out, float value) { out = accumulate ? out + value : value; };
-  for (int c = 0; c < CONV2_FILTERS; ++c) {
-    for (int ci = 0; ci < CI; ++ci) {
-      for (int t = 0; t < 9; ++t) {
-        put(grad[layout_.conv2_w + (c * CI + ci) * 9 + t], dw2t_[(c * 9 + t) * CI + ci]);
-      }
-    }
-    put(grad[layout_.conv2_b + c], db2[c]);
-  }
-  const int k1 = c_in * 9;
-  for (int i = 0; i < CI * k1; ++i) put(grad[layout_.conv1_w + i], dw1_[i]);
-  for (int ci = 0; ci < CI; ++ci) put(grad[layout_.conv1_b + ci], db1[ci]);
+  put_conv_gradients(layout_, dw2t_.data(), db2, dw1_.data(), db1, sh.c_in, accumulate, grad);
 }
 
 void Cnn::conv1_group(const float* params, const float* x, int s0, int g) {

@@ -132,48 +132,44 @@ std::string written_unit(const std::string& text) {
 /// The leading number of a quantity string as written ("100ms" -> 100).
 double written_number(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
 
-std::vector<json> read_range(const ObjectReader& r) {
-  const JsonLocation& where = r.location();
-  const std::string expected_bound =
-      "a number, or a quantity with a unit such as \"10s\", \"2GB\", \"10Gbps\", \"1Gf\"";
-  const json& from = r.require("from", expected_bound);
-  const json& to = r.require("to", expected_bound);
-  const json& step = r.require("step", expected_bound);
+/// A range of plain numbers. Integers stay integers (a worker count must be one) and need no
+/// drift check.
+std::vector<json> read_number_range(const ObjectReader& r, const json& from, const json& to,
+                                    const json& step) {
+  for (const auto& [key, v] : {std::pair<const char*, const json*>{"to", &to}, {"step", &step}}) {
+    if (!v->is_number()) r.at(key).fail("a number, like 'from'", describe_found(*v));
+  }
   std::vector<json> values;
-
-  if (from.is_number()) {
-    for (const auto& [key, v] : {std::pair<const char*, const json*>{"to", &to}, {"step", &step}}) {
-      if (!v->is_number()) r.at(key).fail("a number, like 'from'", describe_found(*v));
+  if (from.is_number_integer() && to.is_number_integer() && step.is_number_integer()) {
+    const std::int64_t lo = read_integer(from, r.at("from"), std::numeric_limits<int>::min(),
+                                         std::numeric_limits<int>::max());
+    const std::int64_t hi = read_integer(to, r.at("to"), lo, std::numeric_limits<int>::max());
+    const std::int64_t by = read_integer(step, r.at("step"), 1, std::numeric_limits<int>::max());
+    if ((hi - lo) % by != 0) {
+      r.at("to").fail(fmt::format("'from' plus a whole number of steps, e.g. {} or {}",
+                                  lo + (hi - lo) / by * by, lo + ((hi - lo) / by + 1) * by),
+                      describe_found(to));
     }
-    if (from.is_number_integer() && to.is_number_integer() && step.is_number_integer()) {
-      // Integers stay integers (a worker count must be one) and need no drift check.
-      const std::int64_t lo = read_integer(from, r.at("from"), std::numeric_limits<int>::min(),
-                                           std::numeric_limits<int>::max());
-      const std::int64_t hi = read_integer(to, r.at("to"), lo, std::numeric_limits<int>::max());
-      const std::int64_t by = read_integer(step, r.at("step"), 1, std::numeric_limits<int>::max());
-      if ((hi - lo) % by != 0) {
-        r.at("to").fail(fmt::format("'from' plus a whole number of steps, e.g. {} or {}",
-                                    lo + (hi - lo) / by * by, lo + ((hi - lo) / by + 1) * by),
-                        describe_found(to));
-      }
-      if (static_cast<std::size_t>((hi - lo) / by) + 1 > MAX_VALUES) {
-        r.at("step").fail(fmt::format("a step giving at most {} values", MAX_VALUES),
-                          fmt::format("{} ({} values)", by, (hi - lo) / by + 1));
-      }
-      for (std::int64_t x = lo; x <= hi; x += by) values.emplace_back(x);
-      return values;
+    if (static_cast<std::size_t>((hi - lo) / by) + 1 > MAX_VALUES) {
+      r.at("step").fail(fmt::format("a step giving at most {} values", MAX_VALUES),
+                        fmt::format("{} ({} values)", by, (hi - lo) / by + 1));
     }
-    const double lo = read_number(from, r.at("from"), Interval{});
-    const double hi = read_number(to, r.at("to"), Interval{lo, Interval{}.hi, false, true});
-    const double by = read_number(step, r.at("step"), Interval::positive());
-    for (double x : range_numbers(lo, hi, by, where, "")) values.emplace_back(x);
+    for (std::int64_t x = lo; x <= hi; x += by) values.emplace_back(x);
     return values;
   }
+  const double lo = read_number(from, r.at("from"), Interval{});
+  const double hi = read_number(to, r.at("to"), Interval{lo, Interval{}.hi, false, true});
+  const double by = read_number(step, r.at("step"), Interval::positive());
+  for (double x : range_numbers(lo, hi, by, r.location(), "")) values.emplace_back(x);
+  return values;
+}
 
-  if (!from.is_string()) r.at("from").fail(expected_bound, describe_found(from));
+/// The one kind of quantity that 'from', 'to' and 'step' all parse as (the first of several:
+/// "1Gf" is a speed and an amount of flops); fails naming the first bound that shares none.
+Quantity range_kind(const ObjectReader& r, const json& from, const json& to, const json& step,
+                    const std::string& expected_bound) {
   std::string why;
-  const std::string from_text = from.get<std::string>();
-  const std::vector<Quantity> from_kinds = kinds_of(from_text, &why);
+  const std::vector<Quantity> from_kinds = kinds_of(from.get<std::string>(), &why);
   if (from_kinds.empty()) r.at("from").fail(expected_bound, why);
   std::vector<Quantity> kinds = from_kinds;
   for (const auto& [key, v] : {std::pair<const char*, const json*>{"to", &to}, {"step", &step}}) {
@@ -192,7 +188,14 @@ std::vector<json> read_range(const ObjectReader& r) {
     }
     kinds = common;
   }
-  const Quantity kind = kinds.front();
+  return kinds.front();
+}
+
+/// A range of quantities with units ("100ms" to "1s" by "100ms"), as strings.
+std::vector<json> read_quantity_range(const ObjectReader& r, const json& from, const json& to,
+                                      const json& step, const std::string& expected_bound) {
+  const Quantity kind = range_kind(r, from, to, step, expected_bound);
+  const std::string from_text = from.get<std::string>();
   const double lo = parse_quantity(from_text, kind, Sign::NON_NEGATIVE, r.at("from"));
   const double hi = parse_quantity(to.get<std::string>(), kind, Sign::NON_NEGATIVE, r.at("to"));
   const double by = parse_quantity(step.get<std::string>(), kind, Sign::POSITIVE, r.at("step"));
@@ -210,11 +213,75 @@ std::vector<json> read_range(const ObjectReader& r) {
     b = hi;
     c = by;
   }
-  for (double x : range_numbers(a, b, c, where, unit)) values.emplace_back(short_number(x) + unit);
+  std::vector<json> values;
+  for (double x : range_numbers(a, b, c, r.location(), unit)) {
+    values.emplace_back(short_number(x) + unit);
+  }
   return values;
 }
 
+/// A "range" {from, to, step}: plain numbers, or quantities with units.
+std::vector<json> read_range(const ObjectReader& r) {
+  const std::string expected_bound =
+      "a number, or a quantity with a unit such as \"10s\", \"2GB\", \"10Gbps\", \"1Gf\"";
+  const json& from = r.require("from", expected_bound);
+  const json& to = r.require("to", expected_bound);
+  const json& step = r.require("step", expected_bound);
+  if (from.is_number()) return read_number_range(r, from, to, step);
+  if (!from.is_string()) r.at("from").fail(expected_bound, describe_found(from));
+  return read_quantity_range(r, from, to, step, expected_bound);
+}
+
 // ---- vary entries -------------------------------------------------------------------------
+
+/// The varied path's values: its list ("values") or its range ("range"), one of the two.
+std::vector<json> read_values(const ObjectReader& r) {
+  const json* values = r.find("values");
+  const json* range = r.find("range");
+  if (values != nullptr && range != nullptr) {
+    r.at("range").fail("either 'values' or 'range', not both", describe_found(*range));
+  }
+  if (values == nullptr && range == nullptr) {
+    r.at("values").fail("a list of values, or a 'range' instead (one of the two is required)",
+                        "nothing");
+  }
+  if (range != nullptr) return read_range(r.object("range", {"from", "to", "step"}));
+  std::vector<json> list = r.list("values", 1, "values of the field (any JSON)",
+                                  [](const json& v, const JsonLocation&) { return v; });
+  if (list.size() > MAX_VALUES) {
+    r.at("values").fail(fmt::format("at most {} values", MAX_VALUES),
+                        fmt::format("{} values", list.size()));
+  }
+  return list;
+}
+
+/// "names": one distinct name per value, for values whose text makes a poor name (a list of
+/// events, an object).
+std::vector<std::string> read_value_names(const ObjectReader& r, std::size_t values) {
+  std::vector<std::string> names = r.list(
+      "names", 1, "names of the values, one per value", [](const json& v, const JsonLocation& at) {
+        if (!v.is_string() || !sim::is_valid_name(v.get<std::string>())) {
+          at.fail(
+              "a name of letters, digits, '.', '_' and '-', not starting with '.' "
+              "or '-' (it names the points in place of the value)",
+              describe_found(v));
+        }
+        return v.get<std::string>();
+      });
+  if (names.size() != values) {
+    r.at("names").fail(fmt::format("one name per value ({})", values),
+                       fmt::format("{} names", names.size()));
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (names[i] == names[j]) {
+        r.at("names").child(i).fail("distinct names (each one names a point)",
+                                    fmt::format("\"{}\" twice (names {} and {})", names[i], j, i));
+      }
+    }
+  }
+  return names;
+}
 
 VariedPath read_varied_path(const ObjectReader& r) {
   VariedPath p;
@@ -241,55 +308,13 @@ VariedPath read_varied_path(const ObjectReader& r) {
         "the points)",
         describe_found(*r.find("label")));
   }
-  const json* values = r.find("values");
-  const json* range = r.find("range");
-  if (values != nullptr && range != nullptr) {
-    r.at("range").fail("either 'values' or 'range', not both", describe_found(*range));
-  }
-  if (values == nullptr && range == nullptr) {
-    r.at("values").fail("a list of values, or a 'range' instead (one of the two is required)",
-                        "nothing");
-  }
-  if (values != nullptr) {
-    p.values = r.list("values", 1, "values of the field (any JSON)",
-                      [](const json& v, const JsonLocation&) { return v; });
-    if (p.values.size() > MAX_VALUES) {
-      r.at("values").fail(fmt::format("at most {} values", MAX_VALUES),
-                          fmt::format("{} values", p.values.size()));
-    }
-  } else {
-    p.values = read_range(r.object("range", {"from", "to", "step"}));
-  }
-  if (r.has("names")) {
-    // For values whose text makes a poor name: a list of events, an object.
-    p.names = r.list("names", 1, "names of the values, one per value",
-                     [](const json& v, const JsonLocation& at) {
-                       if (!v.is_string() || !sim::is_valid_name(v.get<std::string>())) {
-                         at.fail(
-                             "a name of letters, digits, '.', '_' and '-', not starting with '.' "
-                             "or '-' (it names the points in place of the value)",
-                             describe_found(v));
-                       }
-                       return v.get<std::string>();
-                     });
-    if (p.names.size() != p.values.size()) {
-      r.at("names").fail(fmt::format("one name per value ({})", p.values.size()),
-                         fmt::format("{} names", p.names.size()));
-    }
-    for (std::size_t i = 0; i < p.names.size(); ++i) {
-      for (std::size_t j = 0; j < i; ++j) {
-        if (p.names[i] == p.names[j]) {
-          r.at("names").child(i).fail(
-              "distinct names (each one names a point)",
-              fmt::format("\"{}\" twice (names {} and {})", p.names[i], j, i));
-        }
-      }
-    }
-  }
+  p.values = read_values(r);
+  if (r.has("names")) p.names = read_value_names(r, p.values.size());
+  // Checked after the names: of two mistakes, the one in the names is reported.
   for (std::size_t i = 0; i < p.values.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (p.values[i] == p.values[j]) {
-        const JsonLocation at = values != nullptr ? r.at("values").child(i) : r.at("range");
+        const JsonLocation at = r.has("values") ? r.at("values").child(i) : r.at("range");
         at.fail(fmt::format("distinct values (each one is a point of the sweep)"),
                 fmt::format("{} twice (values {} and {})", describe_found(p.values[i]), j, i));
       }
@@ -446,20 +471,11 @@ Sweep load_sweep(const std::string& path) {
   return parse_sweep(parse_json_text(read_input_file(path, "a readable sweep file"), path), path);
 }
 
-SweepPlan expand_sweep(const Sweep& sweep) {
-  SweepPlan plan;
-  plan.name = sweep.name;
-  std::vector<const VariedPath*> all_paths;
-  for (const VaryEntry& entry : sweep.vary) {
-    for (const VariedPath& p : entry.paths) {
-      plan.paths.push_back(p.pointer);
-      plan.labels.push_back(p.label);
-      all_paths.push_back(&p);
-    }
-  }
-  for (const BaseScenario& base : sweep.scenarios) plan.bases.push_back(base.written);
+namespace {
 
-  // Points per base: the product of the entries' lengths, each entry limited to MAX_VALUES.
+/// Points per base: the product of the entries' lengths, each entry limited to MAX_VALUES. Fails
+/// when the sweep would make more than MAX_RUNS runs.
+std::size_t points_per_base(const Sweep& sweep) {
   std::size_t grid = 1;
   for (const VaryEntry& entry : sweep.vary) {
     grid *= entry.size();
@@ -473,89 +489,97 @@ SweepPlan expand_sweep(const Sweep& sweep) {
         fmt::format("at most {} runs (scenarios x values x seeds)", MAX_RUNS),
         fmt::format("{} runs", total));
   }
+  return grid;
+}
 
-  std::map<std::string, std::size_t> ids;
-  for (std::size_t b = 0; b < sweep.scenarios.size(); ++b) {
-    const BaseScenario& base = sweep.scenarios[b];
-    const JsonLocation base_where = JsonLocation{sweep.file, ""}.child("scenarios").child(b);
-    const json* name = base.doc.is_object() ? &base.doc : nullptr;
-    if (name != nullptr) {
-      auto it = base.doc.find("name");
-      name = it != base.doc.end() && it->is_string() ? &*it : nullptr;
-    }
-    if (name == nullptr) {
-      // The scenario's own error (no name, not an object) says what is wrong with it.
-      try {
-        sim::parse_scenario(base.doc, base.path);
-      } catch (const InputError& e) {
-        base_where.fail("a valid scenario file", describe_found(base.written) + ": " + e.what());
-      }
-    }
-    for (std::size_t g = 0; g < grid; ++g) {
-      SweepPoint point;
-      point.index = plan.points.size();
-      point.base = b;
-      json doc = base.doc;
-      std::string id = name != nullptr ? name->get<std::string>() : std::string();
-      // Mixed radix, the first entry most significant: it varies slowest.
-      std::vector<std::size_t> choice(sweep.vary.size());
-      std::size_t rest = g;
-      for (std::size_t k = sweep.vary.size(); k-- > 0;) {
-        choice[k] = rest % sweep.vary[k].size();
-        rest /= sweep.vary[k].size();
-      }
-      for (std::size_t k = 0; k < sweep.vary.size(); ++k) {
-        for (const VariedPath& p : sweep.vary[k].paths) {
-          const json& value = p.values[choice[k]];
-          const std::string problem = set_at_pointer(doc, p.pointer, value);
-          if (!problem.empty()) {
-            JsonLocation{sweep.file, p.where + "/path"}.fail(
-                "a path of every base scenario: all but its last step must exist there",
-                fmt::format("{} in {} ({})", describe_found(p.pointer), base.path, problem));
-          }
-          point.values.push_back(value);
-          id += "_" + p.label + "-" +
-                (p.names.empty() ? name_safe(value_text(value)) : p.names[choice[k]]);
-        }
-      }
-      doc["name"] = id;
-      try {
-        const sim::Scenario scenario = sim::parse_scenario(doc, base.path);
-        point.wall = sim::estimate_wall_time(sim::resolve(scenario, base.path));
-        if (!scenario.output.timeseries) {
-          JsonLocation{base.path, "/output/timeseries"}.fail(
-              "true in a sweep (runs.csv and the table read timeseries.csv)", "false");
-        }
-        point.scenario = sim::to_json(scenario);
-        point.scenario_seed = scenario.seed;
-      } catch (const InputError& e) {
-        // Blame the vary entry whose path holds (or contains) the bad field, if any.
-        std::string where = base_where.pointer;
-        for (const VariedPath* p : all_paths) {
-          if (is_under(e.json_path(), p->pointer) || is_under(p->pointer, e.json_path())) {
-            where = p->where;
-            break;
-          }
-        }
-        const std::string with =
-            plan.paths.empty() ? "" : " with " + settings_text(plan.paths, point.values);
-        JsonLocation{sweep.file, where}.fail(
-            "values that make a valid scenario of every point",
-            fmt::format("point {} ({}{}) invalid: {}", point.index, base.path, with, e.what()));
-      }
-      const auto [it, fresh] = ids.emplace(id, point.index);
-      if (!fresh) {
-        const SweepPoint& other = plan.points[it->second];
-        JsonLocation{sweep.file, sweep.vary.empty() ? base_where.pointer : "/vary"}.fail(
-            "points with distinct names (base scenario names and values that differ in a name)",
-            fmt::format("\"{}\" for point {} ({}) and point {} ({})", id, other.index,
-                        plan.bases[other.base], point.index, base.written));
-      }
-      point.id = id;
-      plan.points.push_back(std::move(point));
+/// The base scenario's "name", which its points' names begin with. A base without one as a
+/// string fails with the scenario's own error (no name, not an object) if it has one, else null.
+const json* base_name(const BaseScenario& base, const JsonLocation& base_where) {
+  const json* name = base.doc.is_object() ? &base.doc : nullptr;
+  if (name != nullptr) {
+    auto it = base.doc.find("name");
+    name = it != base.doc.end() && it->is_string() ? &*it : nullptr;
+  }
+  if (name == nullptr) {
+    // The scenario's own error (no name, not an object) says what is wrong with it.
+    try {
+      sim::parse_scenario(base.doc, base.path);
+    } catch (const InputError& e) {
+      base_where.fail("a valid scenario file", describe_found(base.written) + ": " + e.what());
     }
   }
+  return name;
+}
 
+/// Point g's scenario document: the base with the g-th combination of values set. Fills
+/// point.values and point.id (the base's name, then "_<label>-<value>" per varied path).
+json point_document(const Sweep& sweep, const BaseScenario& base, const json* name, std::size_t g,
+                    SweepPoint& point) {
+  json doc = base.doc;
+  std::string id = name != nullptr ? name->get<std::string>() : std::string();
+  // Mixed radix, the first entry most significant: it varies slowest.
+  std::vector<std::size_t> choice(sweep.vary.size());
+  std::size_t rest = g;
+  for (std::size_t k = sweep.vary.size(); k-- > 0;) {
+    choice[k] = rest % sweep.vary[k].size();
+    rest /= sweep.vary[k].size();
+  }
+  for (std::size_t k = 0; k < sweep.vary.size(); ++k) {
+    for (const VariedPath& p : sweep.vary[k].paths) {
+      const json& value = p.values[choice[k]];
+      const std::string problem = set_at_pointer(doc, p.pointer, value);
+      if (!problem.empty()) {
+        JsonLocation{sweep.file, p.where + "/path"}.fail(
+            "a path of every base scenario: all but its last step must exist there",
+            fmt::format("{} in {} ({})", describe_found(p.pointer), base.path, problem));
+      }
+      point.values.push_back(value);
+      id += "_" + p.label + "-" +
+            (p.names.empty() ? name_safe(value_text(value)) : p.names[choice[k]]);
+    }
+  }
+  doc["name"] = id;
+  point.id = id;
+  return doc;
+}
+
+/// The place in the sweep file to blame for an error at `json_path` of a point's scenario: the
+/// first varied path that holds (or contains) the bad field, else `fallback`.
+std::string blamed_place(const Sweep& sweep, const std::string& json_path,
+                         const std::string& fallback) {
+  for (const VaryEntry& entry : sweep.vary) {
+    for (const VariedPath& p : entry.paths) {
+      if (is_under(json_path, p.pointer) || is_under(p.pointer, json_path)) return p.where;
+    }
+  }
+  return fallback;
+}
+
+/// Reads and resolves the point's scenario into point.scenario, point.scenario_seed and
+/// point.wall; an invalid one fails, blaming the vary entry that made it so (blamed_place).
+void resolve_point(const Sweep& sweep, const SweepPlan& plan, const std::string& base_pointer,
+                   const json& doc, SweepPoint& point) {
+  const BaseScenario& base = sweep.scenarios[point.base];
+  try {
+    const sim::Scenario scenario = sim::parse_scenario(doc, base.path);
+    point.wall = sim::estimate_wall_time(sim::resolve(scenario, base.path));
+    if (!scenario.output.timeseries) {
+      JsonLocation{base.path, "/output/timeseries"}.fail(
+          "true in a sweep (runs.csv and the table read timeseries.csv)", "false");
+    }
+    point.scenario = sim::to_json(scenario);
+    point.scenario_seed = scenario.seed;
+  } catch (const InputError& e) {
+    const std::string with =
+        plan.paths.empty() ? "" : " with " + settings_text(plan.paths, point.values);
+    JsonLocation{sweep.file, blamed_place(sweep, e.json_path(), base_pointer)}.fail(
+        "values that make a valid scenario of every point",
+        fmt::format("point {} ({}{}) invalid: {}", point.index, base.path, with, e.what()));
+  }
+}
+
+/// The plan's runs: each point with each of the sweep's seeds, or with its own seed.
+void add_runs(const Sweep& sweep, SweepPlan& plan) {
   for (const SweepPoint& point : plan.points) {
     const std::vector<std::uint64_t> point_seeds =
         sweep.seeds ? *sweep.seeds : std::vector<std::uint64_t>{point.scenario_seed};
@@ -568,6 +592,45 @@ SweepPlan expand_sweep(const Sweep& sweep) {
       plan.runs.push_back(std::move(run));
     }
   }
+}
+
+}  // namespace
+
+SweepPlan expand_sweep(const Sweep& sweep) {
+  SweepPlan plan;
+  plan.name = sweep.name;
+  for (const VaryEntry& entry : sweep.vary) {
+    for (const VariedPath& p : entry.paths) {
+      plan.paths.push_back(p.pointer);
+      plan.labels.push_back(p.label);
+    }
+  }
+  for (const BaseScenario& base : sweep.scenarios) plan.bases.push_back(base.written);
+  const std::size_t grid = points_per_base(sweep);
+
+  std::map<std::string, std::size_t> ids;
+  for (std::size_t b = 0; b < sweep.scenarios.size(); ++b) {
+    const BaseScenario& base = sweep.scenarios[b];
+    const JsonLocation base_where = JsonLocation{sweep.file, ""}.child("scenarios").child(b);
+    const json* name = base_name(base, base_where);
+    for (std::size_t g = 0; g < grid; ++g) {
+      SweepPoint point;
+      point.index = plan.points.size();
+      point.base = b;
+      const json doc = point_document(sweep, base, name, g, point);
+      resolve_point(sweep, plan, base_where.pointer, doc, point);
+      const auto [it, fresh] = ids.emplace(point.id, point.index);
+      if (!fresh) {
+        const SweepPoint& other = plan.points[it->second];
+        JsonLocation{sweep.file, sweep.vary.empty() ? base_where.pointer : "/vary"}.fail(
+            "points with distinct names (base scenario names and values that differ in a name)",
+            fmt::format("\"{}\" for point {} ({}) and point {} ({})", point.id, other.index,
+                        plan.bases[other.base], point.index, base.written));
+      }
+      plan.points.push_back(std::move(point));
+    }
+  }
+  add_runs(sweep, plan);
   return plan;
 }
 

@@ -339,119 +339,169 @@ RunOutcome finish_run(const SweepDirectory& dir, const SweepRun& run, int wait_s
   return outcome;
 }
 
-std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
-                     const std::vector<std::size_t>& pending, const PoolOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const auto seconds_since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  const std::string exe = self_executable();
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// run_pool's loop and its state: the children running, the counts the progress line shows,
+/// whether an interrupt is stopping the pool.
+class Pool {
+ public:
+  Pool(const SweepPlan& plan, const SweepDirectory& dir, const std::vector<std::size_t>& pending,
+       const PoolOptions& options)
+      : plan_(plan),
+        dir_(dir),
+        pending_(pending),
+        options_(options),
+        show_progress_(options.terminal && !options.quiet) {}
+
+  /// Runs every pending run; returns how many failed. Throws input::Interrupted after an
+  /// interrupt, once the running children have ended.
+  std::size_t run() {
+    while ((next_ < pending_.size() && !stopping_) || !running_.empty()) {
+      stop_runs();
+      start_runs();
+      if (show_progress_ && !stopping_) progress_line();
+      if (running_.empty()) continue;
+      int status = 0;
+      const pid_t pid = wait_for_one(status);
+      if (pid > 0) reap(pid, status);
+    }
+    if (stopping_) {
+      clear_line();
+      throw input::Interrupted(input::caught_interrupt(),
+                               fmt::format("with {} of {} runs done",
+                                           options_.done_before + completed_, options_.total));
+    }
+    if (show_progress_) {
+      progress_line();
+      fmt::print(stderr, "\n");
+    }
+    return failed_;
+  }
+
+ private:
   struct Running {
     std::size_t run;
     std::vector<std::string> command;
     Clock::time_point started;
   };
-  std::map<pid_t, Running> running;
-  std::size_t next = 0, finished = 0, failed = 0;
-  bool line_shown = false;
 
-  const auto progress_line = [&] {
-    const double elapsed = seconds_since(start);
-    const std::size_t remaining = pending.size() - finished;
+  void progress_line() {
+    const double elapsed = seconds_since(start_);
+    const std::size_t remaining = pending_.size() - finished_;
     std::string eta = "estimating time left";
-    if (finished > 0) {
-      eta = "about " + minutes(elapsed / double(finished) * double(remaining)) + " left";
+    if (finished_ > 0) {
+      eta = "about " + minutes(elapsed / double(finished_) * double(remaining)) + " left";
     }
-    // \x1b[K erases what a longer line before it left (on a terminal only: show_progress).
+    // \x1b[K erases what a longer line before it left (on a terminal only: show_progress_).
     fmt::print(stderr, "\r\x1b[K  {}/{} runs done, {} failed, {} elapsed, {}",
-               options.done_before + finished, options.total, failed, minutes(elapsed), eta);
+               options_.done_before + finished_, options_.total, failed_, minutes(elapsed), eta);
     std::fflush(stderr);
-    line_shown = true;
-  };
-  const auto clear_line = [&] {
-    if (line_shown) fmt::print(stderr, "\r\x1b[K");
-    line_shown = false;
-  };
-  const bool show_progress = options.terminal && !options.quiet;
+    line_shown_ = true;
+  }
 
-  // Ctrl-C or SIGTERM (input/interrupt.hpp): no run is started after it, the running ones are
-  // asked to stop (SIGTERM), and what they leave is cleaned as for a failed run, so the sweep
-  // resumes exactly where it stopped.
-  bool stopping = false;
-  std::size_t completed = 0;
-  const auto stop_runs = [&] {
-    if (stopping || input::caught_interrupt() == 0) return;
-    stopping = true;
-    for (const auto& [pid, r] : running) kill(pid, SIGTERM);
-  };
-  while ((next < pending.size() && !stopping) || !running.empty()) {
-    stop_runs();
-    while (!stopping && running.size() < options.jobs && next < pending.size()) {
-      const SweepRun& run = plan.runs[pending[next++]];
+  void clear_line() {
+    if (line_shown_) fmt::print(stderr, "\r\x1b[K");
+    line_shown_ = false;
+  }
+
+  /// Ctrl-C or SIGTERM (input/interrupt.hpp): no run is started after it, the running ones are
+  /// asked to stop (SIGTERM), and what they leave is cleaned as for a failed run, so the sweep
+  /// resumes exactly where it stopped.
+  void stop_runs() {
+    if (stopping_ || input::caught_interrupt() == 0) return;
+    stopping_ = true;
+    for (const auto& [pid, r] : running_) kill(pid, SIGTERM);
+  }
+
+  /// Starts pending runs until options_.jobs children run (none once stopping).
+  void start_runs() {
+    while (!stopping_ && running_.size() < options_.jobs && next_ < pending_.size()) {
+      const SweepRun& run = plan_.runs[pending_[next_++]];
       std::error_code ec;
-      fs::create_directories(dir.result_dir(run).parent_path(), ec);
+      fs::create_directories(dir_.result_dir(run).parent_path(), ec);
       if (ec) {
         throw std::runtime_error(fmt::format("{}: cannot create directory: {}",
-                                             dir.result_dir(run).parent_path().string(),
+                                             dir_.result_dir(run).parent_path().string(),
                                              ec.message()));
       }
-      Running r{run.index, run_command(exe, plan, dir, run, options.threads), Clock::now()};
-      const pid_t pid = start_run(r.command, dir.stderr_file(run));
-      running.emplace(pid, std::move(r));
+      Running r{run.index, run_command(exe_, plan_, dir_, run, options_.threads), Clock::now()};
+      const pid_t pid = start_run(r.command, dir_.stderr_file(run));
+      running_.emplace(pid, std::move(r));
     }
-    if (show_progress && !stopping) progress_line();
-    if (running.empty()) continue;
+  }
 
-    int status = 0;
+  /// The next child that ended and its wait status, or 0 when none did for now (a poll that
+  /// ended to redraw the progress line, a signal).
+  pid_t wait_for_one(int& status) {
     pid_t pid = 0;
-    if (show_progress) {
+    if (show_progress_) {
       // Poll, so the elapsed time and the estimate tick while runs are long.
       const auto last_draw = Clock::now();
       while ((pid = waitpid(-1, &status, WNOHANG)) == 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (seconds_since(last_draw) >= 1.0 || (input::caught_interrupt() && !stopping)) break;
+        if (seconds_since(last_draw) >= 1.0 || (input::caught_interrupt() && !stopping_)) break;
       }
-      if (pid == 0) continue;
+      if (pid == 0) return 0;
     } else {
       pid = waitpid(-1, &status, 0);
     }
     if (pid < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) return 0;
       throw std::runtime_error(fmt::format("lost the runs' processes ({})", std::strerror(errno)));
     }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;  // not a run of ours
+    return pid;
+  }
+
+  /// Finishes the run of child `pid` (if it is one of ours) and reports it: a failure always, a
+  /// success on its own line when no progress line is drawn.
+  void reap(pid_t pid, int status) {
+    const auto it = running_.find(pid);
+    if (it == running_.end()) return;  // not a run of ours
     const Running done = std::move(it->second);
-    running.erase(it);
-    const SweepRun& run = plan.runs[done.run];
-    const RunOutcome outcome = finish_run(dir, run, status);
-    ++finished;
-    if (outcome.complete) ++completed;
-    if (stopping) continue;  // ended by the interrupt: not a failure to report
+    running_.erase(it);
+    const SweepRun& run = plan_.runs[done.run];
+    const RunOutcome outcome = finish_run(dir_, run, status);
+    ++finished_;
+    if (outcome.complete) ++completed_;
+    if (stopping_) return;  // ended by the interrupt: not a failure to report
     if (outcome.failed) {
-      ++failed;
+      ++failed_;
       clear_line();
       fmt::print(stderr, "failsim sweep: run {} ({} seed {}) failed: {}{}\n  command: {}\n{}",
-                 run.index, plan.points[run.point].id, run.seed, outcome.status,
+                 run.index, plan_.points[run.point].id, run.seed, outcome.status,
                  outcome.complete ? " (its result directory is kept: " + run.directory + ")" : "",
                  shell_quoted(done.command), outcome.stderr_tail);
-    } else if (!options.quiet && !options.terminal) {
-      fmt::print(stderr, "  {}/{} done: {} ({:.1f} s)\n", options.done_before + finished,
-                 options.total, run.directory, seconds_since(done.started));
+    } else if (!options_.quiet && !options_.terminal) {
+      fmt::print(stderr, "  {}/{} done: {} ({:.1f} s)\n", options_.done_before + finished_,
+                 options_.total, run.directory, seconds_since(done.started));
     }
   }
-  if (stopping) {
-    clear_line();
-    throw input::Interrupted(
-        input::caught_interrupt(),
-        fmt::format("with {} of {} runs done", options.done_before + completed, options.total));
-  }
-  if (show_progress) {
-    progress_line();
-    fmt::print(stderr, "\n");
-  }
-  return failed;
+
+  const SweepPlan& plan_;
+  const SweepDirectory& dir_;
+  const std::vector<std::size_t>& pending_;
+  const PoolOptions& options_;
+  const bool show_progress_;
+  const Clock::time_point start_ = Clock::now();
+  const std::string exe_ = self_executable();
+  std::map<pid_t, Running> running_;
+  std::size_t next_ = 0, finished_ = 0, failed_ = 0;
+  std::size_t completed_ = 0;  // of the finished runs, those whose result directory is in place
+  bool line_shown_ = false;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+std::size_t run_pool(const SweepPlan& plan, const SweepDirectory& dir,
+                     const std::vector<std::size_t>& pending, const PoolOptions& options) {
+  return Pool(plan, dir, pending, options).run();
 }
 
 }  // namespace failsim::sweep
