@@ -1,4 +1,4 @@
-// A collective job's evaluations and the stop they make (docs/cluster.md, "Evaluations"):
+// A collective job's evaluations and the stop they make (docs/scenario-format.md, evaluation):
 // evaluation k happens at k x evaluation.interval, on the parameters of that time; a target
 // accuracy reached or a non-finite loss ends the run. Between updates the parameters do not
 // change, so the stop an evaluation will make is known as soon as they change: the job's waits

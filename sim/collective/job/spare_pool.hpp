@@ -1,4 +1,4 @@
-// The spare pool of a collective job (docs/cluster.md, "Spare pools"): the platform nodes up and
+// The spare pool of a collective job (docs/cluster.md, "Spare pool"): the platform nodes up and
 // mapped by no plan node (the platform's spares, and nodes a spare replaced once they are
 // repaired). The job moves a down node's ranks to a spare while it waits for its nodes; the pool
 // tells when one of its down nodes comes back and how many node-seconds it stood idle.
