@@ -2,18 +2,30 @@
 // restart takes a spare instead of waiting for a failed node's repair; with the pool empty it
 // waits, for the failed node or for a node of the pool to come back, whichever is first (a
 // repaired node returns to the pool); a spare failing while idle is only marked down; the
-// pool's idle node-hours. Each run is a child process (tests/sim_harness.hpp).
+// pool's idle node-hours. Each run is a child process (tests/sim_harness.hpp); the pool's own
+// bookkeeping (spare_pool.hpp) is also worked out engine-free.
 //
 // The platform of tests/tiny_cluster.hpp plus one spare: nodes 0 and 1 run the job (2
 // accelerators of 1 Gflop/s each), node 2 is the spare; every link 1 GB/s without latency, all
 // three under one leaf switch; dp 4, a checkpoint after every 5th step.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "sim/collective/job/spare_pool.hpp"
 #include "sim_harness.hpp"
 #include "tiny_cluster.hpp"
 
+using failsim::sim::Assignment;
+using failsim::sim::ClusterTarget;
+using failsim::sim::CollectiveCounts;
+using failsim::sim::NodeStates;
+using failsim::sim::Recorder;
+using failsim::sim::Scenario;
+using failsim::sim::SparePool;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::near;
@@ -116,4 +128,59 @@ TEST_CASE("A spare failing while idle is only marked down", "[spares]") {
   CHECK(c["samples"]["kept"].get<double>() == 40.0);
   // The pool's idle time: the spare before its failure only.
   CHECK(c["spares"]["pool_node_hours"].get<double>() * 3600.0 == near(0.001));
+}
+
+TEST_CASE("The pool by hand: a spare up takes a down node's place, its idle node-seconds",
+          "[spares]") {
+  // Plan nodes 0 and 1, spare 2 (engine-free: NodeStates and SparePool take the time).
+  // Node 1 fails at 1 s for 2 s, node 0 at 4 s for 1 s, node 2 at 4.5 s for good.
+  Scenario s;
+  s.collective.platform.nodes = 2;
+  s.collective.platform.spares = 1;
+  s.collective.failures.events = {{ClusterTarget::NODE, 1, 1.0, 2.0},
+                                  {ClusterTarget::NODE, 0, 4.0, 1.0},
+                                  {ClusterTarget::NODE, 2, 4.5, std::nullopt}};
+  NodeStates nodes(s, 3);
+  Recorder recorder;
+  CollectiveCounts counts;
+  SparePool pool(nodes, recorder, counts);
+  Assignment a;
+  a.node = {0, 1};
+  pool.map(a, 0.0);
+  const std::vector<char> in_use{1, 1, 1};
+  const auto take = [&](double now) {
+    while (nodes.take_due(now)) {
+    }
+  };
+
+  take(0.5);
+  CHECK(nodes.events_injected() == std::vector<bool>{false, false, false});
+  CHECK(pool.back(0.5) == INFINITY);
+  // At 1 s: node 1 down until 3 s (its host memory lost); the spare takes its ranks.
+  take(1.0);
+  CHECK_FALSE(nodes.up(1, 2.9));
+  CHECK(nodes.up(1, 3.0));
+  CHECK(nodes.host_memory_lost_at(1) == 1.0);
+  CHECK(nodes.host_memory_lost_at(0) == -INFINITY);
+  CHECK(pool.swap_in(a, in_use, 1.0) == 1);
+  CHECK(a.node == std::vector<int>{0, 2});
+  pool.map(a, 1.0);
+  CHECK(pool.back(1.5) == 3.0);  // node 1, now in the pool
+  // At 4 s: node 0 down; node 1 (repaired, in the pool) is the lowest-numbered node up.
+  take(4.0);
+  CHECK(pool.swap_in(a, in_use, 4.0) == 1);
+  CHECK(a.node == std::vector<int>{1, 2});
+  pool.map(a, 4.0);
+  // At 4.5 s: node 2 down for good, and the pool's only node (0) down until 5 s: no swap.
+  take(4.5);
+  CHECK(nodes.back(2) == INFINITY);
+  CHECK(pool.swap_in(a, in_use, 4.5) == 0);
+  CHECK(a.node == std::vector<int>{1, 2});
+  CHECK(pool.back(4.5) == 5.0);
+  CHECK(nodes.events_injected() == std::vector<bool>{true, true, true});
+  CHECK(counts.spare_swaps == 2);
+  CHECK(recorder.events().size() == 2);
+  // Idle by 6 s (up and mapped by no plan node): node 2 over [0, 1), node 1 over [3, 4), node 0
+  // over [5, 6).
+  CHECK(pool.node_seconds(6.0) == 3.0);
 }

@@ -21,25 +21,17 @@ double timing_precision() { return simgrid::config::get_value<double>("surf/prec
 
 std::string node_name(int n) { return "node-" + std::to_string(n); }
 
+/// Platform nodes: the plan's, then any spares.
+int platform_nodes(const StepNetwork& network) {
+  return static_cast<int>(network.platform().accelerators.size() /
+                          static_cast<std::size_t>(network.platform().accelerators_per_node));
+}
+
 /// The platform without its spares: an idle spare's slow spells slow no step (stragglers are
 /// drawn for the job's nodes).
 ClusterPlatformConfig job_nodes_only(ClusterPlatformConfig platform) {
   platform.spares = 0;
   return platform;
-}
-
-/// Length of the union of `spans` clipped to [0, end).
-double covered(std::vector<std::pair<double, double>> spans, double end) {
-  std::sort(spans.begin(), spans.end());
-  double total = 0.0;
-  double reach = 0.0;
-  for (auto [begin, finish] : spans) {
-    begin = std::max(begin, reach);
-    finish = std::min(finish, end);
-    if (finish > begin) total += finish - begin;
-    reach = std::max(reach, std::min(finish, end));
-  }
-  return total;
 }
 }  // namespace
 
@@ -53,17 +45,12 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       training_(training),
       recorder_(recorder),
       options_(std::move(options)),
-      schedule_(scenario.collective.failures, scenario.collective.platform, scenario.seed),
+      nodes_(scenario, platform_nodes(network)),
       stragglers_(scenario.collective.failures, job_nodes_only(scenario.collective.platform),
                   scenario.seed),
       recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
-      down_until_(network.platform().accelerators.size() /
-                      static_cast<std::size_t>(network.platform().accelerators_per_node),
-                  0.0),
-      memory_lost_at_(down_until_.size(), -NEVER),
-      events_injected_(scenario.collective.failures.events.size(), false) {
-  down_spans_.resize(down_until_.size());
-  mapped_spans_.resize(down_until_.size());
+      spares_(nodes_, recorder, counts_),
+      evaluations_(scenario, math, training, recorder, options_.on_evaluation) {
   reassign(network.assignment());
 }
 
@@ -72,15 +59,15 @@ CollectiveJob::~CollectiveJob() = default;
 double CollectiveJob::now() const { return sg4::Engine::get_clock(); }
 
 double CollectiveJob::deadline() const {
-  const Outage* next = schedule_.next();
+  const Outage* next = nodes_.next_outage();
   double d = next != nullptr ? next->at : NEVER;
   d = std::min(d, scenario_.stop.time.value_or(NEVER));
-  return std::min(d, stop_at_);
+  return std::min(d, stop_at());
 }
 
 Interrupt CollectiveJob::interrupt_at_deadline() const {
-  const Outage* next = schedule_.next();
-  const double stop = std::min(scenario_.stop.time.value_or(NEVER), stop_at_);
+  const Outage* next = nodes_.next_outage();
+  const double stop = std::min(scenario_.stop.time.value_or(NEVER), stop_at());
   // A failure at the very moment of the stop does not happen: the run is over.
   if (next != nullptr && next->at < stop) return Interrupt::FAILURE;
   return Interrupt::STOP;
@@ -150,47 +137,27 @@ Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
 Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause cause,
                                   const std::string& what) {
   const bool idle = !recovery_->network_busy();
-  std::shared_ptr<const FlowShape> shape;
+  MeasuredTimes::Transfer known;
   if (idle) {
-    for (const Transfer& t : transfers_) {
-      if (t.what == what && t.assignment == assignment_)
-        return sleep_until(now() + t.seconds, cause);
-    }
-    // Another assignment whose flows have the same shape (e.g. a spare in a failed node's place:
-    // the same file-system links, the spare's NIC for the failed node's) takes the same time.
-    shape = std::make_shared<const FlowShape>(shape_of(flows));
-    for (const Transfer& t : transfers_) {
-      if (t.what == what && *t.shape == *shape) {
-        const double seconds = t.seconds;
-        transfers_.push_back({what, assignment_, seconds, t.shape});
-        return sleep_until(now() + seconds, cause);
-      }
-    }
+    known = measured_.transfer(what, assignment_, flows);
+    if (known.seconds) return sleep_until(now() + *known.seconds, cause);
   }
   const double start = now();
   FAILSIM_VERBOSE("{} of {} flows simulated{}", what, flows.size(), idle ? "" : " (network busy)");
   FlowSet set(flows);
   const Interrupt i = wait(set, cause);
-  if (i == Interrupt::NONE && idle) transfers_.push_back({what, assignment_, now() - start, shape});
+  if (i == Interrupt::NONE && idle)
+    measured_.add_transfer(what, assignment_, now() - start, known.shape);
   return i;
 }
 
 // ---- Steps ------------------------------------------------------------------------------------
 
 void CollectiveJob::reassign(const Assignment& assignment) {
-  // The mapped spans of the nodes that leave the job end now, those of the nodes that come in
-  // begin now.
-  std::vector<char> mapped(down_until_.size(), 0);
-  for (int n : assignment.node) mapped[static_cast<std::size_t>(n)] = 1;
-  for (std::size_t n = 0; n < mapped_spans_.size(); ++n) {
-    auto& spans = mapped_spans_[n];
-    const bool open = !spans.empty() && std::isinf(spans.back().second);
-    if (open && mapped[n] == 0) spans.back().second = now();
-    if (!open && mapped[n] != 0) spans.emplace_back(now(), NEVER);
-  }
+  spares_.map(assignment, now());
   assignment_ = assignment;
   network_.assign(assignment);
-  node_in_use_.assign(down_until_.size(), 0);
+  node_in_use_.assign(static_cast<std::size_t>(nodes_.size()), 0);
   for (int n : assignment.nodes_in_use(plan_)) node_in_use_[static_cast<std::size_t>(n)] = 1;
 }
 
@@ -199,23 +166,11 @@ bool CollectiveJob::in_use(const Outage& o) const {
                      [&](int n) { return node_in_use_[static_cast<std::size_t>(n)] != 0; });
 }
 
-const StepTimes* CollectiveJob::clean_times() const {
-  // The flows depend on which replicas run, where, and on the data-parallel collectives a design
-  // asks for; not on the streams they take.
-  for (const auto& [a, times] : clean_) {
-    if (a.active == assignment_.active && a.node == assignment_.node &&
-        a.data_parallel == assignment_.data_parallel)
-      return &times;
-  }
-  return nullptr;
-}
-
 void CollectiveJob::set_clean_times(const StepTimes& times) {
   // Measured on the idle network (no background write): what the flows take then they take
   // whenever it is idle again under the same assignment, so later steps reuse these times
   // (RunOptions can ask for every step to be simulated instead: the results are the same).
-  clean_.emplace_back(assignment_, times);
-  if (clean_.size() > 1) return;
+  if (!measured_.add_step(assignment_, times)) return;
   // The first: the full assignment's, the nominal step the summary reports.
   counts_.tensor_parallel_seconds = times.tensor_parallel;
   counts_.pipeline_send_seconds = times.pipeline_send;
@@ -289,7 +244,7 @@ Interrupt CollectiveJob::step() {
 void CollectiveJob::complete_step(double end, double nominal, const StepLength& length,
                                   const StepLength& with_stragglers) {
   // The step completed: its update is applied.
-  evaluate_through(end);
+  evaluations_.through(end);
   const std::vector<int>& streams = assignment_.streams;
   recovery_->apply_update(*this);
   ++version_;
@@ -300,7 +255,7 @@ void CollectiveJob::complete_step(double end, double nominal, const StepLength& 
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
   recorder_.update_applied(end, "job");
-  parameters_changed();
+  evaluations_.parameters_changed();
 }
 
 std::int64_t CollectiveJob::quiet_steps() {
@@ -344,43 +299,39 @@ std::int64_t CollectiveJob::quiet_steps() {
 
 bool CollectiveJob::take_due_outages() {
   bool hit = false;
-  while (schedule_.next() != nullptr && schedule_.next()->at <= now()) {
-    Outage o = schedule_.take();
-    if (o.event) events_injected_[*o.event] = true;
-    for (int n : o.nodes) {
-      auto& until = down_until_[static_cast<std::size_t>(n)];
-      until = std::max(until, o.back);
-      if (o.host_memory_lost) memory_lost_at_[static_cast<std::size_t>(n)] = o.at;
-      down_spans_[static_cast<std::size_t>(n)].emplace_back(o.at, o.back);
-    }
+  while (std::optional<Outage> o = nodes_.take_due(now())) {
     ++counts_.failures;
-    nlohmann::json details{{"target", to_string(o.target)},
-                           {"index", o.index},
-                           {"nodes", o.nodes},
-                           {"down_for", std::isinf(o.back) ? nlohmann::json("forever")
-                                                           : nlohmann::json(o.back - o.at)}};
-    if (!o.cause.empty()) details["cause"] = o.cause;
-    recorder_.event(o.at, EventType::FAILURE, node_name(o.nodes.front()), details);
-    FAILSIM_INFO("{} {} failed at {:.3f} s ({} nodes)", to_string(o.target), o.index, o.at,
-                 o.nodes.size());
-    if (!in_use(o)) continue;
+    record(*o);
+    if (!in_use(*o)) continue;
     hit = true;
     if (!failure_) failure_ = std::move(o);
   }
   return hit;
 }
 
+void CollectiveJob::record(const Outage& o) {
+  nlohmann::json details{
+      {"target", to_string(o.target)},
+      {"index", o.index},
+      {"nodes", o.nodes},
+      {"down_for", std::isinf(o.back) ? nlohmann::json("forever") : nlohmann::json(o.back - o.at)}};
+  if (!o.cause.empty()) details["cause"] = o.cause;
+  recorder_.event(o.at, EventType::FAILURE, node_name(o.nodes.front()), details);
+  FAILSIM_INFO("{} {} failed at {:.3f} s ({} nodes)", to_string(o.target), o.index, o.at,
+               o.nodes.size());
+}
+
 bool CollectiveJob::nodes_up() const {
-  for (std::size_t n = 0; n < down_until_.size(); ++n) {
-    if (node_in_use_[n] != 0 && down_until_[n] > now()) return false;
+  for (int n = 0; n < nodes_.size(); ++n) {
+    if (node_in_use_[static_cast<std::size_t>(n)] != 0 && nodes_.back(n) > now()) return false;
   }
   return true;
 }
 
 double CollectiveJob::nodes_back() const {
   double back = 0.0;
-  for (std::size_t n = 0; n < down_until_.size(); ++n) {
-    if (node_in_use_[n] != 0) back = std::max(back, down_until_[n]);
+  for (int n = 0; n < nodes_.size(); ++n) {
+    if (node_in_use_[static_cast<std::size_t>(n)] != 0) back = std::max(back, nodes_.back(n));
   }
   return back;
 }
@@ -410,7 +361,7 @@ bool CollectiveJob::detect() {
   recorder_.event(now(), EventType::DETECTED, node_name(failure_->nodes.front()),
                   {{"after", now() - failed_at}});
   recorder_.training_stalled(failed_at);
-  evaluate_through(now());
+  evaluations_.through(now());
   return true;
 }
 
@@ -426,71 +377,32 @@ void CollectiveJob::roll_back_to(std::int64_t version,
   }
   version_ = version;
   if (math_ != nullptr) math_->restore(*state);
-  parameters_changed();
+  evaluations_.parameters_changed();
 }
 
 int CollectiveJob::swap_in_spares() {
-  std::vector<char> mapped(down_until_.size(), 0);
-  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
   Assignment a = assignment_;
-  int swapped = 0;
-  for (std::size_t p = 0; p < a.node.size(); ++p) {
-    const int failed = a.node[p];
-    if (node_in_use_[static_cast<std::size_t>(failed)] == 0 || node_up(failed)) continue;
-    int spare = 0;
-    while (spare < platform_nodes() &&
-           (mapped[static_cast<std::size_t>(spare)] != 0 || !node_up(spare))) {
-      ++spare;
-    }
-    if (spare == platform_nodes()) break;  // the pool is empty (or all of it down)
-    a.node[p] = spare;
-    mapped[static_cast<std::size_t>(spare)] = 1;
-    mapped[static_cast<std::size_t>(failed)] = 0;  // back in the pool once repaired
-    ++swapped;
-    ++counts_.spare_swaps;
-    recorder_.event(now(), EventType::PROMOTED, node_name(spare),
-                    {{"replaces", node_name(failed)}, {"plan_node", p}});
-  }
+  const int swapped = spares_.swap_in(a, node_in_use_, now());
   if (swapped > 0) reassign(a);
   return swapped;
-}
-
-double CollectiveJob::pool_back() const {
-  std::vector<char> mapped(down_until_.size(), 0);
-  for (int n : assignment_.node) mapped[static_cast<std::size_t>(n)] = 1;
-  double back = NEVER;
-  for (std::size_t n = 0; n < down_until_.size(); ++n) {
-    if (mapped[n] == 0 && down_until_[n] > now()) back = std::min(back, down_until_[n]);
-  }
-  return back;
-}
-
-double CollectiveJob::pool_node_seconds(double end) const {
-  double idle = 0.0;
-  for (std::size_t n = 0; n < down_until_.size(); ++n) {
-    std::vector<std::pair<double, double>> busy = down_spans_[n];
-    busy.insert(busy.end(), mapped_spans_[n].begin(), mapped_spans_[n].end());
-    idle += end - covered(std::move(busy), end);
-  }
-  return idle;
 }
 
 Interrupt CollectiveJob::wait_for_nodes() {
   swap_in_spares();
   while (!nodes_up()) {
-    if (std::isinf(nodes_back()) && std::isinf(pool_back())) {
+    if (std::isinf(nodes_back()) && std::isinf(spares_.back(now()))) {
       recorder_.event(now(), EventType::HOST_LOST, "job",
                       {{"reason", "a node is down for good and there is no spare"}});
-      if (std::isinf(std::min(scenario_.stop.time.value_or(NEVER), stop_at_))) {
+      if (std::isinf(std::min(scenario_.stop.time.value_or(NEVER), stop_at()))) {
         // The job can never restart (later failures and repairs do not bring this node back)
         // and no stop time will come: the run ends here.
-        stop_at_ = now();
-        stop_at_reason_ = "nodes_lost";
+        evaluations_.stop_at(now(), "nodes_lost");
         return Interrupt::STOP;
       }
     }
     // Until the failed nodes are back, or a node of the pool is (it takes their place).
-    const Interrupt i = sleep_until(std::min(nodes_back(), pool_back()), TimeCause::REPAIR_WAIT);
+    const Interrupt i =
+        sleep_until(std::min(nodes_back(), spares_.back(now())), TimeCause::REPAIR_WAIT);
     if (i == Interrupt::STOP) return i;
     take_due_outages();
     swap_in_spares();
@@ -510,50 +422,7 @@ Interrupt CollectiveJob::restart_processes() {
   return i;
 }
 
-// ---- Evaluations and the stop -----------------------------------------------------------------
-
-void CollectiveJob::evaluate_through(double t) {
-  if (training_ == nullptr) return;
-  const EvaluationConfig& eval = scenario_.evaluation;
-  if (eval.interval <= 0) return;
-  // Evaluation k happens at k x interval exactly; the parameters have not changed since the
-  // last update or rollback, so measuring them now gives what was measured then.
-  while (true) {
-    const double at = static_cast<double>(evaluations_done_) * eval.interval;
-    if (at > t || at >= scenario_.stop.time.value_or(NEVER) || at > stop_at_) break;
-    const models::EvalResult r = training_->evaluate(math_->parameters(), eval.test_subset);
-    EvalRecord record;
-    record.time = at;
-    record.version = math_->version();
-    record.test_accuracy = r.accuracy;
-    record.test_loss = r.loss;
-    record.test_samples = r.samples;
-    recorder_.evaluation(record);
-    if (options_.on_evaluation) options_.on_evaluation(record);
-    ++evaluations_done_;
-    // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
-    if (!std::isfinite(r.loss) && stop_at_reason_ != "target_accuracy") {
-      stop_at_ = std::min(stop_at_, t);
-      stop_at_reason_ = "diverged";
-    }
-  }
-}
-
-void CollectiveJob::parameters_changed() {
-  // Would the next scheduled evaluation stop the run at a target accuracy? It sees these
-  // parameters (nothing else changes them before it), so the stop's time is known now.
-  const StopConfig& stop = scenario_.stop;
-  if (training_ == nullptr || scenario_.evaluation.interval <= 0 || !stop.target_accuracy) return;
-  if (stop_at_reason_ == "diverged") return;  // already ending
-  const double next = static_cast<double>(evaluations_done_) * scenario_.evaluation.interval;
-  const models::EvalResult r =
-      training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);
-  stop_at_ = NEVER;
-  if (std::isfinite(r.loss) && r.accuracy >= *stop.target_accuracy) {
-    stop_at_ = next;
-    stop_at_reason_ = "target_accuracy";
-  }
-}
+// ---- The stop ---------------------------------------------------------------------------------
 
 void CollectiveJob::stop(const std::string& reason) {
   stop_reason_ = reason;
@@ -584,8 +453,8 @@ void CollectiveJob::operator()() {
       continue;
     }
     // The stop came first (of the step, the detection or the recovery).
-    evaluate_through(now());
-    stop(now() >= stop_at_ ? stop_at_reason_ : "time");
+    evaluations_.through(now());
+    stop(now() >= stop_at() ? evaluations_.stop_reason() : "time");
     break;
   }
   recovery_->finish(*this);

@@ -5,7 +5,9 @@
 // together so that they share the links for real, and its computation is the plan's time at the
 // ranks' speed. The failures are data known in advance (failure_schedule.hpp), so every wait ends
 // at the next failure's time when it comes first. Every simulated second goes to one cause of the
-// time ledger (time_ledger.hpp).
+// time ledger (time_ledger.hpp). The job is the step loop and its waits; it composes the nodes'
+// state (node_states.hpp), the spare pool (spare_pool.hpp), the times measured on the idle network
+// (measured_times.hpp) and the evaluations with the stop they make (evaluations.hpp).
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,12 @@
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/evaluations.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
+#include "sim/collective/job/measured_times.hpp"
+#include "sim/collective/job/node_states.hpp"
 #include "sim/collective/job/replica_math.hpp"
+#include "sim/collective/job/spare_pool.hpp"
 #include "sim/collective/job/straggler_schedule.hpp"
 #include "sim/collective/job/time_ledger.hpp"
 #include "sim/collective/network/flows.hpp"
@@ -55,7 +61,9 @@ class CollectiveJob {
   const std::string& stop_reason() const { return stop_reason_; }
   std::int64_t version() const { return version_; }
   /// Which of failures.events the run reached (the others are recorded as not injected).
-  const std::vector<bool>& events_injected() const { return events_injected_; }
+  const std::vector<bool>& events_injected() const { return nodes_.events_injected(); }
+  /// Node-seconds of the spare pool by `end` (SparePool::node_seconds).
+  double pool_node_seconds(double end) const { return spares_.node_seconds(end); }
 
   // ---- What the recovery designs (recovery.hpp) work with -----------------------------------
   const Scenario& scenario() const { return scenario_; }
@@ -74,14 +82,8 @@ class CollectiveJob {
   /// From the next step on, the job runs as `assignment` says: its step is measured again
   /// (once per assignment), and only failures of its nodes stop it.
   void reassign(const Assignment& assignment);
-  /// Platform nodes (the plan's, then any spares).
-  int platform_nodes() const { return static_cast<int>(down_until_.size()); }
-  /// Whether platform node `n` is up now; when it comes back (infinity: never).
-  bool node_up(int n) const { return down_until_[static_cast<std::size_t>(n)] <= now(); }
-  double node_back(int n) const { return down_until_[static_cast<std::size_t>(n)]; }
-  /// When platform node `n` last lost its host memory (an outage with host_memory_lost), or
-  /// -infinity: a copy kept there since survives.
-  double host_memory_lost_at(int n) const { return memory_lost_at_[static_cast<std::size_t>(n)]; }
+  /// The platform nodes: which are down until when, when each last lost its host memory.
+  const NodeStates& nodes() const { return nodes_; }
 
   double now() const;
   /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
@@ -104,21 +106,12 @@ class CollectiveJob {
   /// the stop. STOP when the stop came first. A down node's ranks move to a spare first when
   /// the pool has one up (swap_in_spares), at once and whenever one comes back meanwhile.
   Interrupt wait_for_nodes();
-  /// Moves the ranks of every down node in use to a spare: a platform node up and mapped by no
-  /// plan node (the pool: the platform's spares, and nodes a spare replaced once they are
-  /// repaired), the lowest-numbered first. Returns how many nodes it replaced.
-  int swap_in_spares();
-  /// Node-seconds of the pool by `end`: platform nodes up and mapped by no plan node (paid for,
-  /// idle).
-  double pool_node_seconds(double end) const;
   /// A job restart: the scheduler's delay, process start and the communicators' initialisation
   /// (restart). FAILURE when a node failed meanwhile (the restart is lost: wait again).
   Interrupt restart_processes();
   /// Training goes back to `version` (the parameters of `state`, none in a time-only run): the
   /// steps after it become lost work.
   void roll_back_to(std::int64_t version, const std::optional<ReplicaMath::State>& state);
-  /// Evaluations scheduled up to `t`, at the parameters of their time.
-  void evaluate_through(double t);
 
  private:
   /// The end of the current wait: the next failure, the stop time, or a stop an evaluation
@@ -154,7 +147,7 @@ class CollectiveJob {
                      const StepLength& with_stragglers);
   /// The step's communication times on the idle network under the current assignment, once
   /// measured.
-  const StepTimes* clean_times() const;
+  const StepTimes* clean_times() const { return measured_.step(assignment_); }
   void set_clean_times(const StepTimes& times);
   StepLength step_seconds(const StepTimes& t, double slowdown) const;
   /// Whether an outage hits a node the assignment uses.
@@ -164,11 +157,13 @@ class CollectiveJob {
   bool detect();
   bool nodes_up() const;
   double nodes_back() const;
-  /// When the first down node of the pool comes back (infinity: none will).
-  double pool_back() const;
-
-  /// The stop an evaluation of the current parameters would make.
-  void parameters_changed();
+  /// Moves the ranks of every down node in use to a spare (SparePool::swap_in). Returns how
+  /// many nodes it replaced.
+  int swap_in_spares();
+  /// Records an outage taken (its event and log line).
+  void record(const Outage& o);
+  /// The stop known ahead: an evaluation's, or the job's own (nodes lost for good).
+  double stop_at() const { return evaluations_.stop_at(); }
   void stop(const std::string& reason);
 
   const Scenario& scenario_;
@@ -178,38 +173,21 @@ class CollectiveJob {
   TrainingMath* training_;
   Recorder& recorder_;
   Options options_;
-  FailureSchedule schedule_;
+  NodeStates nodes_;
   StragglerSchedule stragglers_;
   TimeLedger ledger_;
   CollectiveCounts counts_;
   std::unique_ptr<CollectiveRecovery> recovery_;
+  SparePool spares_;
+  MeasuredTimes measured_;
+  Evaluations evaluations_;
 
   std::int64_t version_ = 0;
   double incarnation_start_ = 0.0;  // when the running processes started (heartbeats count from it)
   Assignment assignment_;
   std::vector<char> node_in_use_;  // per platform node, under assignment_
-  // The idle network's step times, per assignment measured (few: the full one and the few a
-  // design moves between).
-  std::vector<std::pair<Assignment, StepTimes>> clean_;
-  struct Transfer {
-    std::string what;
-    Assignment assignment;
-    double seconds;
-    std::shared_ptr<const FlowShape> shape;  // of its flows
-  };
-  std::vector<Transfer> transfers_;     // measured on the idle network
-  std::vector<double> down_until_;      // per platform node
-  std::vector<double> memory_lost_at_;  // per platform node
-  // Per platform node: when it was down and when a plan node mapped it ([begin, end) each,
-  // the last end infinity while it lasts), for pool_node_seconds.
-  std::vector<std::vector<std::pair<double, double>>> down_spans_;
-  std::vector<std::vector<std::pair<double, double>>> mapped_spans_;
   std::optional<Outage> failure_;  // the outage that stopped the job, until it recovers
-  std::int64_t evaluations_done_ = 0;
-  double stop_at_ = std::numeric_limits<double>::infinity();  // an evaluation's stop, once known
-  std::string stop_at_reason_;
   std::string stop_reason_;
-  std::vector<bool> events_injected_;
 };
 
 }  // namespace failsim::sim

@@ -199,6 +199,96 @@ FlowSet::FlowSet(const std::vector<Flow>& flows) {
   end_ = start_;
 }
 
+namespace {
+/// One endpoint actor of a set: its host and its part.
+struct Work {
+  sg4::Host* host;
+  HostJob job;
+};
+
+/// The endpoint actors of `flows`: the senders first, in the order of their first flow, then the
+/// hosts that only receive. nullopt when a host's sends are not consecutive in `flows`.
+std::optional<std::vector<Work>> endpoint_work(const std::vector<Flow>& flows,
+                                               std::size_t& senders) {
+  std::vector<Work> work;
+  std::unordered_map<sg4::Host*, std::size_t> actor_of;
+  const auto actor = [&](sg4::Host* host) -> HostJob& {
+    auto [it, added] = actor_of.try_emplace(host, work.size());
+    if (added) work.push_back({host, {}});
+    return work[it->second].job;
+  };
+  // A sender seen again after another one means its sends are not consecutive.
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const bool seen = actor_of.count(flows[i].from) != 0;
+    if (seen && flows[i - 1].from != flows[i].from) return std::nullopt;
+    actor(flows[i].from).out.emplace_back(i, whole_bytes(flows[i]));
+  }
+  senders = work.size();
+  for (std::size_t i = 0; i < flows.size(); ++i) actor(flows[i].to).in.push_back(i);
+  return work;
+}
+
+/// Whether a host's part of a set is small enough for its kept actor.
+bool keeps(const HostJob& job) { return job.in.size() + job.out.size() <= KEPT_ENDPOINT_MAX_COMMS; }
+
+/// Which hosts take a kept actor for this set (their own, free: else nullptr); `new_actors`
+/// counts the actors to start (a kept one not made yet, or one for this set alone).
+std::vector<KeptEndpoint*> kept_endpoints(const std::vector<Work>& work, std::size_t& new_actors) {
+  EndpointPool& p = pool();
+  new_actors = 0;
+  std::vector<KeptEndpoint*> kept(work.size(), nullptr);
+  for (std::size_t a = 0; a < work.size(); ++a) {
+    auto it = p.kept.find(work[a].host);
+    if (!keeps(work[a].job) || it == p.kept.end() || it->second->busy) {
+      ++new_actors;  // a set's own, a new kept one, or one for this set while the kept is busy
+    } else {
+      kept[a] = it->second.get();
+    }
+  }
+  return kept;
+}
+
+/// Hands `job` to an endpoint actor on `host`: `kept` when free, else a new kept actor for the
+/// host (when it has none and the part is small), else an actor for this set alone.
+void hand_over(sg4::Host* host, HostJob job, KeptEndpoint* kept) {
+  EndpointPool& p = pool();
+  if (kept != nullptr) {
+    kept->busy = true;
+    kept->job = std::move(job);
+    kept->wake->release();
+  } else if (keeps(job) && p.kept.count(host) == 0) {
+    // This host's kept actor, from now on.
+    auto owned = std::make_unique<KeptEndpoint>();
+    KeptEndpoint* k = owned.get();
+    p.kept.emplace(host, std::move(owned));
+    k->busy = true;
+    k->job = std::move(job);
+    ++p.actors;
+    start_actor(host, [k] {
+      while (true) {
+        k->wake->acquire();
+        HostJob next = std::move(*k->job);
+        k->job.reset();
+        do_job(next, true);
+        k->busy = false;
+      }
+    });
+    k->wake->release();
+  } else {
+    ++p.actors;
+    // SimGrid keeps a copy of an actor's code as long as the actor (to restart it), and the
+    // set's comms hold their actors: so the code holds the job only until it starts.
+    auto handed = std::make_shared<std::optional<HostJob>>(std::move(job));
+    start_actor(host, [handed] {
+      HostJob j = std::move(**handed);
+      handed->reset();
+      do_job(j, false);
+      --pool().actors;
+    });
+  }
+}
+}  // namespace
+
 // The comm of flow i is a mailbox comm between an actor on flow.from and one on flow.to. Its
 // surf action is made when its second side is posted, from those actors' hosts, exactly as
 // sendto makes it from the flow's hosts: so every receive is posted first, then the sends in
@@ -209,44 +299,12 @@ FlowSet::FlowSet(const std::vector<Flow>& flows) {
 bool FlowSet::start_from_endpoints(const std::vector<Flow>& flows) {
   EndpointPool& p = pool();
   if (p.starting) return false;
-  struct Work {
-    sg4::Host* host;
-    HostJob job;
-  };
-  std::vector<Work> work;
-  std::unordered_map<sg4::Host*, std::size_t> actor_of;
-  const auto actor = [&](sg4::Host* host) -> HostJob& {
-    auto [it, added] = actor_of.try_emplace(host, work.size());
-    if (added) work.push_back({host, {}});
-    return work[it->second].job;
-  };
-  // Senders first, in the order of their first flow; a sender seen again after another one
-  // means its sends are not consecutive.
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const bool seen = actor_of.count(flows[i].from) != 0;
-    if (seen && flows[i - 1].from != flows[i].from) return false;
-    actor(flows[i].from).out.emplace_back(i, whole_bytes(flows[i]));
-  }
-  const std::size_t senders = work.size();
-  for (std::size_t i = 0; i < flows.size(); ++i) actor(flows[i].to).in.push_back(i);
-  // Which hosts take a kept actor (a new one, or theirs when it is free), which one for this set.
+  std::size_t senders = 0;
+  std::optional<std::vector<Work>> work = endpoint_work(flows, senders);
+  if (!work) return false;
   std::size_t new_actors = 0;
-  std::vector<KeptEndpoint*> kept(work.size(), nullptr);
-  for (std::size_t a = 0; a < work.size(); ++a) {
-    if (work[a].job.in.size() + work[a].job.out.size() > KEPT_ENDPOINT_MAX_COMMS) {
-      ++new_actors;
-      continue;
-    }
-    auto it = p.kept.find(work[a].host);
-    if (it == p.kept.end()) {
-      ++new_actors;
-    } else if (it->second->busy) {
-      ++new_actors;  // still in another set: one for this set
-    } else {
-      kept[a] = it->second.get();
-    }
-  }
-  FAILSIM_VERBOSE("{} flows from {} endpoint actors ({} new; {} alive)", flows.size(), work.size(),
+  const std::vector<KeptEndpoint*> kept = kept_endpoints(*work, new_actors);
+  FAILSIM_VERBOSE("{} flows from {} endpoint actors ({} new; {} alive)", flows.size(), work->size(),
                   new_actors, p.actors);
   if (p.actors + new_actors > MAX_ENDPOINT_ACTORS) return false;
 
@@ -255,55 +313,20 @@ bool FlowSet::start_from_endpoints(const std::vector<Flow>& flows) {
   shared->sends.resize(flows.size());
   shared->receives.resize(flows.size());
   shared->received.resize(flows.size(), nullptr);
-  shared->actors = work.size();
+  shared->actors = work->size();
   for (std::size_t i = 0; i < flows.size(); ++i) flow_mailbox(i);
-  const sg4::BarrierPtr posted = sg4::Barrier::create(static_cast<unsigned>(work.size()) + 1);
+  const sg4::BarrierPtr posted = sg4::Barrier::create(static_cast<unsigned>(work->size()) + 1);
   std::vector<sg4::SemaphorePtr> turn(senders + 1);
   for (sg4::SemaphorePtr& t : turn) t = sg4::Semaphore::create(0);
-  for (std::size_t a = 0; a < work.size(); ++a) {
-    HostJob& job = work[a].job;
+  for (std::size_t a = 0; a < work->size(); ++a) {
+    HostJob& job = (*work)[a].job;
     job.set = shared;
     job.posted = posted;
     if (a < senders) {
       job.mine = turn[a];
       job.next = turn[a + 1];
     }
-    sg4::Host* host = work[a].host;
-    const bool keep = job.in.size() + job.out.size() <= KEPT_ENDPOINT_MAX_COMMS;
-    if (kept[a] != nullptr) {
-      kept[a]->busy = true;
-      kept[a]->job = std::move(job);
-      kept[a]->wake->release();
-    } else if (keep && p.kept.count(host) == 0) {
-      // This host's kept actor, from now on.
-      auto owned = std::make_unique<KeptEndpoint>();
-      KeptEndpoint* k = owned.get();
-      p.kept.emplace(host, std::move(owned));
-      k->busy = true;
-      k->job = std::move(job);
-      ++p.actors;
-      start_actor(host, [k] {
-        while (true) {
-          k->wake->acquire();
-          HostJob next = std::move(*k->job);
-          k->job.reset();
-          do_job(next, true);
-          k->busy = false;
-        }
-      });
-      k->wake->release();
-    } else {
-      ++p.actors;
-      // SimGrid keeps a copy of an actor's code as long as the actor (to restart it), and the
-      // set's comms hold their actors: so the code holds the job only until it starts.
-      auto handed = std::make_shared<std::optional<HostJob>>(std::move(job));
-      start_actor(host, [handed] {
-        HostJob j = std::move(**handed);
-        handed->reset();
-        do_job(j, false);
-        --pool().actors;
-      });
-    }
+    hand_over((*work)[a].host, std::move(job), kept[a]);
   }
   posted->wait();
   turn[0]->release();

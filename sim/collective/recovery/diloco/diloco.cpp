@@ -36,7 +36,8 @@ std::vector<int> Diloco::group_nodes(const CollectiveJob& job, int g) const {
 
 bool Diloco::group_up(const CollectiveJob& job, int g) const {
   const auto nodes = group_nodes(job, g);
-  return std::all_of(nodes.begin(), nodes.end(), [&](int n) { return job.node_up(n); });
+  return std::all_of(nodes.begin(), nodes.end(),
+                     [&](int n) { return job.nodes().up(n, job.now()); });
 }
 
 Assignment Diloco::next_assignment(const CollectiveJob& job) const {
@@ -104,7 +105,7 @@ void Diloco::poll(CollectiveJob& job) {
     if (!heal) {
       // Its nodes are back: its processes restart (in the background: the others train on).
       double back = 0.0;
-      for (int n : group_nodes(job, g)) back = std::max(back, job.node_back(n));
+      for (int n : group_nodes(job, g)) back = std::max(back, job.nodes().back(n));
       heal.emplace();
       heal->ready_at = back + restart_seconds;
       job.recorder().event(job.now(), EventType::RESTART, "group-" + std::to_string(g),

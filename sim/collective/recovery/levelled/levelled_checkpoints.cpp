@@ -222,12 +222,12 @@ std::optional<std::vector<LevelledCheckpoints::Source>> LevelledCheckpoints::sou
     const bool same_partner =
         s.nodes.empty() ||
         s.nodes[static_cast<std::size_t>(i + levels_.partner_offset) % s.nodes.size()] == partner;
-    if (same && std::isfinite(s.host) && job.host_memory_lost_at(n) < s.host) {
+    if (same && std::isfinite(s.host) && job.nodes().host_memory_lost_at(n) < s.host) {
       out.push_back(Source::HOST_MEMORY);
     } else if (same_partner && std::isfinite(s.partner) &&
-               job.host_memory_lost_at(partner) < s.partner) {
+               job.nodes().host_memory_lost_at(partner) < s.partner) {
       out.push_back(Source::PARTNER_MEMORY);
-    } else if (same && std::isfinite(s.disk) && std::isfinite(job.node_back(n))) {
+    } else if (same && std::isfinite(s.disk) && std::isfinite(job.nodes().back(n))) {
       out.push_back(Source::LOCAL_DISK);
     } else if (std::isfinite(s.file_system)) {
       out.push_back(Source::FILE_SYSTEM);

@@ -62,13 +62,14 @@ bool PerStepQuorum::failed(const CollectiveJob& job, int k) const {
   // every node up), so the group's processes on it died.
   const std::vector<int> nodes = nodes_of(job, k);
   return std::any_of(nodes.begin(), nodes.end(), [&](int n) {
-    return job.node_back(n) > since_[static_cast<std::size_t>(k)] || !job.node_up(n);
+    return job.nodes().back(n) > since_[static_cast<std::size_t>(k)] ||
+           !job.nodes().up(n, job.now());
   });
 }
 
 double PerStepQuorum::ready_at(const CollectiveJob& job, int k) const {
   double back = 0.0;
-  for (int n : nodes_of(job, k)) back = std::max(back, job.node_back(n));
+  for (int n : nodes_of(job, k)) back = std::max(back, job.nodes().back(n));
   if (std::isinf(back)) return NEVER;
   // Its own processes start once its last node is back (the scheduler's delay, the start).
   const RestartConfig& restart = job.scenario().collective.recovery.restart;
@@ -185,7 +186,7 @@ Interrupt PerStepQuorum::wait_for_groups(CollectiveJob& job, const std::vector<i
     double back = 0.0;
     double ready = 0.0;
     for (int k : groups) {
-      for (int n : nodes_of(job, k)) back = std::max(back, job.node_back(n));
+      for (int n : nodes_of(job, k)) back = std::max(back, job.nodes().back(n));
       ready = std::max(ready, ready_at(job, k));
     }
     // A node down for good: the job waits for the stop, or ends (wait_for_nodes says so).

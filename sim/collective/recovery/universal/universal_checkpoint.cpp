@@ -20,7 +20,7 @@ std::vector<bool> UniversalCheckpoint::replicas_up(const CollectiveJob& job) con
   const int per_replica = plan.tp * plan.pp;
   std::vector<bool> up(static_cast<std::size_t>(plan.dp), true);
   for (int r = 0; r < plan.ranks(); ++r) {
-    if (!job.node_up(job.assignment().node_of(plan, r)))
+    if (!job.nodes().up(job.assignment().node_of(plan, r), job.now()))
       up[static_cast<std::size_t>(r / per_replica)] = false;
   }
   return up;
@@ -42,7 +42,8 @@ Interrupt UniversalCheckpoint::wait_at_most(CollectiveJob& job) {
   const double limit = job.now() + job.scenario().collective.recovery.universal.wait_limit;
   while (job.now() < limit) {
     double back = 0.0;
-    for (int n : job.assignment().nodes_in_use(job.plan())) back = std::max(back, job.node_back(n));
+    for (int n : job.assignment().nodes_in_use(job.plan()))
+      back = std::max(back, job.nodes().back(n));
     if (back <= job.now()) break;
     // A failure of another node in use meanwhile (taken) waits on, to the same limit.
     if (job.sleep_until(std::min(back, limit), TimeCause::REPAIR_WAIT) == Interrupt::STOP)
@@ -140,7 +141,7 @@ bool UniversalCheckpoint::recover(CollectiveJob& job) {
       std::vector<double> back(up.size(), 0.0);
       for (int r = 0; r < plan.ranks(); ++r) {
         auto& b = back[static_cast<std::size_t>(r / (plan.tp * plan.pp))];
-        b = std::max(b, job.node_back(job.assignment().node_of(plan, r)));
+        b = std::max(b, job.nodes().back(job.assignment().node_of(plan, r)));
       }
       std::vector<int> order(up.size());
       std::iota(order.begin(), order.end(), 0);

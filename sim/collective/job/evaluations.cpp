@@ -1,0 +1,69 @@
+#include "sim/collective/job/evaluations.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace failsim::sim {
+
+namespace {
+constexpr double NEVER = std::numeric_limits<double>::infinity();
+}  // namespace
+
+Evaluations::Evaluations(const Scenario& scenario, ReplicaMath* math, TrainingMath* training,
+                         Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation)
+    : scenario_(scenario),
+      math_(math),
+      training_(training),
+      recorder_(recorder),
+      on_evaluation_(std::move(on_evaluation)) {}
+
+void Evaluations::through(double t) {
+  if (training_ == nullptr) return;
+  const EvaluationConfig& eval = scenario_.evaluation;
+  if (eval.interval <= 0) return;
+  // Evaluation k happens at k x interval exactly; the parameters have not changed since the
+  // last update or rollback, so measuring them now gives what was measured then.
+  while (true) {
+    const double at = static_cast<double>(done_) * eval.interval;
+    if (at > t || at >= scenario_.stop.time.value_or(NEVER) || at > stop_at_) break;
+    const models::EvalResult r = training_->evaluate(math_->parameters(), eval.test_subset);
+    EvalRecord record;
+    record.time = at;
+    record.version = math_->version();
+    record.test_accuracy = r.accuracy;
+    record.test_loss = r.loss;
+    record.test_samples = r.samples;
+    recorder_.evaluation(record);
+    if (on_evaluation_) on_evaluation_(record);
+    ++done_;
+    // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
+    if (!std::isfinite(r.loss) && stop_reason_ != "target_accuracy") {
+      stop_at_ = std::min(stop_at_, t);
+      stop_reason_ = "diverged";
+    }
+  }
+}
+
+void Evaluations::parameters_changed() {
+  // Would the next scheduled evaluation stop the run at a target accuracy? It sees these
+  // parameters (nothing else changes them before it), so the stop's time is known now.
+  const StopConfig& stop = scenario_.stop;
+  if (training_ == nullptr || scenario_.evaluation.interval <= 0 || !stop.target_accuracy) return;
+  if (stop_reason_ == "diverged") return;  // already ending
+  const double next = static_cast<double>(done_) * scenario_.evaluation.interval;
+  const models::EvalResult r =
+      training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);
+  stop_at_ = NEVER;
+  if (std::isfinite(r.loss) && r.accuracy >= *stop.target_accuracy) {
+    stop_at_ = next;
+    stop_reason_ = "target_accuracy";
+  }
+}
+
+void Evaluations::stop_at(double t, const std::string& reason) {
+  stop_at_ = t;
+  stop_reason_ = reason;
+}
+
+}  // namespace failsim::sim

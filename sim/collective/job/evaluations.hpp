@@ -1,0 +1,47 @@
+// A collective job's evaluations and the stop they make (docs/scenario-format.md, evaluation):
+// evaluation k happens at k x evaluation.interval, on the parameters of that time; a target
+// accuracy reached or a non-finite loss ends the run. Between updates the parameters do not
+// change, so the stop an evaluation will make is known as soon as they change: the job's waits
+// end at it. The job may know of a stop of its own too (nodes lost for good).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "sim/collective/job/replica_math.hpp"
+#include "sim/output/recorder.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace failsim::sim {
+
+class Evaluations {
+ public:
+  /// `math` and `training` are nullptr for a time-only workload (no evaluation then);
+  /// `on_evaluation` (may be empty) sees every evaluation recorded.
+  Evaluations(const Scenario& scenario, ReplicaMath* math, TrainingMath* training,
+              Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation);
+
+  /// Evaluations scheduled up to `t`, at the parameters of their time.
+  void through(double t);
+  /// The parameters changed (an update, a rollback): the stop an evaluation of them would make.
+  void parameters_changed();
+  /// The stop known ahead (infinity: none) and its reason.
+  double stop_at() const { return stop_at_; }
+  const std::string& stop_reason() const { return stop_reason_; }
+  /// A stop known otherwise: the run ends at `t` for `reason`.
+  void stop_at(double t, const std::string& reason);
+
+ private:
+  const Scenario& scenario_;
+  ReplicaMath* math_;
+  TrainingMath* training_;
+  Recorder& recorder_;
+  std::function<void(const EvalRecord&)> on_evaluation_;
+  std::int64_t done_ = 0;
+  double stop_at_ = std::numeric_limits<double>::infinity();
+  std::string stop_reason_;
+};
+
+}  // namespace failsim::sim

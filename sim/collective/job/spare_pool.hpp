@@ -1,0 +1,43 @@
+// The spare pool of a collective job (docs/cluster.md, "Spare pool"): the platform nodes up and
+// mapped by no plan node (the platform's spares, and nodes a spare replaced once they are
+// repaired). The job moves a down node's ranks to a spare while it waits for its nodes; the pool
+// tells when one of its down nodes comes back and how many node-seconds it stood idle.
+// Engine-free: the caller says what time it is.
+#pragma once
+
+#include <vector>
+
+#include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/node_states.hpp"
+#include "sim/output/collective_summary.hpp"
+#include "sim/output/recorder.hpp"
+
+namespace failsim::sim {
+
+class SparePool {
+ public:
+  /// Over the nodes of `nodes`, none mapped yet; swaps go to `recorder` and `counts`.
+  SparePool(const NodeStates& nodes, Recorder& recorder, CollectiveCounts& counts);
+
+  /// From `now` on the plan nodes map exactly the platform nodes of `assignment`.
+  void map(const Assignment& assignment, double now);
+  /// Moves the ranks of every node of `assignment` in use (`in_use`, per platform node) and down
+  /// at `now` to a spare up, the lowest-numbered first, in `assignment`. Returns how many nodes
+  /// it replaced.
+  int swap_in(Assignment& assignment, const std::vector<char>& in_use, double now);
+  /// When the first node of the pool down at `now` comes back (infinity: none will).
+  double back(double now) const;
+  /// Node-seconds of the pool by `end`: platform nodes up and mapped by no plan node (paid for,
+  /// idle).
+  double node_seconds(double end) const;
+
+ private:
+  const NodeStates& nodes_;
+  Recorder& recorder_;
+  CollectiveCounts& counts_;
+  std::vector<char> mapped_;  // per platform node, now
+  std::vector<std::vector<TimeSpan>>
+      mapped_spans_;  // per platform node: when a plan node mapped it
+};
+
+}  // namespace failsim::sim
