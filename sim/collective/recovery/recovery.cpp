@@ -3,14 +3,9 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "sim/collective/job/collective_job.hpp"
-#include "sim/collective/recovery/checkpoint_restart/checkpoint_restart.hpp"
-#include "sim/collective/recovery/diloco/diloco.hpp"
-#include "sim/collective/recovery/in_memory/in_memory.hpp"
-#include "sim/collective/recovery/multi_level/multi_level.hpp"
-#include "sim/collective/recovery/quorum/quorum.hpp"
-#include "sim/collective/recovery/universal/universal_checkpoint.hpp"
 
 namespace failsim::sim {
 
@@ -42,15 +37,13 @@ void CollectiveRecovery::apply_update(CollectiveJob& job) {
 }
 
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy) {
-  // One row per design, under the name recovery.strategy spells it
-  // (sim/scenario/collective/recovery.cpp reads the same names).
-  static const std::map<std::string, std::function<std::unique_ptr<CollectiveRecovery>()>> designs{
-      {"checkpoint-restart", [] { return std::make_unique<CheckpointRestart>(); }},
-      {"in-memory", [] { return std::make_unique<InMemoryCheckpoints>(); }},
-      {"multi-level", [] { return std::make_unique<MultiLevelCheckpoints>(); }},
-      {"universal", [] { return std::make_unique<UniversalCheckpoint>(); }},
-      {"quorum", [] { return std::make_unique<PerStepQuorum>(); }},
-      {"diloco", [] { return std::make_unique<Diloco>(); }}};
+  // One row per line of designs.def, under the name recovery.strategy spells it (the scenario
+  // reader's choices come from the same list).
+  static const std::map<std::string_view, std::unique_ptr<CollectiveRecovery> (*)()> designs{
+#define FAILSIM_COLLECTIVE_DESIGN(room, name) {name, &room::make},
+#include "sim/collective/recovery/designs.def"
+#undef FAILSIM_COLLECTIVE_DESIGN
+  };
   const auto it = designs.find(strategy);
   if (it == designs.end()) {
     throw std::logic_error("no collective recovery design named \"" + strategy + "\"");

@@ -5,7 +5,8 @@
 // happens after each step (a checkpoint) and how the job comes back after a detected failure.
 // Checkpoint-restart (checkpoint_restart.hpp) is the baseline; the recovery designs of large
 // jobs (in-memory checkpoints, lazy multi-level checkpoints, resume on another layout, per-step
-// quorum, DiLoCo, spare pools) come beside it, each a class of its own registered by name below.
+// quorum, DiLoCo, spare pools) come beside it, each a class of its own in its room, registered by
+// one line of designs.def.
 #pragma once
 
 #include <cstdint>
@@ -80,8 +81,16 @@ class CollectiveRecovery {
 /// restart or the load starts again from the wait. False when the stop came first.
 bool restart_and_load(CollectiveJob& job, const std::function<Interrupt()>& load);
 
-/// The design named `strategy` (recovery.strategy); std::logic_error for a name the scenario
-/// reader does not know either.
+/// The design named `strategy` (recovery.strategy, a name of designs.def); std::logic_error for
+/// another name (the scenario reader refuses it first).
 std::unique_ptr<CollectiveRecovery> make_collective_recovery(const std::string& strategy);
+
+// Each room's part of the factory: failsim::sim::<room>::make(), beside its class.
+#define FAILSIM_COLLECTIVE_DESIGN(room, name) \
+  namespace room {                            \
+  std::unique_ptr<CollectiveRecovery> make(); \
+  }
+#include "sim/collective/recovery/designs.def"
+#undef FAILSIM_COLLECTIVE_DESIGN
 
 }  // namespace failsim::sim

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/scenario/distribution.hpp"
+#include "sim/scenario/settings.hpp"
 
 namespace failsim::sim {
 
@@ -327,110 +328,21 @@ struct CollectiveCheckpointConfig {
   bool operator==(const CollectiveCheckpointConfig&) const = default;
 };
 
-/// Where an in-memory checkpoint keeps its copies: only in each node's own host memory, or
-/// also in a partner node's (the next node of the job, Gemini's placement).
-enum class CopyPlacement { SAME_NODE, PARTNER_NODE };
-
-/// In-memory checkpoints (docs/cluster.md, "In-memory checkpoints"): after every `every_steps`-th
-/// step each rank copies its state to host memory while the next step computes, a copy goes to
-/// a partner node's host memory, and every `file_system_every`-th one to the file system.
-struct InMemoryConfig {
-  std::int64_t every_steps = 1;       ///< >= 1
-  double host_copy_bandwidth = 50e9;  ///< bytes/s of each accelerator's copy to host and back
-  CopyPlacement placement = CopyPlacement::PARTNER_NODE;
-  std::int64_t file_system_every = 10;  ///< >= 0; 0: never to the file system
-
-  bool operator==(const InMemoryConfig&) const = default;
-};
-
-/// Lazy asynchronous multi-level checkpoints (docs/cluster.md, "Lazy multi-level checkpoints"):
-/// after every `every_steps`-th step, host memory, then each node's local disk and the file
-/// system in the background.
-struct MultiLevelConfig {
-  std::int64_t every_steps = 1;        ///< >= 1
-  double host_copy_bandwidth = 50e9;   ///< bytes/s of each accelerator's copy to host and back
-  double disk_write_bandwidth = 15e9;  ///< bytes/s of a node's local disk (assumed: 4 NVMe drives)
-  double disk_read_bandwidth = 28e9;   ///< bytes/s, likewise
-
-  bool operator==(const MultiLevelConfig&) const = default;
-};
-
-/// What a job resumed on fewer data-parallel replicas does with the global batch.
-enum class UniversalBatch {
-  KEEP,   ///< the survivors accumulate every replica's batch (Assignment::streams keeps all)
-  REDUCE  ///< the survivors take their own batches only
-};
-/// When a shrunk job grows back onto repaired nodes.
-enum class UniversalGrow {
-  NEVER,         ///< it stays on the survivors to the end (or until a restart finds them up)
-  AT_CHECKPOINT  ///< after the next checkpoint that finds them up, by a planned restart
-};
-
-/// Resume on another layout (docs/cluster.md, "Resume on another layout"; Universal
-/// Checkpointing): after a failure, wait at most `wait_limit` for the failed nodes, else restart
-/// on the replicas whose nodes are up, loading the checkpoint re-sharded for them.
-struct UniversalConfig {
-  double wait_limit = 0.0;  ///< seconds waited for repair before shrinking
-  int min_replicas = 1;     ///< the fewest data-parallel replicas the job goes on with
-  UniversalBatch batch = UniversalBatch::KEEP;
-  UniversalGrow grow = UniversalGrow::AT_CHECKPOINT;
-
-  bool operator==(const UniversalConfig&) const = default;
-};
-
-/// How a per-step quorum learns that a group failed (TorchFT issue #164).
-enum class QuorumDetection {
-  /// The failed collective errors out at once; the lighthouse drops the group once its
-  /// heartbeats have been missing for `heartbeat_timeout`.
-  FAIL_FAST,
-  /// The survivors block in the collective until failures.detection notices (the watchdog's
-  /// timeout, or missed heartbeats).
-  COLLECTIVE_TIMEOUT
-};
-
-/// Per-step quorum (TorchFT; docs/cluster.md, "Per-step quorum"): the data-parallel replicas
-/// form replica groups; every step starts with a quorum of the live groups; a failed group is
-/// dropped and the others go on with a smaller global batch; a repaired group copies a live
-/// peer's state and joins a later quorum.
-struct QuorumConfig {
-  int group_replicas = 1;  ///< data-parallel replicas per replica group; divides dp
-  int min_replicas = 1;    ///< groups a quorum needs (TorchFT's min_replicas); fewer: it waits
-  double latency = 0.1;    ///< seconds of each step's quorum (one lighthouse tick, 100 ms)
-  QuorumDetection detection = QuorumDetection::FAIL_FAST;
-  double heartbeat_timeout = 5.0;  ///< FAIL_FAST: seconds (TorchFT's lighthouse default)
-  /// Seconds of the process groups' reconfiguration after the quorum changed; nullopt: the
-  /// communicators' initialisation of a restart (restart.init_base + init_per_rank x ranks).
-  std::optional<double> reconfigure;
-
-  bool operator==(const QuorumConfig&) const = default;
-};
-
-/// DiLoCo (Douillard et al. 2023, docs/cluster.md "DiLoCo"): the data-parallel replicas
-/// (groups) each take `inner_steps` steps of the scenario's optimizer on their own parameters,
-/// then an outer step: Delta = mean over the groups of (theta_outer - theta_group), v = mu v +
-/// Delta, theta_outer -= lr_outer (Delta + mu v) with Nesterov momentum, lr_outer v without.
-struct DilocoConfig {
-  std::int64_t inner_steps = 4;      ///< H, >= 1
-  double outer_learning_rate = 0.7;  ///< lr_outer, > 0
-  double outer_momentum = 0.9;       ///< mu, in [0, 1)
-  bool nesterov = true;
-  /// Bytes per parameter of the outer gradient on the wire (4: fp32; 2: bf16; 0.5: 4-bit as
-  /// Streaming DiLoCo): the time of the outer all-reduce only, the math stays fp32.
-  double outer_gradient_bytes = 4.0;
-
-  bool operator==(const DilocoConfig&) const = default;
-};
-
+/// The recovery section: the design (recovery.strategy, a name of
+/// sim/collective/recovery/designs.def), the checkpoints and the restart every design may use,
+/// and the design's own settings (its room's struct, e.g. QuorumConfig).
 struct CollectiveRecoveryConfig {
   std::string strategy = "checkpoint-restart";
   CollectiveCheckpointConfig checkpoint;
   RestartConfig restart;
-  InMemoryConfig in_memory;      ///< strategy "in-memory"
-  MultiLevelConfig multi_level;  ///< strategy "multi-level"
-  UniversalConfig universal;     ///< strategy "universal"
-  QuorumConfig quorum;           ///< strategy "quorum"
-  DilocoConfig diloco;           ///< strategy "diloco"
+  StrategySettings settings;  ///< the design's own (empty for "checkpoint-restart")
 
+  /// The settings as the design's struct `T` (e.g. QuorumConfig); std::logic_error when they are
+  /// another design's.
+  template <class T>
+  const T& get() const {
+    return settings.get<T>();
+  }
   bool operator==(const CollectiveRecoveryConfig&) const = default;
 };
 

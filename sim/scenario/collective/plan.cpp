@@ -6,6 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/collective/recovery/in_memory/settings.hpp"
+#include "sim/collective/recovery/quorum/settings.hpp"
+#include "sim/collective/recovery/universal/settings.hpp"
 #include "sim/scenario/collective/collective_time.hpp"
 #include "sim/scenario/resolve.hpp"
 
@@ -82,7 +85,7 @@ void check_recovery(const Scenario& s, const std::string& file) {
   const CollectiveRecoveryConfig& r = s.collective.recovery;
   const LayoutConfig& l = s.collective.layout;
   if (r.strategy != "quorum") return;
-  const QuorumConfig& q = r.quorum;
+  const auto& q = r.get<QuorumConfig>();
   if (l.dp % q.group_replicas != 0) {
     throw input::InputError(file, "/recovery/quorum/group_replicas",
                             fmt::format("a divisor of layout.dp ({})", l.dp),
@@ -357,7 +360,7 @@ void check_memory(const Scenario& s, const CollectivePlan& plan, const std::stri
 void check_universal(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
   const CollectiveRecoveryConfig& r = s.collective.recovery;
   if (r.strategy != "universal") return;
-  const UniversalConfig& u = r.universal;
+  const auto& u = r.get<UniversalConfig>();
   constexpr const char* MIN_REPLICAS = "/recovery/universal/min_replicas";
   if (u.min_replicas > plan.dp) {
     throw input::InputError(
@@ -430,7 +433,7 @@ void check_recovery(const Scenario& s, const CollectivePlan& plan, const std::st
   const ClusterPlatformConfig& platform = s.collective.platform;
   int copies = 0;
   if (r.strategy == "in-memory") {
-    const bool partner = r.in_memory.placement == CopyPlacement::PARTNER_NODE;
+    const bool partner = r.get<InMemoryConfig>().placement == CopyPlacement::PARTNER_NODE;
     if (partner && platform.nodes < 2) {
       throw input::InputError(file, PLACEMENT,
                               "\"same-node\" on a platform of one node (a partner node needs "

@@ -1,69 +1,69 @@
-// The collective protocol's `recovery` section: the strategy, the checkpoints and the restart
-// every strategy may use, and the strategy's own section. Checkpoint-restart to the parallel
-// file system is the baseline (docs/cluster.md, "Checkpoint-restart"); every other design is a
-// row of STRATEGIES with the reader and the JSON of its section (the engine's side registers the
-// same names in sim/collective/recovery/recovery.cpp).
+// The collective protocol's `recovery` section: the design (recovery.strategy), the checkpoints
+// and the restart every design may use, and the design's own section. Checkpoint-restart to the
+// parallel file system is the baseline (docs/cluster.md, "Checkpoint-restart"); every design is a
+// line of sim/collective/recovery/designs.def, its section read and written by its room
+// (recovery.hpp), and the engine's factory is made from the same list.
+#include "sim/scenario/collective/recovery.hpp"
+
+#include <algorithm>
+#include <array>
+
 #include <fmt/core.h>
 
 #include "input/units.hpp"
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
 
-namespace failsim::sim::detail {
+namespace failsim::sim {
+
+std::span<const CollectiveDesign> collective_designs() {
+  static const std::array table{
+#define FAILSIM_COLLECTIVE_DESIGN(room, name) CollectiveDesign{name, room::settings_format()},
+#include "sim/collective/recovery/designs.def"
+#undef FAILSIM_COLLECTIVE_DESIGN
+  };
+  return table;
+}
+
+const CollectiveDesign* find_collective_design(std::string_view name) {
+  const auto designs = collective_designs();
+  const auto it = std::find_if(designs.begin(), designs.end(),
+                               [&](const CollectiveDesign& d) { return d.name == name; });
+  return it != designs.end() ? &*it : nullptr;
+}
+
+namespace detail {
 // The scenario reader is built on the input library's readers throughout.
 using namespace failsim::input;
 namespace {
 const Choices<CheckpointMode> MODES{{"blocking", CheckpointMode::BLOCKING},
                                     {"snapshot", CheckpointMode::SNAPSHOT}};
 
-/// A recovery strategy: its name (recovery.strategy), the section of its own settings
-/// (recovery.<section>, nullptr for none), how to read that section (from the `recovery`
-/// object; it may be absent: its defaults) into the config and how to write it back; whether it
-/// takes recovery.checkpoint (a strategy whose own section says when and how it checkpoints
-/// refuses it: a setting it would not use must not look as if it did).
-struct Strategy {
-  std::string_view name;
-  const char* section;
-  void (*read)(const ObjectReader& recovery, CollectiveRecoveryConfig& into);
-  nlohmann::json (*to_json)(const CollectiveRecoveryConfig& c);
-  bool uses_checkpoint = true;
-};
-
-const std::vector<Strategy>& strategies() {
-  static const std::vector<Strategy> table{
-      {"checkpoint-restart", nullptr, nullptr, nullptr},
-      {"in-memory", "in_memory", read_in_memory, in_memory_to_json, false},
-      {"multi-level", "multi_level", read_multi_level, multi_level_to_json, false},
-      {"universal", "universal", read_universal, universal_to_json, true},
-      {"quorum", "quorum", read_quorum, quorum_to_json, true},
-      {"diloco", "diloco", read_diloco, diloco_to_json, true},
-  };
-  return table;
-}
 }  // namespace
 
 CollectiveRecoveryConfig read_collective_recovery(const ObjectReader& top) {
   std::vector<std::string_view> keys{"strategy", "checkpoint", "restart"};
-  Choices<const Strategy*> names;
-  for (const Strategy& s : strategies()) {
-    names.emplace_back(s.name, &s);
-    if (s.section != nullptr) keys.emplace_back(s.section);
+  Choices<const CollectiveDesign*> names;
+  for (const CollectiveDesign& d : collective_designs()) {
+    names.emplace_back(d.name, &d);
+    if (d.settings.section != nullptr) keys.emplace_back(d.settings.section);
   }
   const nlohmann::json empty = nlohmann::json::object();
   const nlohmann::json* section = top.find("recovery");
   const ObjectReader r(section != nullptr ? *section : empty, top.at("recovery"), keys);
   CollectiveRecoveryConfig c;
-  const Strategy* strategy = r.choice_or("strategy", &strategies().front(), names);
-  c.strategy = std::string(strategy->name);
-  // A strategy's section, and no other's.
-  for (const Strategy& s : strategies()) {
-    if (s.section == nullptr || &s == strategy) continue;
-    r.forbid(s.section, fmt::format("it applies only to strategy \"{}\"", s.name));
+  const CollectiveDesign* design = r.choice_or("strategy", &collective_designs().front(), names);
+  c.strategy = std::string(design->name);
+  // A design's section, and no other's.
+  for (const CollectiveDesign& d : collective_designs()) {
+    if (d.settings.section == nullptr || &d == design) continue;
+    r.forbid(d.settings.section, fmt::format("it applies only to strategy \"{}\"", d.name));
   }
-  if (strategy->section != nullptr) strategy->read(r, c);
-  if (!strategy->uses_checkpoint) {
+  const DesignSettingsFormat& own = design->settings;
+  if (own.read != nullptr) c.settings = own.read(r);
+  if (!own.uses_checkpoint) {
     r.forbid("checkpoint", fmt::format("strategy \"{}\" checkpoints as recovery.{} says",
-                                       strategy->name, strategy->section));
+                                       design->name, own.section));
   }
   const ObjectReader k =
       r.object_or_empty("checkpoint", {"every_steps", "mode", "host_copy_bandwidth"});
@@ -100,12 +100,16 @@ nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& c) {
                        {"process_start", c.restart.process_start},
                        {"init_base", c.restart.init_base},
                        {"init_per_rank", c.restart.init_per_rank}}}};
-  for (const Strategy& s : strategies()) {
-    if (s.name != c.strategy) continue;
-    if (s.uses_checkpoint) out["checkpoint"] = checkpoint;
-    if (s.section != nullptr) out[s.section] = s.to_json(c);
+  const CollectiveDesign* design = find_collective_design(c.strategy);
+  if (design == nullptr) {
+    throw std::logic_error("collective recovery design \"" + c.strategy +
+                           "\" is not in designs.def");
   }
+  const DesignSettingsFormat& own = design->settings;
+  if (own.uses_checkpoint) out["checkpoint"] = checkpoint;
+  if (own.to_json != nullptr) out[own.section] = own.to_json(c.settings);
   return out;
 }
 
-}  // namespace failsim::sim::detail
+}  // namespace detail
+}  // namespace failsim::sim

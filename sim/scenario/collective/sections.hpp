@@ -51,25 +51,10 @@ ClusterRatesConfig read_cluster_rates(const input::ObjectReader& failures,
                                       const std::string& file_label);
 nlohmann::json cluster_rates_to_json(const ClusterRatesConfig& rates);
 
-/// recovery.quorum (recovery_quorum.cpp), read from the `recovery` object into `into`.
-void read_quorum(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
-nlohmann::json quorum_to_json(const CollectiveRecoveryConfig& recovery);
-
+/// The `recovery` section (recovery.cpp): the design's own section is read and written by its
+/// room (sim/scenario/collective/recovery.hpp).
 CollectiveRecoveryConfig read_collective_recovery(const input::ObjectReader& top);
-/// recovery.universal (strategy "universal"), read from the `recovery` object.
-void read_universal(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
-nlohmann::json universal_to_json(const CollectiveRecoveryConfig& recovery);
 nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& recovery);
-
-/// The sections of strategies "in-memory" (recovery.in_memory) and "multi-level"
-/// (recovery.multi_level), read from the `recovery` object (recovery_levelled.cpp).
-void read_in_memory(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
-nlohmann::json in_memory_to_json(const CollectiveRecoveryConfig& recovery);
-void read_multi_level(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
-nlohmann::json multi_level_to_json(const CollectiveRecoveryConfig& recovery);
-/// recovery.diloco (recovery_diloco.cpp), read from the `recovery` object.
-void read_diloco(const input::ObjectReader& recovery, CollectiveRecoveryConfig& into);
-nlohmann::json diloco_to_json(const CollectiveRecoveryConfig& recovery);
 
 /// A document whose `protocol` is "collective" (scenario.cpp has read `name` and checks nothing
 /// else of it).

@@ -7,18 +7,16 @@
 // (sim/ps/recovery/strategies.hpp). Engine-free, like the whole scenario.
 #pragma once
 
-#include <any>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "input/input_error.hpp"
+#include "sim/scenario/settings.hpp"
 
 namespace failsim::input {
 class ObjectReader;
@@ -27,47 +25,6 @@ class ObjectReader;
 namespace failsim::sim {
 
 struct ClusterConfig;
-
-/// A strategy's own configuration, its struct (e.g. CheckpointConfig), held without the scenario
-/// knowing which: compared by value (Scenario's ==) and handed back as its type. Empty for a
-/// strategy without settings ("none").
-class StrategySettings {
- public:
-  StrategySettings() = default;
-  template <class T>
-  explicit StrategySettings(T settings) : value_(std::move(settings)), equal_(&equal<T>) {}
-
-  /// The settings as `T`, or nullptr when they are another strategy's.
-  template <class T>
-  const T* find() const {
-    return std::any_cast<T>(&value_);
-  }
-  /// The settings as `T`; asking a strategy's settings as another's is a programming error
-  /// (std::logic_error).
-  template <class T>
-  const T& get() const {
-    const T* settings = find<T>();
-    if (settings == nullptr) {
-      throw std::logic_error(std::string("recovery settings asked as ") + typeid(T).name() +
-                             " are " + value_.type().name());
-    }
-    return *settings;
-  }
-
-  bool operator==(const StrategySettings& other) const {
-    return value_.type() == other.value_.type() &&
-           (equal_ == nullptr || equal_(value_, other.value_));
-  }
-
- private:
-  template <class T>
-  static bool equal(const std::any& a, const std::any& b) {
-    return *std::any_cast<T>(&a) == *std::any_cast<T>(&b);
-  }
-
-  std::any value_;
-  bool (*equal_)(const std::any&, const std::any&) = nullptr;
-};
 
 /// A recovery strategy as the scenario knows it: one row of the strategy table. The functions
 /// receive the strategy's own settings (StrategySettings::get of its struct); nullptr where a

@@ -112,4 +112,9 @@ void CheckpointRestart::finish(CollectiveJob& /*job*/) {
   if (persisting_) persisting_->writes.cancel();
 }
 
+// Its line of designs.def.
+std::unique_ptr<CollectiveRecovery> checkpoint_restart::make() {
+  return std::make_unique<CheckpointRestart>();
+}
+
 }  // namespace failsim::sim

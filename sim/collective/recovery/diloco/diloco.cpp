@@ -8,7 +8,7 @@ namespace failsim::sim {
 
 void Diloco::start(CollectiveJob& job) {
   const CollectivePlan& plan = job.plan();
-  const DilocoConfig& config = job.scenario().collective.recovery.diloco;
+  const DilocoConfig& config = job.scenario().collective.recovery.get<DilocoConfig>();
   inner_steps_ = config.inner_steps;
   const double psi = plan.parameters / (plan.tp * plan.pp);  // a rank's stage and slice
   outer_bytes_ = psi * config.outer_gradient_bytes;
@@ -230,5 +230,8 @@ void Diloco::finish(CollectiveJob& /*job*/) {
   for (auto& heal : heal_) heal.reset();
   copying_ = false;
 }
+
+// Its line of designs.def.
+std::unique_ptr<CollectiveRecovery> diloco::make() { return std::make_unique<Diloco>(); }
 
 }  // namespace failsim::sim

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/sgd.hpp"
+#include "sim/collective/recovery/diloco/settings.hpp"
 #include "sim/engine/snapshot.hpp"
 #include "sim/engine/training_math.hpp"
 #include "sim/scenario/collective/config.hpp"

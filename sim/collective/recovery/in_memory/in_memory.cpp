@@ -1,11 +1,12 @@
 #include "sim/collective/recovery/in_memory/in_memory.hpp"
 
 #include "sim/collective/job/collective_job.hpp"
+#include "sim/collective/recovery/in_memory/settings.hpp"
 
 namespace failsim::sim {
 
 CheckpointLevels InMemoryCheckpoints::levels(const CollectiveJob& job) const {
-  const InMemoryConfig& c = job.scenario().collective.recovery.in_memory;
+  const InMemoryConfig& c = job.scenario().collective.recovery.get<InMemoryConfig>();
   CheckpointLevels l;
   l.every_steps = c.every_steps;
   l.host_copy_bandwidth = c.host_copy_bandwidth;
@@ -14,6 +15,11 @@ CheckpointLevels InMemoryCheckpoints::levels(const CollectiveJob& job) const {
   l.partner_offset = c.placement == CopyPlacement::PARTNER_NODE ? 1 : 0;
   l.file_system_every = c.file_system_every;
   return l;
+}
+
+// Its line of designs.def.
+std::unique_ptr<CollectiveRecovery> in_memory::make() {
+  return std::make_unique<InMemoryCheckpoints>();
 }
 
 }  // namespace failsim::sim

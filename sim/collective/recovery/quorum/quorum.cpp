@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/collective/job/collective_job.hpp"
+#include "sim/collective/recovery/quorum/settings.hpp"
 
 namespace failsim::sim {
 
@@ -16,7 +17,7 @@ std::string group_name(int k) { return "group-" + std::to_string(k); }
 }  // namespace
 
 void PerStepQuorum::start(CollectiveJob& job) {
-  per_group_ = job.scenario().collective.recovery.quorum.group_replicas;
+  per_group_ = job.scenario().collective.recovery.get<QuorumConfig>().group_replicas;
   groups_ = job.plan().dp / per_group_;
   if (groups_ < 1 || groups_ * per_group_ != job.plan().dp) {
     throw std::logic_error("quorum: group_replicas must divide dp (the resolve step checks it)");
@@ -90,7 +91,7 @@ std::vector<int> PerStepQuorum::earliest_ready(const CollectiveJob& job, int nee
 }
 
 std::optional<double> PerStepQuorum::detected_at(const CollectiveJob& job) const {
-  const QuorumConfig& q = job.scenario().collective.recovery.quorum;
+  const QuorumConfig& q = job.scenario().collective.recovery.get<QuorumConfig>();
   if (q.detection == QuorumDetection::COLLECTIVE_TIMEOUT) return std::nullopt;
   // The collective errors out at once and the step is lost; the next quorum forms without the
   // group when the lighthouse has missed its heartbeats for heartbeat_timeout.
@@ -123,7 +124,7 @@ std::vector<Flow> PerStepQuorum::heal_flows(CollectiveJob& job) const {
 }
 
 Interrupt PerStepQuorum::before_step(CollectiveJob& job) {
-  const QuorumConfig& q = job.scenario().collective.recovery.quorum;
+  const QuorumConfig& q = job.scenario().collective.recovery.get<QuorumConfig>();
   // Groups whose processes are up again join this quorum.
   Assignment a = job.assignment();
   bool joined = false;
@@ -226,7 +227,7 @@ void PerStepQuorum::drop_failed(CollectiveJob& job) {
 }
 
 bool PerStepQuorum::recover(CollectiveJob& job) {
-  const QuorumConfig& q = job.scenario().collective.recovery.quorum;
+  const QuorumConfig& q = job.scenario().collective.recovery.get<QuorumConfig>();
   // No rollback, no restart: the failed groups leave, the others go on from where they are.
   if (heal_) {
     heal_->cancel();
@@ -255,7 +256,7 @@ bool PerStepQuorum::recover(CollectiveJob& job) {
 }
 
 bool PerStepQuorum::restart_from_scratch(CollectiveJob& job) {
-  const QuorumConfig& q = job.scenario().collective.recovery.quorum;
+  const QuorumConfig& q = job.scenario().collective.recovery.get<QuorumConfig>();
   // Every group is down: no live peer holds the state and there is no checkpoint. The job
   // waits for min_replicas groups to be back and starts from version 0.
   while (true) {
@@ -287,5 +288,8 @@ bool PerStepQuorum::restart_from_scratch(CollectiveJob& job) {
 void PerStepQuorum::finish(CollectiveJob& /*job*/) {
   if (heal_) heal_->cancel();
 }
+
+// Its line of designs.def.
+std::unique_ptr<CollectiveRecovery> quorum::make() { return std::make_unique<PerStepQuorum>(); }
 
 }  // namespace failsim::sim

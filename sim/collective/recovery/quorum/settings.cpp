@@ -1,24 +1,26 @@
-// The `recovery.quorum` section of a collective scenario: the per-step quorum's replica groups,
-// its latency, its detection and the reconfiguration of its process groups (docs/cluster.md,
-// "Per-step quorum"). The checks that need the plan (at least two groups, group_replicas
-// dividing dp, min_replicas at most the groups, no ZeRO) are in the resolve step
-// (collective_plan.cpp).
-#include "input/units.hpp"
-#include "sim/scenario/collective/sections.hpp"
+// Design "quorum"'s section, recovery.quorum: the per-step quorum's replica groups, its latency,
+// its detection and the reconfiguration of its process groups (docs/cluster.md, "Per-step
+// quorum"); read and written for its row of the designs (sim/collective/recovery/designs.def).
+// The checks that need the plan (at least two groups, group_replicas dividing dp, min_replicas
+// at most the groups, no ZeRO) are the plan's (sim/scenario/collective/plan.cpp).
+#include "sim/collective/recovery/quorum/settings.hpp"
 
-namespace failsim::sim::detail {
+#include "input/object_reader.hpp"
+#include "input/units.hpp"
+#include "sim/scenario/collective/recovery.hpp"
+
+namespace failsim::sim::quorum {
 using namespace failsim::input;
 namespace {
 const Choices<QuorumDetection> DETECTIONS{
     {"fail_fast", QuorumDetection::FAIL_FAST},
     {"collective_timeout", QuorumDetection::COLLECTIVE_TIMEOUT}};
-}  // namespace
 
-void read_quorum(const ObjectReader& recovery, CollectiveRecoveryConfig& into) {
+StrategySettings read_settings(const ObjectReader& recovery) {
   const ObjectReader r =
       recovery.object_or_empty("quorum", {"group_replicas", "min_replicas", "latency", "detection",
                                           "heartbeat_timeout", "reconfigure"});
-  QuorumConfig& q = into.quorum;
+  QuorumConfig q;
   q.group_replicas = static_cast<int>(r.integer_or("group_replicas", q.group_replicas, 1, 1 << 20));
   q.min_replicas = static_cast<int>(r.integer_or("min_replicas", q.min_replicas, 1, 1 << 20));
   q.latency = r.quantity_or("latency", q.latency, Quantity::TIME, Sign::NON_NEGATIVE);
@@ -32,10 +34,11 @@ void read_quorum(const ObjectReader& recovery, CollectiveRecoveryConfig& into) {
              "failures.detection)");
   }
   q.reconfigure = r.optional_quantity("reconfigure", Quantity::TIME, Sign::NON_NEGATIVE);
+  return StrategySettings(q);
 }
 
-nlohmann::json quorum_to_json(const CollectiveRecoveryConfig& c) {
-  const QuorumConfig& q = c.quorum;
+nlohmann::json settings_to_json(const StrategySettings& settings) {
+  const auto& q = settings.get<QuorumConfig>();
   nlohmann::json out{{"group_replicas", q.group_replicas},
                      {"min_replicas", q.min_replicas},
                      {"latency", q.latency},
@@ -44,5 +47,8 @@ nlohmann::json quorum_to_json(const CollectiveRecoveryConfig& c) {
   if (q.reconfigure) out["reconfigure"] = *q.reconfigure;
   return out;
 }
+}  // namespace
 
-}  // namespace failsim::sim::detail
+DesignSettingsFormat settings_format() { return {"quorum", read_settings, settings_to_json, true}; }
+
+}  // namespace failsim::sim::quorum

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "sim/collective/job/collective_job.hpp"
+#include "sim/collective/recovery/universal/settings.hpp"
 
 namespace failsim::sim {
 
@@ -28,7 +29,8 @@ std::vector<bool> UniversalCheckpoint::replicas_up(const CollectiveJob& job) con
 
 Assignment UniversalCheckpoint::layout(const CollectiveJob& job,
                                        const std::vector<bool>& active) const {
-  const bool keep = job.scenario().collective.recovery.universal.batch == UniversalBatch::KEEP;
+  const bool keep =
+      job.scenario().collective.recovery.get<UniversalConfig>().batch == UniversalBatch::KEEP;
   Assignment a = job.assignment();
   a.active = active;
   a.streams.clear();
@@ -39,7 +41,8 @@ Assignment UniversalCheckpoint::layout(const CollectiveJob& job,
 }
 
 Interrupt UniversalCheckpoint::wait_at_most(CollectiveJob& job) {
-  const double limit = job.now() + job.scenario().collective.recovery.universal.wait_limit;
+  const double limit =
+      job.now() + job.scenario().collective.recovery.get<UniversalConfig>().wait_limit;
   while (job.now() < limit) {
     double back = 0.0;
     for (int n : job.assignment().nodes_in_use(job.plan()))
@@ -114,7 +117,8 @@ void UniversalCheckpoint::start(CollectiveJob& job) {
 
 Interrupt UniversalCheckpoint::after_step(CollectiveJob& job) {
   if (const Interrupt i = checkpoints_.after_step(job); i != Interrupt::NONE) return i;
-  if (job.scenario().collective.recovery.universal.grow != UniversalGrow::AT_CHECKPOINT ||
+  if (job.scenario().collective.recovery.get<UniversalConfig>().grow !=
+          UniversalGrow::AT_CHECKPOINT ||
       !CheckpointRestart::due(job)) {
     return Interrupt::NONE;
   }
@@ -128,7 +132,7 @@ Interrupt UniversalCheckpoint::after_step(CollectiveJob& job) {
 
 bool UniversalCheckpoint::recover(CollectiveJob& job) {
   checkpoints_.roll_back(job);
-  const int min_replicas = job.scenario().collective.recovery.universal.min_replicas;
+  const int min_replicas = job.scenario().collective.recovery.get<UniversalConfig>().min_replicas;
   // Wait at most wait_limit, then restart on every replica whose nodes are up (repaired ones
   // that had been dropped too); a failure during the restart or the load decides again.
   while (true) {
@@ -161,6 +165,11 @@ bool UniversalCheckpoint::recover(CollectiveJob& job) {
     if (i == Interrupt::STOP) return false;
     if (i == Interrupt::NONE) return true;
   }
+}
+
+// Its line of designs.def.
+std::unique_ptr<CollectiveRecovery> universal::make() {
+  return std::make_unique<UniversalCheckpoint>();
 }
 
 }  // namespace failsim::sim

@@ -1,0 +1,126 @@
+// The collective recovery designs' one list (sim/collective/recovery/designs.def) against what is
+// made from it (the reader's choices and writer, the engine's factory) and what is written by
+// hand beside it (scenarios/collective.schema.json's enum of recovery.strategy, the recovery row
+// of docs/cluster.md's table): a name in one and not in another fails here.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <vector>
+
+#include "collective_fixture.hpp"
+#include "input_error_of.hpp"
+#include "sim/collective/recovery/recovery.hpp"
+#include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/scenario.hpp"
+
+using failsim::testing::error_of;
+using nlohmann::json;
+using namespace failsim::sim;
+
+namespace {
+
+/// The list, read the way its users read it.
+const std::vector<std::string> DESIGNS{
+#define FAILSIM_COLLECTIVE_DESIGN(room, name) name,
+#include "sim/collective/recovery/designs.def"
+#undef FAILSIM_COLLECTIVE_DESIGN
+};
+
+std::string read_text(const std::string& relative) {
+  std::ifstream in(std::string(FAILSIM_SOURCE_DIR) + "/" + relative);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The small collective scenario with recovery.strategy `name` and nothing else in `recovery`.
+json scenario_with(const std::string& name) {
+  json doc = failsim::testing::collective::build("designs", json::object());
+  doc["recovery"] = {{"strategy", name}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("the reader chooses among the list's designs, in its order", "[designs]") {
+  REQUIRE(DESIGNS.size() >= 6);
+  std::vector<std::string> rows;
+  for (const CollectiveDesign& d : collective_designs()) rows.emplace_back(d.name);
+  CHECK(rows == DESIGNS);
+  // The did-you-mean of a wrong name lists them all.
+  const auto e = error_of([] { parse_scenario(scenario_with("zz-no-design"), "s.json"); });
+  CHECK(e.json_path() == "/recovery/strategy");
+  for (const std::string& name : DESIGNS) {
+    INFO(name);
+    CHECK_THAT(e.expected(), Catch::Contains("\"" + name + "\""));
+  }
+}
+
+TEST_CASE("every design of the list is read, written back with its own section, and read again",
+          "[designs]") {
+  std::set<std::string> sections;
+  for (const std::string& name : DESIGNS) {
+    INFO(name);
+    const Scenario s = parse_scenario(scenario_with(name), "s.json");
+    CHECK(s.collective.recovery.strategy == name);
+    const CollectiveDesign* design = find_collective_design(name);
+    REQUIRE(design != nullptr);
+    const json recovery = to_json(s)["recovery"];
+    CHECK(recovery["strategy"] == name);
+    const char* section = design->settings.section;
+    if (section != nullptr) {
+      CHECK(recovery.contains(section));
+      CHECK(sections.insert(section).second);  // no two designs share a section
+    }
+    CHECK(recovery.contains("checkpoint") == design->settings.uses_checkpoint);
+    // The writer's output is the reader's input: the same scenario, its settings compared by value.
+    json again = to_json(s);
+    CHECK(parse_scenario(again, "s.json") == s);
+  }
+  CHECK(find_collective_design("zz-no-design") == nullptr);
+}
+
+TEST_CASE("the engine makes every design of the list, each of its own class", "[designs]") {
+  std::set<std::type_index> classes;
+  for (const std::string& name : DESIGNS) {
+    INFO(name);
+    const std::unique_ptr<CollectiveRecovery> design = make_collective_recovery(name);
+    REQUIRE(design != nullptr);
+    CHECK(classes.insert(std::type_index(typeid(*design))).second);
+  }
+  CHECK_THROWS_AS(make_collective_recovery("zz-no-design"), std::logic_error);
+}
+
+TEST_CASE("the schema's enum of recovery.strategy is the list", "[designs][schema]") {
+  const json schema = json::parse(read_text("scenarios/collective.schema.json"));
+  const json& values =
+      schema.at(json::json_pointer("/properties/recovery/properties/strategy/enum"));
+  std::vector<std::string> spellings;
+  for (const json& v : values) spellings.push_back(v.get<std::string>());
+  CHECK(spellings == DESIGNS);
+}
+
+TEST_CASE("docs/cluster.md's recovery row names exactly the list's designs", "[designs][docs]") {
+  const std::string docs = read_text("docs/cluster.md");
+  const std::size_t row = docs.find("\n| `recovery` | `strategy` ");
+  REQUIRE(row != std::string::npos);
+  const std::size_t end = docs.find("`restart`", row);
+  REQUIRE(end != std::string::npos);
+  const std::string strategies = docs.substr(row, end - row);
+  std::vector<std::string> named;
+  const std::regex quoted("\"([a-z-]+)\"");
+  for (auto it = std::sregex_iterator(strategies.begin(), strategies.end(), quoted);
+       it != std::sregex_iterator(); ++it) {
+    named.push_back((*it)[1].str());
+  }
+  CHECK(named == DESIGNS);
+}
