@@ -152,6 +152,7 @@ RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const Ru
       .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
       .roles = build_platform(setup.engine(), scenario.cluster, options.file_label,
                               local_disk_level(scenario.recovery)),
+      .branching = branching,
       .on_evaluation = [&](const EvalRecord& e) {
         if (options.on_evaluation) options.on_evaluation(e);
         setup.report_progress(true);
@@ -163,7 +164,6 @@ RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const Ru
   result.recorder.event(0.0, EventType::START, "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
-  context.branching = &branching;
   Job job(context);
   context.job = &job;
   FailureInjector injector(context);
