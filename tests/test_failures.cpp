@@ -3,6 +3,8 @@
 // gradient accounting (computed = applied + dropped + lost + pending) and fails otherwise.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -63,17 +65,50 @@ long computed_between(const std::vector<Row>& rows, double t0, double t1) {
 
 }  // namespace
 
-TEST_CASE("the simulation implements exactly the strategies the scenario format knows",
+TEST_CASE("every parameter-server strategy of strategies.def is in each of its lists",
           "[failures]") {
-  // The scenario's strategy table and the simulation's are two lists by necessity (the scenario
-  // is engine-free): they must name the same strategies.
-  std::set<std::string_view> scenario;
-  for (const auto& s : failsim::sim::recovery_strategies()) scenario.insert(s.name);
-  std::set<std::string_view> simulation;
-  for (const auto& f : failsim::sim::STRATEGY_FACTORIES) simulation.insert(f.name);
-  CHECK(scenario.size() == failsim::sim::recovery_strategies().size());
-  CHECK(simulation.size() == std::size(failsim::sim::STRATEGY_FACTORIES));
-  CHECK(simulation == scenario);
+  // The two tables are made from one list; each place that names the strategies must name
+  // exactly those, in that order: the scenario's table (the reader's choices and its
+  // did-you-mean), the engine's factories, the schema's enum, docs/strategies.md's sections.
+  std::vector<std::string> def;
+#define FAILSIM_PS_STRATEGY(name, make) def.emplace_back(#name);
+#include "sim/ps/recovery/strategies.def"
+#undef FAILSIM_PS_STRATEGY
+  REQUIRE(def.size() >= 5);
+  std::vector<std::string> scenario;
+  for (const auto& s : failsim::sim::recovery_strategies()) scenario.emplace_back(s.name);
+  CHECK(scenario == def);
+  std::vector<std::string> factories;
+  for (const auto& f : failsim::sim::STRATEGY_FACTORIES) {
+    factories.emplace_back(f.name);
+    CHECK(f.make != nullptr);
+  }
+  CHECK(factories == def);
+
+  const std::filesystem::path source = FAILSIM_SOURCE_DIR;
+  std::ifstream schema_file(source / "scenarios" / "schema.json");
+  const json schema = json::parse(schema_file);
+  std::vector<std::string> schema_enum;
+  for (const auto& name :
+       schema.at("properties").at("recovery").at("properties").at("strategy").at("enum"))
+    schema_enum.push_back(name.get<std::string>());
+  CHECK(schema_enum == def);
+
+  std::ifstream docs_file(source / "docs" / "strategies.md");
+  std::vector<std::string> docs;
+  for (std::string line; std::getline(docs_file, line);) {
+    if (line.rfind("## `", 0) == 0 && line.back() == '`')
+      docs.push_back(line.substr(4, line.size() - 5));
+  }
+  CHECK(docs == def);
+
+  // The reader refuses a name outside the list, listing the list.
+  std::string expected = "expected one of ";
+  for (std::size_t i = 0; i < def.size(); ++i) expected += (i ? ", \"" : "\"") + def[i] + "\"";
+  json bad = base_scenario();
+  bad["recovery"] = {{"strategy", "no_such_strategy"}};
+  CHECK_THROWS_WITH(failsim::sim::parse_scenario(bad, "bad.json"),
+                    Catch::Matchers::Contains(expected));
 }
 
 TEST_CASE("a scheduled failure the run does not reach is recorded, not silently absent",

@@ -1,10 +1,13 @@
-// run() for a collective scenario (`"protocol": "collective"`): the cluster platform, the plan,
-// the real math (unless the workload is time only), the failure schedule and the job's driver
-// actor; the result in the RunResult every protocol returns, with its collective summary.
+// The collective protocol's runner (`"protocol": "collective"`): the cluster platform, the
+// plan, the real math (unless the workload is time only), the failure schedule and the job's
+// driver actor; the result in the RunResult every protocol returns, with its collective summary.
+// sim/run.hpp dispatches to it.
 #pragma once
 
-#include "sim/run.hpp"
+#include "sim/engine/run_setup.hpp"
+#include "sim/output/run_result.hpp"
 #include "sim/scenario/resolve.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/run.hpp"
+#include "sim/output/run_result.hpp"
 
 namespace failsim::sim {
 

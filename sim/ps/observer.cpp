@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "sim/engine/log.hpp"
-#include "sim/ps/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(observer, failsim, "evaluation schedule and stop conditions");
 

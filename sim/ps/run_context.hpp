@@ -38,12 +38,12 @@ struct RunContext {
   BufferPool gradient_buffers;
   Coordinator coordinator;
   Roles roles;
+  Branching& branching;  ///< the scenarios this simulation stands for (branching.hpp)
   /// The running generation's parameter server shards (one without sharding; job.hpp).
   std::span<const Shard> shards{};
   std::vector<Strategy*> strategies{};  ///< one per shard, in shard order
   Job* job = nullptr;
   FailureInjector* injector = nullptr;
-  Branching* branching = nullptr;  ///< the scenarios this simulation stands for (branching.hpp)
   std::vector<std::unique_ptr<Worker>> workers{};
   std::string stop_reason{};                               ///< set once by request_stop()
   std::function<void(const EvalRecord&)> on_evaluation{};  ///< e.g. the CLI's progress line

@@ -47,8 +47,8 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
   for (std::size_t w = 0; w < known_live_.size(); ++w) {
     known_live_[w] = context.coordinator.worker_live(static_cast<int>(w));
   }
-  combine_.rule = context.branching->combine() == GradientCombine::MEAN ? models::StaleRule::MEAN
-                                                                        : models::StaleRule::SUM;
+  combine_.rule = context.branching.combine() == GradientCombine::MEAN ? models::StaleRule::MEAN
+                                                                       : models::StaleRule::SUM;
 }
 
 void ParameterServer::launch() {
@@ -137,7 +137,7 @@ std::int64_t ParameterServer::slowest_clock() const {
 
 bool ParameterServer::can_serve(const PullRequest& request) const {
   // Only sync asks for a round (branching.hpp: a family mixing sync and async splits here).
-  if (version() < request.min_version && context_.branching->sync_here()) return false;
+  if (version() < request.min_version && context_.branching.sync_here()) return false;
   if (context_.scenario.consistency.mode != ConsistencyMode::SSP) return true;
   return clock(request.worker) - slowest_clock() <= context_.scenario.consistency.bound;
 }
@@ -269,7 +269,7 @@ void ParameterServer::maybe_complete_round() {
   if (round_.empty()) return;
   // Async applies every gradient at once; sync waits for one of every live worker.
   if (static_cast<int>(round_.size()) >= context_.coordinator.live_workers() ||
-      !context_.branching->sync_here())
+      !context_.branching.sync_here())
     apply(round_, combine_);
 }
 

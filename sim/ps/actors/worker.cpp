@@ -94,7 +94,7 @@ std::unique_ptr<ParamsReply> Worker::pull(Endpoint& target, int shard, std::int6
     PullRequest request{index_, 0, ++requests_, inboxes_[k]};
     // Sync: the round after the last one this worker computed, within this epoch (a restarted
     // server may have rolled back to an older version).
-    if (context_.branching->may_sync() && min_version_epoch_[k] == epoch) {
+    if (context_.branching.may_sync() && min_version_epoch_[k] == epoch) {
       request.min_version = min_version_[k];
     }
     if (!send(target, std::make_unique<ServerMessage>(request), CONTROL_BYTES)) return nullptr;

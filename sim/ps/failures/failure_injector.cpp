@@ -42,13 +42,13 @@ void FailureInjector::launch() {
   const FailureConfig& f = context_.scenario.failures;
   // Timed failures: those of every scenario this simulation stands for (branching.hpp); when
   // one is due, the family splits between those that have it and those that do not.
-  const auto& timed = context_.branching->timed_failures();
+  const auto& timed = context_.branching.timed_failures();
   for (std::size_t k = 0; k < timed.size(); ++k) {
     const FailureEvent event = timed[k].event;
     sg4::Actor::create(fmt::format("failure-{}", k), context_.roles.coordinator, [this, event, k] {
       sg4::this_actor::sleep_until(*event.at_time);
-      const std::optional<std::size_t> i = context_.branching->arrive(k);
-      if (context_.branching->forked()) context_.on_evaluation = nullptr;  // one progress line
+      const std::optional<std::size_t> i = context_.branching.arrive(k);
+      if (context_.branching.forked()) context_.on_evaluation = nullptr;  // one progress line
       if (i) fire(event, *i);
     });
   }
@@ -132,7 +132,7 @@ sg4::Host* FailureInjector::target_host(const FailureEvent& event) const {
     }
     case FailureTarget::REPLICA: {
       if (static_cast<std::size_t>(event.shard) >= context_.strategies.size()) return nullptr;
-      auto* chain = dynamic_cast<ReplicaHolder*>(&strategy(event.shard));
+      ReplicaHolder* chain = strategy(event.shard).replicas();
       return chain != nullptr ? chain->replica_host(event.index) : nullptr;
     }
     case FailureTarget::WORKER:
@@ -209,7 +209,7 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
   }
   bool replica = false;
   for (Strategy* s : context_.strategies) {
-    auto* chain = dynamic_cast<ReplicaHolder*>(s);
+    ReplicaHolder* chain = s->replicas();
     if (server == nullptr && !replica && chain != nullptr)
       replica = chain->replica_failed(host, host_back);
   }

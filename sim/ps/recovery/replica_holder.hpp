@@ -1,7 +1,7 @@
 // The failure injector's view of a strategy with a replica chain ("chain", "stateless_chain";
 // replica_chain.hpp): where chain position i runs now (failure target "replica"), and the
 // failure of a host on which only a replica ran. Implemented beside Strategy by the chained
-// strategies; the failure injector asks for it with dynamic_cast (strategy.hpp says why).
+// strategies, which declare it by overriding Strategy::replicas().
 #pragma once
 
 #include <simgrid/s4u/Host.hpp>

@@ -1,8 +1,8 @@
-// The simulation's strategy table: each recovery strategy's implementation (one file each,
-// sim/recovery/<name>.cpp) registered under the name the scenario's strategy table gives it
-// (sim/ps/recovery/strategy_table.cpp), which holds everything else about the strategy. A test
-// (tests/test_failures.cpp) checks that the two tables name the same strategies. Two tables
-// because the scenario is engine-free: its table cannot hold constructors of SimGrid actors.
+// The simulation's strategy table: each recovery strategy's implementation (one folder each,
+// sim/ps/recovery/<name>/) under its name. Made from the one list, strategies.def, as the
+// scenario's table is (sim/ps/recovery/strategy_table.cpp, which holds everything else about the
+// strategy). Two tables because the scenario is engine-free: its table cannot hold constructors
+// of SimGrid actors; one list, so they cannot name different strategies.
 #pragma once
 
 #include <memory>
@@ -20,21 +20,19 @@ struct StrategyFactory {
   StrategyMaker make;
 };
 
-// One constructor per implementation file.
-std::unique_ptr<Strategy> make_no_recovery(RunContext& context, const Shard& shard);
-/// Single-level checkpoints, or multi-level ones when the settings have levels.
-std::unique_ptr<Strategy> make_checkpointing(RunContext& context, const Shard& shard);
+// One constructor per line of strategies.def, defined in its implementation file.
+#define FAILSIM_PS_STRATEGY(name, make) \
+  std::unique_ptr<Strategy> make(RunContext& context, const Shard& shard);
+#include "sim/ps/recovery/strategies.def"
+#undef FAILSIM_PS_STRATEGY
+/// Multi-level checkpoints: make_checkpointing's choice when the settings have levels.
 std::unique_ptr<Strategy> make_multilevel_checkpointing(RunContext& context, const Shard& shard);
-std::unique_ptr<Strategy> make_chain_replication(RunContext& context, const Shard& shard);
-std::unique_ptr<Strategy> make_stateless(RunContext& context, const Shard& shard);
-std::unique_ptr<Strategy> make_stateless_chain(RunContext& context, const Shard& shard);
 
+/// The engine's table, made from strategies.def as the scenario's is (strategy_table.cpp).
 inline constexpr StrategyFactory STRATEGY_FACTORIES[] = {
-    {"none", make_no_recovery},
-    {"checkpoint", make_checkpointing},
-    {"chain", make_chain_replication},
-    {"stateless", make_stateless},
-    {"stateless_chain", make_stateless_chain},
+#define FAILSIM_PS_STRATEGY(name, make) {#name, make},
+#include "sim/ps/recovery/strategies.def"
+#undef FAILSIM_PS_STRATEGY
 };
 
 }  // namespace failsim::sim

@@ -7,10 +7,8 @@
 //
 // What only some strategies do is an interface of its own, implemented beside this one:
 // ElasticStrategy (elastic.hpp, elastic resume) and ReplicaHolder (replica_holder.hpp, a replica
-// chain). Callers ask for it with dynamic_cast rather than through a query on this base: a
-// strategy declares a capability once, by deriving from its interface, and this base names none
-// of them, so a new capability does not grow it (the casts run at a failure or a resize, not
-// per update).
+// chain). A strategy declares ReplicaHolder through replicas(), which the failure injector asks;
+// the job still asks for ElasticStrategy with dynamic_cast (only at a resize).
 #pragma once
 
 #include <functional>
@@ -23,6 +21,8 @@
 #include "sim/ps/sharding.hpp"
 
 namespace failsim::sim {
+
+class ReplicaHolder;
 
 class Strategy {
  public:
@@ -48,6 +48,10 @@ class Strategy {
   virtual std::int64_t pending_at_end();
   /// The most gradients held pending at once (the stateless store's memory spike); else 0.
   virtual std::int64_t peak_pending() const { return 0; }
+
+  /// Its replica chain, if it holds one (the chained strategies return themselves): what a
+  /// "replica" failure strikes and what a host's failure may kill. Default: none.
+  virtual ReplicaHolder* replicas() { return nullptr; }
 
   /// Whether a resize retired it (its processes are gone and it restarts nothing; elastic.hpp).
   bool retired() const { return retired_; }

@@ -1,10 +1,10 @@
 // The `recovery` section: the strategy that survives a server failure, and its own settings.
 // A strategy is one row of the strategy table (sim/ps/recovery/strategy_table.cpp: its name, a
 // one-line description, its reader, checks and writer, and the facts the other sections ask) and
-// one file of settings (sim/scenario/recovery/<name>.{hpp,cpp}: its configuration struct and the
-// functions of its row). The other sections never name a strategy: they ask its row, through
-// RecoveryConfig::kind(). The simulation's implementations are registered by the same names
-// (sim/ps/recovery/strategies.hpp). Engine-free, like the whole scenario.
+// one file of settings (sim/ps/recovery/<name>/settings.{hpp,cpp}: its configuration struct and
+// the functions of its row). The other sections never name a strategy: they ask its row, through
+// RecoveryConfig::kind(). The rows and the simulation's implementations (strategies.hpp) are
+// made from one list, sim/ps/recovery/strategies.def. Engine-free, like the whole scenario.
 #pragma once
 
 #include <optional>

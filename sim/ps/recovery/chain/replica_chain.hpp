@@ -113,6 +113,7 @@ class ReplicaChain {
 /// chain behind it, and the failure injector's view of them (chain position 0 is the head).
 class ChainedStrategy : public Strategy, public ReplicaHolder {
  public:
+  ReplicaHolder* replicas() override { return this; }
   simgrid::s4u::Host* replica_host(int position) override;
   /// A replica's failure (detected by the failure injector through server_on -> nullptr).
   bool replica_failed(simgrid::s4u::Host* host, double host_back) override;

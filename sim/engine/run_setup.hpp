@@ -1,0 +1,90 @@
+// What every protocol's runner sets up around its simulation, in one place: the options of a
+// run, the SimGrid engine made from failsim's and the user's arguments, a quiet log threshold,
+// Ctrl-C and SIGTERM turned into input::Interrupted at the next simulated event (docs/cli.md,
+// "Interruptions"), the progress callback's throttle, the deadlock flag, and the set-up and wall
+// clocks. The runners (sim/ps/run_ps.hpp, sim/collective/run_collective.hpp) add their platform
+// and actors between the constructor and run().
+#pragma once
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/output/progress.hpp"
+#include "sim/output/recorder.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace failsim::sim {
+
+struct RunOptions {
+  std::string file_label = "scenario";    ///< names the scenario file in error messages
+  std::vector<std::string> simgrid_args;  ///< e.g. "--cfg=network/model:CM02", "--log=..."
+  /// Threads computing the math (sim/engine/math_pool.hpp), >= 1; the results do not depend on it.
+  int threads = 1;
+  std::function<void(const EvalRecord&)> on_evaluation;  ///< called after each evaluation
+  /// Collective runs: simulate the network of every step, not once per state of the network
+  /// (the check that the cached step times are exact; results are identical).
+  bool simulate_every_step = false;
+  /// Called after each evaluation and every PROGRESS_INTERVAL_SECONDS of wall clock as simulated
+  /// time advances; reads the simulation, changes nothing in it.
+  std::function<void(const Progress&)> on_progress;
+  /// Further scenarios simulated with this one, forking where their failures at a time differ
+  /// (sim/ps/branching.hpp), and their file labels.
+  std::vector<Scenario> branches;
+  std::vector<std::string> branch_labels;
+};
+
+/// Wall seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start);
+
+class RunSetup {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// Creates the engine from `simgrid_args` after failsim's defaults (simgrid_arguments()),
+  /// SimGrid's log threshold set to critical first (quiet unless --log= asks otherwise).
+  /// `wall_start` is when the run began (setup_seconds and wall_seconds count from it).
+  RunSetup(const std::vector<std::string>& simgrid_args, Clock::time_point wall_start);
+  RunSetup(const RunSetup&) = delete;
+  RunSetup& operator=(const RunSetup&) = delete;
+
+  simgrid::s4u::Engine& engine() { return *engine_; }
+
+  /// Catches Ctrl-C and SIGTERM (after the engine, which installs its own SIGINT handler that
+  /// exits with status 1), and hooks the engine's time advances (an interruption stops the run
+  /// there; the progress callback) and its deadlock (deadlock()).
+  void watch(std::function<void(const Progress&)> on_progress);
+  /// Throws input::Interrupted if a signal was caught (at the current simulated time).
+  static void stop_if_interrupted();
+  /// Calls the progress callback with `sample()` now (`now`, e.g. after an evaluation) or if
+  /// PROGRESS_INTERVAL_SECONDS of wall clock passed (the clock is read every 64th advance only:
+  /// a run has millions of them). Nothing before run() set the sampler.
+  void report_progress(bool now);
+
+  /// Records the set-up's wall clock, runs the engine with `sample` giving the progress, then
+  /// stops if a signal came meanwhile.
+  void run(std::function<Progress()> sample);
+
+  bool deadlock() const { return deadlock_; }
+  double setup_seconds() const { return setup_seconds_; }
+  /// Wall seconds since the run began, set-up included.
+  double wall_seconds() const { return seconds_since(wall_start_); }
+
+ private:
+  Clock::time_point wall_start_;
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::function<void(const Progress&)> on_progress_;
+  std::function<Progress()> sample_;  // set by run()
+  Clock::time_point sim_start_;
+  double last_progress_ = -PROGRESS_INTERVAL_SECONDS;
+  std::uint64_t advances_ = 0;
+  bool deadlock_ = false;
+  double setup_seconds_ = 0.0;
+};
+
+}  // namespace failsim::sim
