@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "models/loss.hpp"
+#include "models/model_spec.hpp"
 #include "models/rng.hpp"
 
 namespace failsim::models {
@@ -520,8 +521,9 @@ std::vector<Tensor> Cnn::tensors() const {
           {"fc2.bias", layout_.fc2_b, layout_.total - layout_.fc2_b, 1}};
 }
 
-std::unique_ptr<Model> make_cnn(int channels, int height, int width, int classes, float dropout) {
-  return std::make_unique<Cnn>(dropout, channels, height, width, classes);
+std::unique_ptr<Model> make_cnn(const ModelSpec& spec, int channels, int height, int width,
+                                int classes) {
+  return std::make_unique<Cnn>(static_cast<float>(spec.dropout), channels, height, width, classes);
 }
 
 std::unique_ptr<Model> Cnn::clone() const {

@@ -158,8 +158,4 @@ class Cnn : public Model {
   std::vector<float> pack_a_, pack_b_;   // Eigen's GEMM packing buffers (see cnn.cpp)
 };
 
-/// The CNN for inputs of the given shape (what make_model builds for ModelKind::CNN); throws
-/// std::invalid_argument like the constructor when the shape does not suit it.
-std::unique_ptr<Model> make_cnn(int channels, int height, int width, int classes, float dropout);
-
 }  // namespace failsim::models

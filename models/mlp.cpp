@@ -7,6 +7,7 @@
 
 #include "models/dense.hpp"
 #include "models/loss.hpp"
+#include "models/model_spec.hpp"
 #include "models/rng.hpp"
 #include "models/scratch.hpp"
 
@@ -121,6 +122,11 @@ double Mlp::train_flops_per_sample() const {
     if (l > 0) flops += 2.0 * sizes_[l] * sizes_[l + 1];
   }
   return flops;
+}
+
+std::unique_ptr<Model> make_mlp(const ModelSpec& spec, int channels, int height, int width,
+                                int classes) {
+  return std::make_unique<Mlp>(channels * height * width, spec.hidden, classes);
 }
 
 }  // namespace failsim::models

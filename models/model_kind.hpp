@@ -1,23 +1,30 @@
-// The kinds of model failsim builds and their spellings: the one vocabulary that the scenario
-// format, `failsim train` and the model factory (models/model_spec.hpp) share. Its own header so
-// that the scenario reader names them without the math.
+// The kinds of model failsim builds, their spellings and the description of one model: the one
+// vocabulary that the scenario format, `failsim train` and the model factory
+// (models/model_spec.hpp) share. Its own header so that the scenario reader names them without
+// the math. The kinds come from the list models/models.def.
 #pragma once
 
 #include <array>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace failsim::models {
 
-enum class ModelKind { SOFTMAX, MLP, CNN };
+enum class ModelKind {
+#define FAILSIM_MODEL(KIND, SPELLING, BUILDER) KIND,
+#include "models/models.def"
+#undef FAILSIM_MODEL
+};
 
-/// Every kind with its spelling, in the order the docs list them.
-inline constexpr std::array<std::pair<std::string_view, ModelKind>, 3> MODEL_KINDS{{
-    {"softmax", ModelKind::SOFTMAX},
-    {"mlp", ModelKind::MLP},
-    {"cnn", ModelKind::CNN},
-}};
+/// Every kind with its spelling, in the order the docs list them (models/models.def).
+inline constexpr std::array MODEL_KINDS{
+#define FAILSIM_MODEL(KIND, SPELLING, BUILDER) \
+  std::pair<std::string_view, ModelKind>{SPELLING, ModelKind::KIND},
+#include "models/models.def"
+#undef FAILSIM_MODEL
+};
 
 /// The kind's spelling: "softmax", "mlp" or "cnn".
 inline std::string to_string(ModelKind kind) {
@@ -26,5 +33,17 @@ inline std::string to_string(ModelKind kind) {
   }
   return "?";
 }
+
+/// Which model to build: the scenario's `model` section and `failsim train`'s options.
+struct ModelSpec {
+  ModelKind kind = ModelKind::SOFTMAX;
+  /// MLP: hidden layer widths, input to output (non-empty).
+  std::vector<int> hidden;
+  /// CNN: dropout probability in [0, 1) before the last layer (the study's 0.25). A double as
+  /// the scenario writes it; the CNN computes with it as a float.
+  double dropout = 0.25;
+
+  bool operator==(const ModelSpec&) const = default;
+};
 
 }  // namespace failsim::models

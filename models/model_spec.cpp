@@ -1,21 +1,18 @@
+// make_model(): one case per entry of models/models.def.
 #include "models/model_spec.hpp"
 
-#include "models/cnn.hpp"
-#include "models/mlp.hpp"
-#include "models/softmax_regression.hpp"
+#include <stdexcept>
 
 namespace failsim::models {
 
 std::unique_ptr<Model> make_model(const ModelSpec& spec, int channels, int height, int width,
                                   int classes) {
-  const int dim = channels * height * width;
   switch (spec.kind) {
-    case ModelKind::SOFTMAX:
-      return std::make_unique<SoftmaxRegression>(dim, classes);
-    case ModelKind::MLP:
-      return std::make_unique<Mlp>(dim, spec.hidden, classes);
-    case ModelKind::CNN:
-      return std::make_unique<Cnn>(spec.dropout, channels, height, width, classes);
+#define FAILSIM_MODEL(KIND, SPELLING, BUILDER) \
+  case ModelKind::KIND:                        \
+    return BUILDER(spec, channels, height, width, classes);
+#include "models/models.def"
+#undef FAILSIM_MODEL
   }
   throw std::invalid_argument("unknown model kind");
 }

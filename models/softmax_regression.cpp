@@ -5,6 +5,7 @@
 
 #include "models/dense.hpp"
 #include "models/loss.hpp"
+#include "models/model_spec.hpp"
 #include "models/rng.hpp"
 #include "models/scratch.hpp"
 
@@ -63,6 +64,11 @@ double SoftmaxRegression::forward_flops_per_sample() const {
 double SoftmaxRegression::train_flops_per_sample() const {
   // Forward, plus dW = dy^T x (2 in classes); no input gradient is needed.
   return forward_flops_per_sample() + 2.0 * in_ * classes_ + classes_;
+}
+
+std::unique_ptr<Model> make_softmax_regression(const ModelSpec& /*spec*/, int channels, int height,
+                                               int width, int classes) {
+  return std::make_unique<SoftmaxRegression>(channels * height * width, classes);
 }
 
 }  // namespace failsim::models

@@ -1,5 +1,7 @@
 #include "bad_scenarios.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +17,19 @@ BadScenario collective(const char* what, const char* input, const char* json_pat
 }
 
 constexpr Stage RESOLVE = Stage::RESOLVE;
+
+/// The presets of scenarios/cluster/nodes as the reader lists them (sorted, comma-separated):
+/// read from the directory, so that a new preset file is not a trap for the catalogue.
+std::string node_presets() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(FAILSIM_NODE_PRESETS)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
+}
 }  // namespace
 
 std::string expand(const std::string& text, const std::string& source_dir) {
@@ -1014,8 +1029,8 @@ const std::vector<BadScenario>& catalogue() {
           {"bad.json: /platform: expected an object with keys (node, nodes, spares, topology, "
            "file_system, domains) (required), found nothing"}),
       collective("unknown node preset", R"({"platform": {"node": "h100-8"}})", "/platform/node",
-                 {"bad.json: /platform/node: expected a node preset (",
-                  "h100-8x), or a node file ending in \".json\", found \"h100-8\" (did you mean "
+                 {"bad.json: /platform/node: expected a node preset (" + node_presets() +
+                  "), or a node file ending in \".json\", found \"h100-8\" (did you mean "
                   "\"h100-8x\"?)"}),
       collective("a node preset file that is not JSON",
                  R"({"platform": {"node": "@FIXTURES@/broken-node.json"}})", "",

@@ -1,10 +1,18 @@
 // Analytic gradients of the dense models against central finite differences
-// (the CNN has its own checks in test_cnn.cpp, using the same helper).
+// (the CNN has its own checks in test_cnn.cpp, using the same helper), and the list of models
+// (models/models.def) against the factory, the scenario schema and the docs.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "gradient_check.hpp"
 #include "models/mlp.hpp"
+#include "models/model_spec.hpp"
 #include "models/rng.hpp"
 #include "models/softmax_regression.hpp"
 
@@ -65,4 +73,48 @@ TEST_CASE("initialisation is seeded and within the fan-in bound", "[models]") {
   CHECK(model.num_params() == 16 * 8 + 8 + 8 * 4 + 4);
   CHECK(model.name() == "mlp[8]");
   CHECK(model.forward_flops_per_sample() == 2.0 * 16 * 8 + 8 + 2.0 * 8 * 4 + 4);
+}
+
+namespace {
+
+std::string read_source_file(const std::string& relative) {
+  std::ifstream in(std::filesystem::path(FAILSIM_SOURCE_DIR) / relative, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The list's spellings as the docs write them: "`a`, `b` or `c`", each inside quote + ` marks.
+std::string listed(const std::string& quote) {
+  std::string out;
+  for (std::size_t i = 0; i < MODEL_KINDS.size(); ++i) {
+    if (i > 0) out += i + 1 == MODEL_KINDS.size() ? " or " : ", ";
+    out += "`" + quote + std::string(MODEL_KINDS[i].first) + quote + "`";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the list of models, the factory, the schema and the docs agree", "[models]") {
+  std::set<std::string> spellings;
+  for (const auto& [spelling, kind] : MODEL_KINDS) {
+    INFO(spelling);
+    spellings.insert(std::string(spelling));
+    CHECK(to_string(kind) == spelling);
+    ModelSpec spec;
+    spec.kind = kind;
+    spec.hidden = {8};
+    const auto model = make_model(spec, 1, 28, 28, 10);
+    REQUIRE(model != nullptr);
+    CHECK(model->num_params() > 0);
+  }
+  CHECK(spellings.size() == MODEL_KINDS.size());
+  const auto schema = nlohmann::json::parse(read_source_file("scenarios/schema.json"));
+  CHECK(schema["properties"]["model"]["properties"]["kind"]["enum"].get<std::set<std::string>>() ==
+        spellings);
+  CHECK_THAT(read_source_file("docs/scenario-format.md"),
+             Catch::Contains("| `kind` | " + listed("\"") + " |"));
+  CHECK_THAT(read_source_file("docs/cli.md"),
+             Catch::Contains("| `--model` | " + listed("") + " |"));
 }

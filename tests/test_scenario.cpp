@@ -920,7 +920,7 @@ TEST_CASE("the parser accepts exactly the schema's enum spellings", "[scenario][
   }
 }
 
-TEST_CASE("every node preset is a node of the collective schema, key for key",
+TEST_CASE("every node preset parses and is a node of the collective schema, key for key",
           "[scenario][schema]") {
   const SchemaSet schemas(COLLECTIVE_SCHEMA_FILE);
   const SchemaNode node =
@@ -929,6 +929,11 @@ TEST_CASE("every node preset is a node of the collective schema, key for key",
   CHECK(presets.size() >= 2);
   for (const fs::path& f : presets) {
     INFO(f.string());
+    // Named by a scenario, the preset parses cleanly.
+    json by_name = read_json(CLUSTER_DIR / "dp64-7b.json");
+    by_name["platform"]["node"] = f.stem().string();
+    CHECK(parse_scenario(by_name, (CLUSTER_DIR / "dp64-7b.json").string())
+              .collective.platform.node.preset == f.stem().string());
     std::vector<ObjectNode> objects;
     walk(schemas, node, read_json(f), "", objects);
     REQUIRE(objects.size() == 1);

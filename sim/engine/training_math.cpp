@@ -36,12 +36,9 @@ models::Dataset load_split(const Scenario& s, models::Split split) {
   return models::load_fashion_mnist(split, d.dir, limit > 0 ? limit : -1);
 }
 
-std::unique_ptr<models::Model> build_model(const ModelConfig& m, const models::Dataset& data) {
-  models::ModelSpec spec;
-  spec.kind = m.kind;
-  spec.hidden = m.hidden;
-  spec.dropout = static_cast<float>(m.dropout);
-  return models::make_model(spec, data.channels, data.height, data.width, data.num_classes);
+std::unique_ptr<models::Model> build_model(const models::ModelSpec& m,
+                                           const models::Dataset& data) {
+  return models::make_model(m, data.channels, data.height, data.width, data.num_classes);
 }
 }  // namespace
 

@@ -8,20 +8,11 @@ namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.
 using namespace failsim::input;
 
-void check_between_sections(const Scenario& s, const JsonLocation& root) {
-  if (s.model.kind == ModelKind::CNN && s.data.kind != DatasetKind::FASHION_MNIST) {
-    root.child("model").child("kind").fail(
-        "\"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images: use data kind "
-        "\"fashion-mnist\")",
-        "\"cnn\"");
-  }
+namespace {
 
-  // The sizes of the data against workers, batch and test subset are resolve()'s
-  // (sim/scenario/resolve.hpp): they need the data set's real size.
-
-  // What the simulation does not do yet is refused here rather than crashing a run later.
-  const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();
-  const RecoveryStrategy& strategy = s.recovery.kind();
+// What the simulation does not do yet is refused here rather than crashing a run later.
+void check_failures_simulated(const Scenario& s, const JsonLocation& root, bool has_failures,
+                              const RecoveryStrategy& strategy) {
   if (s.cluster.kind == ClusterKind::PLATFORM && (has_failures || strategy.star_only)) {
     root.child("cluster")
         .child("platform")
@@ -63,22 +54,11 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
           .fail("\"server\" or \"worker\" (storage failures are not simulated yet)", "\"storage\"");
     }
   }
-  if (strategy.uses_store && s.consistency.mode != ConsistencyMode::ASYNC) {
-    root.child("consistency")
-        .child("mode")
-        .fail(fmt::format("\"async\" with recovery strategy {} (its store applies whatever is "
-                          "pending, as the study's stateless server did)",
-                          quoted_name(strategy.name)),
-              fmt::format("\"{}\"", to_string(s.consistency.mode)));
-  }
-  if (has_failures && !s.stop.time) {
-    root.child("stop").child("time").fail(
-        "a stop time when there are failures (a failure can make any other stop condition "
-        "unreachable)",
-        "nothing");
-  }
-  // A scheduled failure the stop comes first would silently never happen (a sweep over failure
-  // times crossing the stop would tabulate failure-free runs under failure names).
+}
+
+// A scheduled failure the stop comes first would silently never happen (a sweep over failure
+// times crossing the stop would tabulate failure-free runs under failure names).
+void check_events_before_stop(const Scenario& s, const JsonLocation& root) {
   if (!s.failures.record_after_stop) {
     for (std::size_t i = 0; i < s.failures.events.size(); ++i) {
       const FailureEvent& e = s.failures.events[i];
@@ -98,7 +78,10 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
       }
     }
   }
+}
 
+void check_server_evaluation(const Scenario& s, const JsonLocation& root,
+                             const RecoveryStrategy& strategy) {
   if (s.timing.server_evaluation) {
     // A server evaluates the whole model; a shard's server holds a slice of it.
     const auto where = root.child("timing").child("server_evaluation");
@@ -110,6 +93,40 @@ void check_between_sections(const Scenario& s, const JsonLocation& root) {
                  std::string(strategy.elastic_setting));
     }
   }
+}
+
+}  // namespace
+
+void check_between_sections(const Scenario& s, const JsonLocation& root) {
+  if (s.model.kind == ModelKind::CNN && s.data.kind != DatasetKind::FASHION_MNIST) {
+    root.child("model").child("kind").fail(
+        "\"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images: use data kind "
+        "\"fashion-mnist\")",
+        "\"cnn\"");
+  }
+
+  // The sizes of the data against workers, batch and test subset are resolve()'s
+  // (sim/scenario/resolve.hpp): they need the data set's real size.
+
+  const bool has_failures = !s.failures.events.empty() || !s.failures.stochastic.empty();
+  const RecoveryStrategy& strategy = s.recovery.kind();
+  check_failures_simulated(s, root, has_failures, strategy);
+  if (strategy.uses_store && s.consistency.mode != ConsistencyMode::ASYNC) {
+    root.child("consistency")
+        .child("mode")
+        .fail(fmt::format("\"async\" with recovery strategy {} (its store applies whatever is "
+                          "pending, as the study's stateless server did)",
+                          quoted_name(strategy.name)),
+              fmt::format("\"{}\"", to_string(s.consistency.mode)));
+  }
+  if (has_failures && !s.stop.time) {
+    root.child("stop").child("time").fail(
+        "a stop time when there are failures (a failure can make any other stop condition "
+        "unreachable)",
+        "nothing");
+  }
+  check_events_before_stop(s, root);
+  check_server_evaluation(s, root, strategy);
 
   if (s.stop.target_accuracy && s.evaluation.interval == 0.0 && s.evaluation.every_updates == 0) {
     root.child("stop")

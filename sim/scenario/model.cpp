@@ -12,9 +12,9 @@ const Choices<ModelKind> MODEL_KINDS(models::MODEL_KINDS.begin(), models::MODEL_
 
 namespace detail {
 
-ModelConfig read_model(const ObjectReader& top) {
+ModelSpec read_model(const ObjectReader& top) {
   const ObjectReader r = top.object("model", {"kind", "hidden", "dropout"});
-  ModelConfig m;
+  ModelSpec m;
   m.kind = r.choice("kind", MODEL_KINDS);
   if (m.kind == ModelKind::MLP) {
     m.hidden = r.list("hidden", 1, "layer widths (integers >= 1)",
@@ -32,7 +32,7 @@ ModelConfig read_model(const ObjectReader& top) {
   return m;
 }
 
-nlohmann::json model_to_json(const ModelConfig& m) {
+nlohmann::json model_to_json(const ModelSpec& m) {
   nlohmann::json model{{"kind", to_string(m.kind)}};
   if (m.kind == ModelKind::MLP) model["hidden"] = m.hidden;
   if (m.kind == ModelKind::CNN) model["dropout"] = m.dropout;

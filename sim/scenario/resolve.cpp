@@ -22,12 +22,8 @@ namespace {
 
 std::unique_ptr<models::Model> describe_model(const Scenario& s, const models::DataShape& data,
                                               const std::string& file) {
-  models::ModelSpec spec;
-  spec.kind = s.model.kind;
-  spec.hidden = s.model.hidden;
-  spec.dropout = static_cast<float>(s.model.dropout);
   try {
-    return models::make_model(spec, data.channels, data.height, data.width, data.num_classes);
+    return models::make_model(s.model, data.channels, data.height, data.width, data.num_classes);
   } catch (const std::invalid_argument& e) {
     throw input::InputError(file, "/model/kind",
                             fmt::format("a model for the data's {}x{}x{} samples of {} classes",
@@ -197,11 +193,6 @@ void check_memory(const Scenario& s, const ResolvedJob& job, const std::string& 
                   m.model_bytes / (sizeof(float) * static_cast<double>(job.num_params)),
                   format_bytes(m.model_bytes), format_bytes(m.scratch_bytes)),
       found);
-}
-
-double mean_of(const Distribution& d) {
-  if (d.kind == DistributionKind::WEIBULL) return d.value * std::tgamma(1.0 + 1.0 / d.shape);
-  return d.value;
 }
 
 WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job, const models::Model& model) {
@@ -402,7 +393,8 @@ void check_diloco(const Scenario& s, const std::string& file) {
 
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective/plan.hpp, which makes the layout's checks), memory and work.
-ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
+/// The platform SimGrid can build in reasonable time.
+void check_cluster_size(const Scenario& s, const std::string& file) {
   const ClusterPlatformConfig& platform = s.collective.platform;
   if (platform.platform_nodes() > MAX_CLUSTER_NODES) {
     throw input::InputError(
@@ -413,7 +405,11 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
         platform.spares > 0 ? fmt::format("{} nodes + {} spares", platform.nodes, platform.spares)
                             : std::to_string(platform.nodes));
   }
-  ResolvedJob job;
+}
+
+/// With real math: the model's size and its memory (checked against the machine's).
+std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& job,
+                                               const std::string& file) {
   std::optional<RealModelSize> real;
   const double floats = sizeof(float);
   if (s.collective.workload.real_math) {
@@ -437,9 +433,11 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
         threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
     check_memory(s, job, file);
   }
-  check_diloco(s, file);
-  job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
-  job.collective = plan_collective(s, real, file);
+  return real;
+}
+
+/// The work of the run: its gradients and evaluations with real math, refused above the limits.
+void estimate_collective_work(const Scenario& s, ResolvedJob& job, const std::string& file) {
   // Steps at most: the stop's steps, or its time over the compute of a step (a lower bound of
   // a step's length). Each step of real math is dp gradients.
   const CollectivePlan& plan = *job.collective;
@@ -470,6 +468,10 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
       }
     }
   }
+}
+
+/// The random failures expected before the stop, refused above the limit.
+void estimate_collective_failures(const Scenario& s, ResolvedJob& job, const std::string& file) {
   // The random processes: failures.stochastic's, then those of failures.rates' table.
   std::vector<ClusterStochasticFailures> processes = s.collective.failures.stochastic;
   if (s.collective.failures.rates) {
@@ -492,6 +494,17 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
           fmt::format("a mean lifetime of {} s", mean_of(f.lifetime)));
     }
   }
+}
+
+ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
+  check_cluster_size(s, file);
+  ResolvedJob job;
+  const std::optional<RealModelSize> real = resolve_real_math(s, job, file);
+  check_diloco(s, file);
+  job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
+  job.collective = plan_collective(s, real, file);
+  estimate_collective_work(s, job, file);
+  estimate_collective_failures(s, job, file);
   return job;
 }
 

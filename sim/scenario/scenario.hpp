@@ -71,18 +71,10 @@ struct DataConfig {
   bool operator==(const DataConfig&) const = default;
 };
 
-/// The model kinds are the model library's own vocabulary (models/model_kind.hpp).
+/// The model kinds and a model's description are the model library's own vocabulary
+/// (models/model_kind.hpp): the `model` section reads straight into a models::ModelSpec.
 using models::ModelKind;
-
-struct ModelConfig {
-  ModelKind kind = ModelKind::SOFTMAX;
-  /// MLP: hidden layer widths, input to output (non-empty).
-  std::vector<int> hidden;
-  /// CNN: dropout probability in [0, 1) before the last layer (the study's 0.25).
-  double dropout = 0.25;
-
-  bool operator==(const ModelConfig&) const = default;
-};
+using models::ModelSpec;
 
 /// Plain SGD with optional momentum and L2 weight decay.
 struct OptimizerConfig {
@@ -285,7 +277,7 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;  ///< root of every random stream of the run
   DataConfig data;
-  ModelConfig model;
+  ModelSpec model;
   OptimizerConfig optimizer;
   ClusterConfig cluster;
   ConsistencyConfig consistency;

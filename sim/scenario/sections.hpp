@@ -49,8 +49,8 @@ void read_common_header(const input::ObjectReader& top, Scenario& s);
 DataConfig read_data(const input::ObjectReader& top, const std::string& file_label);
 nlohmann::json data_to_json(const DataConfig& data);
 
-ModelConfig read_model(const input::ObjectReader& top);
-nlohmann::json model_to_json(const ModelConfig& model);
+ModelSpec read_model(const input::ObjectReader& top);
+nlohmann::json model_to_json(const ModelSpec& model);
 
 OptimizerConfig read_optimizer(const input::ObjectReader& top);
 nlohmann::json optimizer_to_json(const OptimizerConfig& optimizer);
@@ -77,12 +77,14 @@ nlohmann::json evaluation_to_json(const EvaluationConfig& evaluation);
 StopConfig read_stop(const input::ObjectReader& top);
 nlohmann::json stop_to_json(const StopConfig& stop);
 
-/// The spellings of failures.after_stop and of a distribution's kind (failures.cpp).
+/// The spellings of failures.after_stop (ps/failures.cpp).
 extern const input::Choices<bool> AFTER_STOP;
-extern const input::Choices<DistributionKind> DISTRIBUTIONS;
 /// `down_for`: a duration >= 0 (absent: 0), or "forever" (nullopt).
 std::optional<double> read_down_for(const input::ObjectReader& r);
-/// A distribution object at `key`; `fixed_sign` says whether a fixed value may be 0.
+/// The spellings of the distributions, from DISTRIBUTION_LAWS (distribution.cpp).
+const input::Choices<DistributionKind>& distribution_choices();
+/// A distribution object at `key`; `fixed_sign` says whether a fixed value may be 0
+/// (distribution.cpp).
 Distribution read_distribution(const input::ObjectReader& parent, std::string_view key,
                                input::Sign fixed_sign);
 nlohmann::json distribution_to_json(const Distribution& d);

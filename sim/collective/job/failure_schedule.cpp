@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "sim/engine/draw.hpp"
 #include "sim/engine/training_math.hpp"
+#include "sim/scenario/distribution.hpp"
 
 namespace failsim::sim {
 namespace {

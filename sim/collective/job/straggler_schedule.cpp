@@ -3,8 +3,8 @@
 #include <limits>
 
 #include "sim/collective/job/failure_schedule.hpp"
-#include "sim/engine/draw.hpp"
 #include "sim/engine/training_math.hpp"
+#include "sim/scenario/distribution.hpp"
 
 namespace failsim::sim {
 

@@ -11,7 +11,6 @@
 
 #include "models/rng.hpp"
 #include "result_format/process_name.hpp"
-#include "sim/engine/draw.hpp"
 #include "sim/engine/log.hpp"
 #include "sim/ps/actors/parameter_server.hpp"
 #include "sim/ps/actors/worker.hpp"
@@ -19,6 +18,7 @@
 #include "sim/ps/job.hpp"
 #include "sim/ps/recovery/replica_holder.hpp"
 #include "sim/ps/recovery/strategy.hpp"
+#include "sim/scenario/distribution.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(failure_injector, failsim, "failure injection and detection");
 

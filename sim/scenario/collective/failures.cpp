@@ -80,12 +80,10 @@ StragglerEvent read_straggler(const nlohmann::json& v, const JsonLocation& where
 
 const Choices<ClusterTarget>& cluster_targets() { return TARGETS; }
 
-ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const ClusterPlatformConfig& p,
-                                           const std::string& file_label) {
-  const ObjectReader r =
-      top.object_or_empty("failures", {"detection", "events", "stochastic", "trace", "rates",
-                                       "stragglers", "stochastic_stragglers", "after_stop"});
-  ClusterFailureConfig f;
+namespace {
+
+/// failures.detection: a watchdog's timeout or a heartbeat's interval and misses.
+void read_detection(const ObjectReader& r, ClusterFailureConfig& f) {
   const ObjectReader d = r.object_or_empty("detection", {"kind", "timeout", "interval", "misses"});
   f.detection.kind = d.choice_or("kind", f.detection.kind, DETECTIONS);
   if (f.detection.kind == DetectionKind::WATCHDOG) {
@@ -99,36 +97,25 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const Cluste
         d.quantity_or("interval", f.detection.interval, Quantity::TIME, Sign::POSITIVE);
     f.detection.misses = to_int(d.integer_or("misses", f.detection.misses, 1, 1'000'000));
   }
-  f.record_after_stop = r.choice_or("after_stop", f.record_after_stop, AFTER_STOP);
-  if (r.has("events")) {
-    f.events = r.list("events", 0, "failure events (objects)",
-                      [&](const nlohmann::json& v, const JsonLocation& where) {
-                        return read_event(v, where, p);
-                      });
-  }
-  if (r.has("stochastic")) {
-    f.stochastic = r.list("stochastic", 0, "random failure processes (objects)",
-                          [&](const nlohmann::json& v, const JsonLocation& where) {
-                            const ObjectReader s(v, where, {"target", "lifetime", "repair"});
-                            ClusterStochasticFailures out;
-                            out.target = s.choice("target", TARGETS);
-                            out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
-                            out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
-                            return out;
-                          });
-  }
-  for (std::size_t i = 0; i < f.stochastic.size(); ++i) {
+}
+
+/// Fails at the first entry of `key` whose target an earlier entry has: one entry per target.
+template <class Entry>
+void check_one_per_target(const ObjectReader& r, std::string_view key,
+                          const std::vector<Entry>& entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (f.stochastic[i].target != f.stochastic[j].target) continue;
-      const std::string target = spelling_of(f.stochastic[i].target, TARGETS);
-      r.at("stochastic")
-          .child(i)
-          .child("target")
-          .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
-                "\"" + target + "\"");
+      if (entries[i].target != entries[j].target) continue;
+      const std::string target = spelling_of(entries[i].target, TARGETS);
+      r.at(key).child(i).child("target").fail(
+          fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
+          "\"" + target + "\"");
     }
   }
-  if (r.has("trace")) f.trace = read_cluster_trace(r, p, file_label);
+}
+
+/// failures.rates: a rate table, whose kinds may not have a failures.stochastic entry too.
+void read_rates(const ObjectReader& r, ClusterFailureConfig& f, const std::string& file_label) {
   if (r.has("rates")) {
     f.rates = read_cluster_rates(r, file_label);
     // One process per kind: a kind the table counts may not have a stochastic entry too.
@@ -144,6 +131,11 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const Cluste
       }
     }
   }
+}
+
+/// failures.stragglers and failures.stochastic_stragglers.
+void read_stragglers(const ObjectReader& r, ClusterFailureConfig& f,
+                     const ClusterPlatformConfig& p) {
   if (r.has("stragglers")) {
     f.stragglers = r.list("stragglers", 0, "stragglers (objects)",
                           [&](const nlohmann::json& v, const JsonLocation& where) {
@@ -163,17 +155,40 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const Cluste
                  return out;
                });
   }
-  for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (f.stochastic_stragglers[i].target != f.stochastic_stragglers[j].target) continue;
-      const std::string target = spelling_of(f.stochastic_stragglers[i].target, TARGETS);
-      r.at("stochastic_stragglers")
-          .child(i)
-          .child("target")
-          .fail(fmt::format("at most one entry per target (entry {} is already \"{}\")", j, target),
-                "\"" + target + "\"");
-    }
+  check_one_per_target(r, "stochastic_stragglers", f.stochastic_stragglers);
+}
+
+}  // namespace
+
+ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const ClusterPlatformConfig& p,
+                                           const std::string& file_label) {
+  const ObjectReader r =
+      top.object_or_empty("failures", {"detection", "events", "stochastic", "trace", "rates",
+                                       "stragglers", "stochastic_stragglers", "after_stop"});
+  ClusterFailureConfig f;
+  read_detection(r, f);
+  f.record_after_stop = r.choice_or("after_stop", f.record_after_stop, AFTER_STOP);
+  if (r.has("events")) {
+    f.events = r.list("events", 0, "failure events (objects)",
+                      [&](const nlohmann::json& v, const JsonLocation& where) {
+                        return read_event(v, where, p);
+                      });
   }
+  if (r.has("stochastic")) {
+    f.stochastic = r.list("stochastic", 0, "random failure processes (objects)",
+                          [&](const nlohmann::json& v, const JsonLocation& where) {
+                            const ObjectReader s(v, where, {"target", "lifetime", "repair"});
+                            ClusterStochasticFailures out;
+                            out.target = s.choice("target", TARGETS);
+                            out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
+                            out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
+                            return out;
+                          });
+  }
+  check_one_per_target(r, "stochastic", f.stochastic);
+  if (r.has("trace")) f.trace = read_cluster_trace(r, p, file_label);
+  read_rates(r, f, file_label);
+  read_stragglers(r, f, p);
   return f;
 }
 

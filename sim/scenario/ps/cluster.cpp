@@ -89,6 +89,86 @@ StorageConfig read_storage(const ObjectReader& cluster, ClusterKind kind,
   return st;
 }
 
+/// The hosts of a SimGrid platform file (cluster.platform).
+void read_platform_cluster(const ObjectReader& r, const ObjectReader& workers,
+                           const ObjectReader& servers, const std::string& file_label,
+                           const RecoveryConfig& recovery, PlatformCluster& p) {
+  const std::string written = r.string("platform");
+  check_path(r.at("platform"), written);
+  p.file = resolve_path(written, file_label);
+  if (!fs::is_regular_file(p.file)) {
+    r.at("platform")
+        .fail("a SimGrid XML platform file (relative to the scenario file)",
+              fmt::format("\"{}\" (resolved to {}, no such file)", written, p.file));
+  }
+  r.forbid("network", "a platform file describes its own links");
+  const char* from_file = "with a platform file, list the hosts in 'hosts'";
+  for (const char* key : {"count", "speed", "speeds"}) workers.forbid(key, from_file);
+  for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
+  p.worker_hosts = read_hosts(workers);
+  p.server_hosts = read_hosts(servers);
+  if (static_cast<std::int64_t>(p.worker_hosts.size()) > MAX_WORKERS) {
+    workers.at("hosts").fail(
+        fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
+                    MAX_WORKERS),
+        fmt::format("{} hosts", p.worker_hosts.size()));
+  }
+  servers.forbid("shards", "sharded servers need the built-in star cluster");
+  check_server_count(
+      static_cast<int>(p.server_hosts.size()), recovery, servers.at("hosts"),
+      fmt::format("{} host{}", p.server_hosts.size(), p.server_hosts.size() == 1 ? "" : "s"));
+}
+
+/// The built-in star: worker and server counts and speeds, its links.
+void read_star_cluster(const ObjectReader& r, const ObjectReader& workers,
+                       const ObjectReader& servers, const RecoveryConfig& recovery,
+                       ClusterConfig& c) {
+  StarCluster& s = c.star;
+  const char* star_only = "'hosts' needs a platform file in cluster.platform";
+  workers.forbid("hosts", star_only);
+  servers.forbid("hosts", star_only);
+  const int count = to_int(workers.integer("count", 1, INT_LIMIT));
+  if (count > MAX_WORKERS) {
+    workers.at("count").fail(
+        fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
+                    MAX_WORKERS),
+        std::to_string(count));
+  }
+  if (workers.has("speed") && workers.has("speeds")) {
+    workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
+                              "both 'speed' and 'speeds'");
+  }
+  if (workers.has("speeds")) {
+    s.worker_speeds = workers.list(
+        "speeds", 1, "compute speeds", [](const nlohmann::json& v, const JsonLocation& where) {
+          return quantity_from_json(v, Quantity::SPEED, Sign::POSITIVE, where);
+        });
+    if (s.worker_speeds.size() != static_cast<std::size_t>(count)) {
+      workers.at("speeds").fail(fmt::format("{} speeds, one per worker as 'count' says", count),
+                                fmt::format("{} speeds", s.worker_speeds.size()));
+    }
+  } else {
+    const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+    s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
+  }
+  s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
+  check_server_count(s.servers, recovery, servers.at("count"),
+                     servers.has("count") ? std::to_string(s.servers)
+                                          : fmt::format("{} (the default)", s.servers));
+  s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
+  c.shards = to_int(servers.integer_or("shards", c.shards, 1, INT_LIMIT));
+  if (static_cast<std::int64_t>(s.servers) * c.shards > MAX_SERVER_PROCESSES) {
+    servers.at(servers.has("shards") ? "shards" : "count")
+        .fail(fmt::format("at most {} server processes in all (count x shards; the "
+                          "simulator's limit, docs/scenario-format.md)",
+                          MAX_SERVER_PROCESSES),
+              fmt::format("{} x {}", s.servers, c.shards));
+  }
+  const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
+  s.bandwidth = network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
+  s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
+}
+
 }  // namespace
 
 ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_label,
@@ -100,78 +180,10 @@ ClusterConfig read_cluster(const ObjectReader& top, const std::string& file_labe
   ClusterConfig c;
   if (r.has("platform")) {
     c.kind = ClusterKind::PLATFORM;
-    PlatformCluster& p = c.platform;
-    const std::string written = r.string("platform");
-    check_path(r.at("platform"), written);
-    p.file = resolve_path(written, file_label);
-    if (!fs::is_regular_file(p.file)) {
-      r.at("platform")
-          .fail("a SimGrid XML platform file (relative to the scenario file)",
-                fmt::format("\"{}\" (resolved to {}, no such file)", written, p.file));
-    }
-    r.forbid("network", "a platform file describes its own links");
-    const char* from_file = "with a platform file, list the hosts in 'hosts'";
-    for (const char* key : {"count", "speed", "speeds"}) workers.forbid(key, from_file);
-    for (const char* key : {"count", "speed"}) servers.forbid(key, from_file);
-    p.worker_hosts = read_hosts(workers);
-    p.server_hosts = read_hosts(servers);
-    if (static_cast<std::int64_t>(p.worker_hosts.size()) > MAX_WORKERS) {
-      workers.at("hosts").fail(
-          fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
-                      MAX_WORKERS),
-          fmt::format("{} hosts", p.worker_hosts.size()));
-    }
-    servers.forbid("shards", "sharded servers need the built-in star cluster");
-    check_server_count(
-        static_cast<int>(p.server_hosts.size()), recovery, servers.at("hosts"),
-        fmt::format("{} host{}", p.server_hosts.size(), p.server_hosts.size() == 1 ? "" : "s"));
+    read_platform_cluster(r, workers, servers, file_label, recovery, c.platform);
   } else {
     c.kind = ClusterKind::STAR;
-    StarCluster& s = c.star;
-    const char* star_only = "'hosts' needs a platform file in cluster.platform";
-    workers.forbid("hosts", star_only);
-    servers.forbid("hosts", star_only);
-    const int count = to_int(workers.integer("count", 1, INT_LIMIT));
-    if (count > MAX_WORKERS) {
-      workers.at("count").fail(
-          fmt::format("at most {} workers (the simulator's limit, docs/scenario-format.md)",
-                      MAX_WORKERS),
-          std::to_string(count));
-    }
-    if (workers.has("speed") && workers.has("speeds")) {
-      workers.at("speeds").fail("either 'speed' (all workers) or 'speeds' (one per worker)",
-                                "both 'speed' and 'speeds'");
-    }
-    if (workers.has("speeds")) {
-      s.worker_speeds = workers.list(
-          "speeds", 1, "compute speeds", [](const nlohmann::json& v, const JsonLocation& where) {
-            return quantity_from_json(v, Quantity::SPEED, Sign::POSITIVE, where);
-          });
-      if (s.worker_speeds.size() != static_cast<std::size_t>(count)) {
-        workers.at("speeds").fail(fmt::format("{} speeds, one per worker as 'count' says", count),
-                                  fmt::format("{} speeds", s.worker_speeds.size()));
-      }
-    } else {
-      const double speed = workers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
-      s.worker_speeds.assign(static_cast<std::size_t>(count), speed);
-    }
-    s.servers = to_int(servers.integer_or("count", s.servers, 1, INT_LIMIT));
-    check_server_count(s.servers, recovery, servers.at("count"),
-                       servers.has("count") ? std::to_string(s.servers)
-                                            : fmt::format("{} (the default)", s.servers));
-    s.server_speed = servers.quantity("speed", Quantity::SPEED, Sign::POSITIVE);
-    c.shards = to_int(servers.integer_or("shards", c.shards, 1, INT_LIMIT));
-    if (static_cast<std::int64_t>(s.servers) * c.shards > MAX_SERVER_PROCESSES) {
-      servers.at(servers.has("shards") ? "shards" : "count")
-          .fail(fmt::format("at most {} server processes in all (count x shards; the "
-                            "simulator's limit, docs/scenario-format.md)",
-                            MAX_SERVER_PROCESSES),
-                fmt::format("{} x {}", s.servers, c.shards));
-    }
-    const ObjectReader network = r.object_or_empty("network", {"bandwidth", "latency"});
-    s.bandwidth =
-        network.quantity_or("bandwidth", s.bandwidth, Quantity::BANDWIDTH, Sign::POSITIVE);
-    s.latency = network.quantity_or("latency", s.latency, Quantity::TIME, Sign::NON_NEGATIVE);
+    read_star_cluster(r, workers, servers, recovery, c);
   }
   c.storage = read_storage(r, c.kind, recovery.kind());
   if (const auto check = recovery.kind().check_cluster)

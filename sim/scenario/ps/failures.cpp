@@ -11,9 +11,6 @@ namespace failsim::sim::detail {
 using namespace failsim::input;
 
 const Choices<bool> AFTER_STOP{{"refuse", false}, {"record", true}};
-const Choices<DistributionKind> DISTRIBUTIONS{{"exponential", DistributionKind::EXPONENTIAL},
-                                              {"weibull", DistributionKind::WEIBULL},
-                                              {"fixed", DistributionKind::FIXED}};
 
 /// A duration >= 0, or "forever" (nullopt).
 std::optional<double> read_down_for(const ObjectReader& r) {
@@ -25,51 +22,6 @@ std::optional<double> read_down_for(const ObjectReader& r) {
   } catch (const InputError& e) {
     r.at("down_for").fail(e.expected() + ", or \"forever\" (the host never comes back)", e.found());
   }
-}
-
-Distribution read_distribution(const ObjectReader& parent, std::string_view key, Sign fixed_sign) {
-  const ObjectReader r = parent.object(key, {"distribution", "mean", "shape", "scale", "value"});
-  Distribution d;
-  d.kind = r.choice("distribution", DISTRIBUTIONS);
-  const char* only_exponential = "it applies only to distribution \"exponential\"";
-  const char* only_weibull = "it applies only to distribution \"weibull\"";
-  const char* only_fixed = "it applies only to distribution \"fixed\"";
-  switch (d.kind) {
-    case DistributionKind::EXPONENTIAL:
-      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
-      r.forbid("value", only_fixed);
-      d.value = r.quantity("mean", Quantity::TIME, Sign::POSITIVE);
-      break;
-    case DistributionKind::WEIBULL:
-      r.forbid("mean", only_exponential);
-      r.forbid("value", only_fixed);
-      d.shape = r.number("shape", Interval::positive());
-      d.value = r.quantity("scale", Quantity::TIME, Sign::POSITIVE);
-      break;
-    case DistributionKind::FIXED:
-      r.forbid("mean", only_exponential);
-      for (const char* k : {"shape", "scale"}) r.forbid(k, only_weibull);
-      d.value = r.quantity("value", Quantity::TIME, fixed_sign);
-      break;
-  }
-  return d;
-}
-
-nlohmann::json distribution_to_json(const Distribution& d) {
-  nlohmann::json out{{"distribution", spelling_of(d.kind, DISTRIBUTIONS)}};
-  switch (d.kind) {
-    case DistributionKind::EXPONENTIAL:
-      out["mean"] = d.value;
-      break;
-    case DistributionKind::WEIBULL:
-      out["shape"] = d.shape;
-      out["scale"] = d.value;
-      break;
-    case DistributionKind::FIXED:
-      out["value"] = d.value;
-      break;
-  }
-  return out;
 }
 
 namespace {
