@@ -267,7 +267,7 @@ struct OutputConfig {
 };
 
 /// Which training protocol the scenario runs: the parameter server's (cluster, consistency,
-/// timing, recovery strategies of sim/scenario/recovery/) or synchronous collectives over
+/// timing, recovery strategies of sim/ps/recovery/<name>/) or synchronous collectives over
 /// accelerators in a dp x tp x pp layout (`collective`, sim/scenario/collective/config.hpp).
 enum class Protocol { PARAMETER_SERVER, COLLECTIVE };
 
