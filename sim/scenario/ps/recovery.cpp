@@ -1,5 +1,5 @@
 // The `recovery` section: the strategy by its name in the strategy table, its settings read and
-// written by the strategy's own functions (sim/scenario/recovery/<name>.cpp), and the phrases in
+// written by the strategy's own functions (sim/ps/recovery/<name>/settings.cpp), and the phrases in
 // which the other sections' refusals name the strategies that have a fact (sections.hpp).
 #include <algorithm>
 
