@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/scenario/sections.hpp"
+#include "sim/scenario/section_helpers.hpp"
 
 namespace failsim::sim {
 

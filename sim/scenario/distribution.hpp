@@ -11,6 +11,9 @@
 #include <cmath>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
+#include "input/object_reader.hpp"
 #include "models/rng.hpp"
 
 namespace failsim::sim {
@@ -81,5 +84,14 @@ inline double draw(const Distribution& d, models::Rng& rng) { return law_of(d.ki
 
 /// The mean duration, in seconds.
 inline double mean_of(const Distribution& d) { return law_of(d.kind).mean(d); }
+
+namespace detail {
+/// The spellings of the distributions, from DISTRIBUTION_LAWS (distribution.cpp).
+const input::Choices<DistributionKind>& distribution_choices();
+/// A distribution object at `key`; `fixed_sign` says whether a fixed value may be 0.
+Distribution read_distribution(const input::ObjectReader& parent, std::string_view key,
+                               input::Sign fixed_sign);
+nlohmann::json distribution_to_json(const Distribution& d);
+}  // namespace detail
 
 }  // namespace failsim::sim

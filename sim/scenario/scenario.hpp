@@ -9,8 +9,8 @@
 // (e.g. consistency.bound outside "ssp"); in the struct such a field keeps its default and the
 // comment says when it applies.
 //
-// Adding a section (issue 4: failures, recovery): add its struct here, a member to Scenario, a
-// reader in scenario.cpp (see input/object_reader.hpp), its writer in to_json(), its properties in
+// Adding a section: add its struct here, a member to Scenario, its reader and writer in
+// sim/scenario/<section>.cpp (declared in sections.hpp, called by document.cpp), its properties in
 // scenarios/schema.json and its table in docs/scenario-format.md; the schema test in
 // tests/test_scenario.cpp fails until the parser, the schema and the docs agree.
 #pragma once
@@ -27,22 +27,12 @@
 #include "models/model_kind.hpp"
 #include "sim/scenario/collective/config.hpp"
 #include "sim/scenario/distribution.hpp"
+#include "sim/scenario/limits.hpp"
 #include "sim/scenario/ps/recovery.hpp"
 
 namespace failsim::sim {
 
 enum class DatasetKind { FASHION_MNIST, SYNTHETIC };
-
-/// Counts refused before anything proportional to them is allocated (docs/scenario-format.md,
-/// "Limits"): far beyond what SimGrid's actors fit in memory (docs/performance.md, "Scale"), so
-/// a typo of a few zeros is an error, not gigabytes of worker speeds.
-constexpr std::int64_t MAX_WORKERS = 1'000'000;
-/// Server processes: servers per shard x shards.
-constexpr std::int64_t MAX_SERVER_PROCESSES = 100'000;
-/// Bytes of a name, a path, and a path's component: Linux's NAME_MAX and PATH_MAX (a name is a
-/// directory name).
-constexpr std::size_t MAX_NAME_BYTES = 255;
-constexpr std::size_t MAX_PATH_BYTES = 4095;
 
 /// Parameters of the synthetic data set: Gaussian blobs (models/synthetic.hpp), one mean per
 /// class, every two means `separation` apart, isotropic noise of standard deviation

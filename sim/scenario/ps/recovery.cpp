@@ -1,11 +1,12 @@
 // The `recovery` section: the strategy by its name in the strategy table, its settings read and
 // written by the strategy's own functions (sim/ps/recovery/<name>/settings.cpp), and the phrases in
-// which the other sections' refusals name the strategies that have a fact (sections.hpp).
+// which the other sections' refusals name the strategies that have a fact (ps/recovery.hpp).
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "sim/scenario/sections.hpp"
+#include "sim/scenario/ps/recovery.hpp"
+#include "sim/scenario/section_helpers.hpp"
 
 namespace failsim::sim {
 // The scenario reader is built on the input library's readers throughout.
@@ -45,20 +46,6 @@ std::vector<std::string_view> recovery_keys() {
 }
 
 }  // namespace
-
-std::string quoted_name(std::string_view strategy) {
-  // fmt rather than "\"" + std::string&&: GCC 12 warns falsely (-Wrestrict) on the latter.
-  return fmt::format("\"{}\"", strategy);
-}
-
-std::string join_and(const std::vector<std::string>& items) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
-    out += items[i];
-  }
-  return out;
-}
 
 std::string strategies_with(const std::function<bool(const RecoveryStrategy&)>& fact) {
   std::vector<std::string> names;

@@ -7,6 +7,7 @@
 // made from one list, sim/ps/recovery/strategies.def. Engine-free, like the whole scenario.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "input/input_error.hpp"
+#include "input/object_reader.hpp"
 #include "sim/scenario/settings.hpp"
 
 namespace failsim::input {
@@ -90,5 +92,15 @@ struct RecoveryConfig {
 
   bool operator==(const RecoveryConfig&) const = default;
 };
+
+namespace detail {
+/// Read before the cluster and the failures: the strategy decides how many server hosts there
+/// are, whether there is a storage host, and which targets a failure may hit (recovery.cpp).
+RecoveryConfig read_recovery(const input::ObjectReader& top);
+nlohmann::json recovery_to_json(const RecoveryConfig& recovery);
+/// The strategies of the table that have `fact`, as refusals name them: `strategy "a"` or
+/// `strategies "a", "b" and "c"`.
+std::string strategies_with(const std::function<bool(const RecoveryStrategy&)>& fact);
+}  // namespace detail
 
 }  // namespace failsim::sim

@@ -1,7 +1,7 @@
 // Strategy "chain"'s settings: reader and writer (chain.hpp).
 #include "sim/ps/recovery/chain/settings.hpp"
 
-#include "sim/scenario/sections.hpp"
+#include "sim/scenario/section_helpers.hpp"
 
 namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.

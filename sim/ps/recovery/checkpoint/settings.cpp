@@ -5,7 +5,8 @@
 #include <fmt/format.h>
 
 #include "input/units.hpp"
-#include "sim/scenario/sections.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/section_helpers.hpp"
 
 namespace failsim::sim {
 // The scenario reader is built on the input library's readers throughout.

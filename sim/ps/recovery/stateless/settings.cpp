@@ -1,7 +1,7 @@
 // Strategy "stateless"'s settings: reader and writer (stateless.hpp).
 #include "sim/ps/recovery/stateless/settings.hpp"
 
-#include "sim/scenario/sections.hpp"
+#include "sim/scenario/section_helpers.hpp"
 
 namespace failsim::sim::detail {
 // The scenario reader is built on the input library's readers throughout.

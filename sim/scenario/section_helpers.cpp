@@ -1,5 +1,5 @@
-// Helpers the section readers and writers share (sections.hpp).
-#include "sim/scenario/sections.hpp"
+// Helpers the section readers and writers share (section_helpers.hpp).
+#include "sim/scenario/section_helpers.hpp"
 
 #include <filesystem>
 
@@ -36,6 +36,20 @@ void check_path(const input::JsonLocation& where, const std::string& written) {
 
 nlohmann::json optional_to_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string quoted_name(std::string_view strategy) {
+  // fmt rather than "\"" + std::string&&: GCC 12 warns falsely (-Wrestrict) on the latter.
+  return fmt::format("\"{}\"", strategy);
+}
+
+std::string join_and(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += items[i];
+  }
+  return out;
 }
 
 }  // namespace failsim::sim::detail

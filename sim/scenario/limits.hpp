@@ -1,0 +1,21 @@
+// The scenario's size limits: counts and lengths refused as they are read, in a header of their
+// own so that the readers' helpers (section_helpers.hpp) check them without the whole Scenario.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace failsim::sim {
+
+/// Counts refused before anything proportional to them is allocated (docs/scenario-format.md,
+/// "Limits"): far beyond what SimGrid's actors fit in memory (docs/performance.md, "Scale"), so
+/// a typo of a few zeros is an error, not gigabytes of worker speeds.
+constexpr std::int64_t MAX_WORKERS = 1'000'000;
+/// Server processes: servers per shard x shards.
+constexpr std::int64_t MAX_SERVER_PROCESSES = 100'000;
+/// Bytes of a name, a path, and a path's component: Linux's NAME_MAX and PATH_MAX (a name is a
+/// directory name).
+constexpr std::size_t MAX_NAME_BYTES = 255;
+constexpr std::size_t MAX_PATH_BYTES = 4095;
+
+}  // namespace failsim::sim
