@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "input/interrupt.hpp"
+#include "input/option_checks.hpp"
 #include "sim/engine/math_pool.hpp"
 #include "sweep/session.hpp"
 
@@ -119,7 +120,7 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("-o,--output", options->session.output,
                   "output directory (default: the sweep's output.directory)");
   sub->add_option("-j,--jobs", options->jobs, "runs at a time (default: one per core)")
-      ->check(CLI::PositiveNumber);
+      ->check(input::positive("a count of runs at a time"));
   sub->add_flag("-q,--quiet", options->session.quiet, "print nothing but errors");
   sub->add_flag("--dry-run", options->dry_run,
                 "check the sweep and print its runs; write and run nothing");

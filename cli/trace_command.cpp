@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "input/fault_trace.hpp"
 #include "input/input_error.hpp"
+#include "input/option_checks.hpp"
 
 namespace failsim::cli {
 
@@ -26,7 +27,7 @@ Command add_trace_command(CLI::App& app) {
   fit->add_option("trace", *file, "the trace file (InfiniteHBD format)")->required();
   fit->add_option("--nodes", *nodes,
                   "the cluster's nodes (a trace lists only the nodes that failed; default: those)")
-      ->check(CLI::PositiveNumber);
+      ->check(input::positive("a count of nodes"));
   fit->add_flag("--json", *as_json, "print the figures as one JSON object");
   return {sub, [file, nodes, as_json] {
             try {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "input/option_checks.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
 #include "models/trainer.hpp"
@@ -101,13 +102,13 @@ Command add_train_command(CLI::App& app) {
       ->check(CLI::IsMember(names));
   sub->add_option("--hidden", options->hidden, "MLP hidden layer sizes")->capture_default_str();
   sub->add_option("--epochs", options->epochs, "passes over the training set")
-      ->check(CLI::PositiveNumber)
+      ->check(input::positive("a count of passes"))
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "mini-batch size")
-      ->check(CLI::PositiveNumber)
+      ->check(input::positive("a mini-batch size"))
       ->capture_default_str();
   sub->add_option("--lr", options->lr, "learning rate")
-      ->check(CLI::PositiveNumber)
+      ->check(input::positive("a learning rate"))
       ->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of initialisation, shuffling and dropout")
       ->capture_default_str();

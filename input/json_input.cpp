@@ -146,11 +146,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file_
     return nlohmann::json::parse(text, DuplicateKeyCheck(file_label));
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte);
-    throw InputError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()), line,
-                     column);
+    throw InputError(file_label, "", "valid JSON", printable(strip_json_exception_prefix(e.what())),
+                     line, column);
   } catch (const nlohmann::json::exception& e) {
     // E.g. out_of_range.406 for a number literal too large for a double: no position given.
-    throw InputError(file_label, "", "valid JSON", strip_json_exception_prefix(e.what()));
+    throw InputError(file_label, "", "valid JSON",
+                     printable(strip_json_exception_prefix(e.what())));
   }
 }
 
@@ -185,13 +186,26 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
-std::string escape_non_ascii(std::string_view text) {
-  std::string out = "\"";
+namespace {
+/// Every byte outside printable ASCII written as \xNN.
+std::string escape_bytes(std::string_view text) {
+  std::string out;
   for (const char c : text) {
     const auto b = static_cast<unsigned char>(c);
     out += b >= 0x20 && b < 0x7F ? std::string(1, c) : fmt::format("\\x{:02x}", b);
   }
-  return out + "\"";
+  return out;
+}
+}  // namespace
+
+std::string escape_non_ascii(std::string_view text) { return "\"" + escape_bytes(text) + "\""; }
+
+std::string printable(std::string_view text) {
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b == 0x7F;
+  });
+  return control || first_invalid_utf8(text) ? escape_bytes(text) : std::string(text);
 }
 
 }  // namespace failsim::input

@@ -41,4 +41,9 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 /// `text` in double quotes with every byte outside printable ASCII written as \xNN, for messages.
 std::string escape_non_ascii(std::string_view text);
 
+/// `text` as it is when it is valid UTF-8 without control characters, else with every byte
+/// outside printable ASCII written as \xNN: what a message may echo of a file's bytes (a
+/// terminal must not receive raw bytes from a hostile input).
+std::string printable(std::string_view text);
+
 }  // namespace failsim::input

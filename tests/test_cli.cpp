@@ -1191,4 +1191,10 @@ TEST_CASE("failsim trace fit: the shipped trace's figures, as JSON too; a bad tr
   CHECK(bad.out.empty());
   CHECK_THAT(bad.err, Catch::Contains("/1/event_type: expected a fault_end of node b"));
   CHECK(run_cli("trace fit " + trace + " --nodes 100", dir).status == 2);
+  // A count of 0 says what it expected and found, like every other input error (CLI11's own
+  // check said "Value 0 not in range 0.000000 to 1.797e308").
+  const auto zero = run_cli("trace fit " + trace + " --nodes 0", dir);
+  CHECK(zero.status == 2);
+  CHECK_THAT(zero.err,
+             Catch::Contains("--nodes: expected a count of nodes greater than 0, found 0"));
 }

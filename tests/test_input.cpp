@@ -26,6 +26,15 @@ std::string nested_arrays(int depth) {
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+/// Whether `text` holds a byte a terminal must not receive raw: not UTF-8, or a control byte.
+bool first_invalid_utf8_or_control(const std::string& text) {
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 && c != '\n') return true;
+  }
+  return failsim::input::first_invalid_utf8(text).has_value();
+}
+
 }  // namespace
 
 TEST_CASE("read_input_file refuses a device, which never ends, and a FIFO, which blocks") {
@@ -82,4 +91,15 @@ TEST_CASE("first_invalid_utf8 finds the first byte that is not UTF-8 (RFC 3629)"
   CHECK(first_invalid_utf8("\xe2\x82"
                            "a") == 0u);  // a continuation byte missing
   CHECK(escape_non_ascii("caf\xff\n") == "\"caf\\xff\\x0a\"");
+}
+
+TEST_CASE("a JSON syntax error echoes the file's bytes only as printable text") {
+  using failsim::input::printable;
+  CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");  // valid UTF-8 stays as it is
+  CHECK(printable("a\xff\x1b[2J") == "a\\xff\\x1b[2J");
+  // nlohmann's message quotes what it read last: raw bytes a terminal would act on.
+  const auto e = error_of([] { parse_json_text("{\"a\": \xff\x1b[2J}", "c.json"); });
+  CHECK(e.expected() == "valid JSON");
+  CHECK_FALSE(first_invalid_utf8_or_control(e.what()));
+  CHECK_THAT(e.found(), Catch::Contains("\\xff"));
 }
