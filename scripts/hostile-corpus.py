@@ -43,6 +43,8 @@ CORPUS = os.path.join(REPO, "tests", "hostile")
 CLASSES = ["clean", "crash", "hang", "blow-up", "unclear"]
 MAX_MESSAGE_LINES = 6
 MAX_MESSAGE_CHARS = 4000
+# A count of things that is negative or zero in a message: a product that wrapped around.
+WRAPPED_COUNT = re.compile(r"= -\d+ \w+|= 0 (ranks|nodes|accelerators)\b")
 OOM_MARKERS = [b"std::bad_alloc", b"terminate called", b"std::length_error", b"out of memory",
                b"Cannot allocate memory", b"mmap failed", b"failed to allocate"]
 
@@ -318,8 +320,9 @@ def run_one(case, args, base_tmp):
     result = {"name": case["name"], "class": case["class"], "exit": code, "seconds": round(seconds, 2),
               "max_rss_mib": round(rusage.ru_maxrss / 1024, 1) if rusage else None,
               "written_bytes": written}
+    longest_arg = max((len(a) for a in argv), default=0)
     verdict, why = classify(case, code, timed_out, term_answered, output_blown, err, written, cap,
-                            new_files, out_dir)
+                            new_files, out_dir, longest_arg)
     result["verdict"], result["why"] = verdict, why
     result["message"] = first_line(err)
     if args.keep:
@@ -336,7 +339,8 @@ def first_line(err):
     return line[:300]
 
 
-def classify(case, code, timed_out, term_answered, output_blown, err, written, cap, new_files, out_dir):
+def classify(case, code, timed_out, term_answered, output_blown, err, written, cap, new_files, out_dir,
+             longest_arg=0):
     if timed_out:
         return "hang", ("timeout; SIGTERM answered" if term_answered
                         else "timeout; SIGTERM ignored for 1.5 s, killed")
@@ -360,13 +364,18 @@ def classify(case, code, timed_out, term_answered, output_blown, err, written, c
     lines = [l for l in text.splitlines() if l.strip()]
     if not lines:
         return "unclear", f"exit {code} with no message"
-    if len(lines) > MAX_MESSAGE_LINES or len(text) > MAX_MESSAGE_CHARS:
+    if len(lines) > MAX_MESSAGE_LINES or len(text) > MAX_MESSAGE_CHARS + longest_arg:
         return "unclear", f"exit {code}; a message of {len(lines)} lines, {len(text)} characters"
     if any(ord(ch) < 32 and ch not in "\n\t" for ch in text):
         return "unclear", f"exit {code}; control characters in the message"
     low = text.lower()
-    if "expected" not in low or "found" not in low:
+    if code == 2 and ("expected" not in low or "found" not in low):
         return "unclear", f"exit {code}; the message names no expectation and found value"
+    if code != 2 and "/" not in text:  # an output failure (status 3) names the path
+        return "unclear", f"exit {code}; the message names no path"
+    wrapped = WRAPPED_COUNT.search(text)
+    if wrapped:
+        return "unclear", f"exit {code}; the message prints an overflowed count ({wrapped.group(0)!r})"
     if os.path.exists(out_dir) and tree_files(out_dir):
         return "unclear", f"exit {code} and a half-written output directory"
     if new_files:

@@ -36,6 +36,14 @@ CASES_DIR = os.path.join(HERE, "cases")
 
 DEL = object()  # a value that removes the key
 
+
+def FIX(v):
+    return {"distribution": "fixed", "value": v}
+
+
+def EXP(v):
+    return {"distribution": "exponential", "mean": v}
+
 NODE_A100_HALF = {
     "description": "Half an 8 x A100 node: 4 GPUs, 4 NICs (the a100-8x preset written out).",
     "sources": ["scenarios/cluster/nodes/a100-8x.json, halved"],
@@ -568,6 +576,33 @@ scen("tiny-steps-in-memory-every-step", "output-size", "tiny steps, in-memory ch
 scen("tiny-steps-multi-level-every-step", "output-size", "tiny steps, multi-level checkpoints every step",
      BASE_TIME, {"/platform/node/accelerator_speed": "1e24f", "/stop/time": "1h", "/failures": {},
                  "/recovery": {"strategy": "multi-level", "multi_level": {"every_steps": 1}}})
+MICRO = {"/workload/transformer": {"parameters": 1e4, "layers": 24, "hidden": 64, "heads": 16, "sequence": 16,
+                                    "global_batch_tokens": 256},
+         "/platform/node/accelerator_speed": "1e20f", "/platform/file_system/latency": "1ns",
+         "/platform/file_system/write_bandwidth": "1e20Bps", "/platform/file_system/read_bandwidth": "1e20Bps",
+         "/failures": {}}
+scen("micro-steps-checkpoint-every-step-updates", "output-size",
+     "5,000,000 steps of a model of 10^4 parameters, a checkpoint after every step", BASE_TIME,
+     dict(MICRO, **{"/stop": {"updates": 5000000}, "/recovery/checkpoint/every_steps": 1}), dry=True)
+scen("micro-steps-checkpoint-every-step-time", "output-size",
+     "an hour of nanosecond steps of 10^4 parameters, a checkpoint after every step", BASE_TIME,
+     dict(MICRO, **{"/stop": {"time": "1h"}, "/recovery/checkpoint/every_steps": 1}), dry=True)
+scen("micro-steps-snapshot-every-step", "output-size",
+     "2,000,000 tiny steps, a snapshot checkpoint after every step", BASE_TIME,
+     dict(MICRO, **{"/stop": {"updates": 2000000},
+                    "/recovery/checkpoint": {"every_steps": 1, "mode": "snapshot"}}))
+scen("micro-steps-in-memory-every-step", "output-size", "2,000,000 tiny steps, in-memory checkpoints every step",
+     BASE_TIME, dict(MICRO, **{"/stop": {"updates": 2000000},
+                               "/recovery": {"strategy": "in-memory",
+                                             "in_memory": {"every_steps": 1, "file_system_every": 1}}}))
+scen("micro-steps-failures-every-second", "output-size",
+     "an hour of tiny steps with node failures every few seconds and a checkpoint every step", BASE_TIME,
+     dict(MICRO, **{"/stop": {"time": "1h"}, "/recovery/checkpoint/every_steps": 1,
+                    "/failures": {"detection": {"kind": "watchdog", "timeout": "1ms"},
+                                  "stochastic": [{"target": "node", "lifetime": EXP("5s"),
+                                                  "repair": FIX("1ms")}]},
+                    "/recovery/restart": {"scheduler_delay": 0, "process_start": 0, "init_base": 0,
+                                          "init_per_rank": 0}}))
 scen("tiny-steps-real-math", "unbounded-work", "real math, steps of picoseconds for 30 min", BASE_REAL,
      dict(FAST_NODE, **{}), dry=True)
 scen("eval-every-update", "unbounded-work", "evaluation at every update, 10^7 updates", BASE_REAL,
@@ -604,8 +639,6 @@ def storm(target, lifetime, repair, stop=None):
     return ch
 
 
-FIX = lambda v: {"distribution": "fixed", "value": v}  # noqa: E731
-EXP = lambda v: {"distribution": "exponential", "mean": v}  # noqa: E731
 for target in ["accelerator", "node", "nic", "switch", "rack", "power"]:
     scen(f"storm-{target}-1ps", "storm", f"every {target} fails a picosecond after its repair of 1 ps",
          BASE_TIME, storm(target, FIX("1ps"), FIX("1ps")))
@@ -646,13 +679,14 @@ scen("storm-diloco", "storm", "DiLoCo under nanosecond node failures", BASE_TIME
 scen("storm-universal", "storm", "universal under nanosecond node failures, never waits", BASE_TIME,
      dict(storm("node", EXP("1ns"), EXP("1ns"), {"version": 50}),
           **{"/recovery/strategy": "universal", "/recovery/universal": {"wait_limit": 0}}))
-scen("events-at-same-instant", "storm", "200,000 failure events at one instant", BASE_TIME,
-     {}, generate=[{"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/events",
-                    "count": 200000, "step_field": "at", "step": 0}])
-scen("events-every-ns", "storm", "300,000 failure events a nanosecond apart", BASE_TIME,
+scen("events-at-same-instant", "storm", "150,000 failure events at one instant", BASE_TIME,
+     {"/failures/events/0/at": 1800}, generate=[
+         {"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/events",
+          "count": 150000, "step_field": "at", "step": 0}])
+scen("events-every-ns", "storm", "150,000 failure events a nanosecond apart", BASE_TIME,
      {"/failures/events/0": {"target": "accelerator", "index": 0, "at": 60, "down_for": 1e-9}},
      generate=[{"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/events",
-                "count": 300000, "step_field": "at", "step": 1e-9}], dry=True)
+                "count": 150000, "step_field": "at", "step": 1e-9}], dry=True)
 scen("events-at-1e300", "huge-value", "a failure at 1e300 s", BASE_TIME, {"/failures/events/0/at": "1e300s"})
 scen("events-after-stop", "schema", "a failure after the stop, after_stop refuse", BASE_TIME,
      {"/failures/events/0/at": "3h"})
@@ -714,11 +748,11 @@ scen("straggler-index-huge", "overflow", "a straggler of index 2^63", BASE_TIME,
                                 "slowdown": 2}]})
 scen("straggler-index-out-of-range", "schema", "a straggler of node 4 of 4", BASE_TIME,
      {"/failures/stragglers": [{"target": "node", "index": 4, "from": "1min", "to": "2min", "slowdown": 2}]})
-scen("stragglers-list-ps", "spell-storm", "200,000 listed straggler spells of a picosecond each", BASE_TIME,
+scen("stragglers-list-ps", "spell-storm", "120,000 listed straggler spells of a picosecond each", BASE_TIME,
      {"/failures/stragglers": [{"target": "accelerator", "index": 3, "from": 10, "to": 10.000000000001,
                                 "slowdown": 2}]},
      generate=[{"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/stragglers",
-                "count": 200000, "step_field": ["from", "to"], "step": 2e-12}])
+                "count": 120000, "step_field": ["from", "to"], "step": 2e-12}])
 
 # --------------------------------------------------------------------------------------------
 # Fault traces.
@@ -787,13 +821,17 @@ trace_scen("trace-mapping-not-object", "trace", "a mapping file that is a list",
            SMALL_TRACE, extra={"map.json": [0, 1]})
 trace_scen("trace-file-directory", "trace", "a trace file that is a directory", {"file": "."})
 trace_scen("trace-file-dev-zero", "input-size", "the trace /dev/zero", {"file": "/dev/zero"})
-trace_scen("trace-big-storm", "storm", "a generated trace of 100,000 faults on 4 nodes a second apart",
+trace_scen("trace-over-size-cap", "input-size", "a generated trace of 100,000 faults (over 16 MiB)",
            dict(TC, extra_nodes="error"), generate=[
                {"file": "trace.json", "kind": "trace", "faults": 100000, "nodes": 4,
-                "spacing_days": 1.0 / 86400, "repair_days": 1e-9}], dry=True)
-trace_scen("trace-big-nodes", "trace", "a generated trace of 100,000 distinct nodes, extra_nodes error",
+                "spacing_days": 1.0 / 86400, "repair_days": 1e-9}])
+trace_scen("trace-big-storm", "storm", "a generated trace of 45,000 faults on 4 nodes a second apart",
            dict(TC, extra_nodes="error"), generate=[
-               {"file": "trace.json", "kind": "trace", "faults": 100000, "nodes": 100000,
+               {"file": "trace.json", "kind": "trace", "faults": 45000, "nodes": 4,
+                "spacing_days": 1.0 / 86400, "repair_days": 1e-9}], dry=True)
+trace_scen("trace-big-nodes", "trace", "a generated trace of 45,000 distinct nodes, extra_nodes error",
+           dict(TC, extra_nodes="error"), generate=[
+               {"file": "trace.json", "kind": "trace", "faults": 45000, "nodes": 45000,
                 "spacing_days": 1e-6, "repair_days": 1e-3}])
 trace_scen("trace-never-ends-version-stop", "unbounded-work",
            "every node's fault never ends, stop by version only", dict(TC, extra_nodes="error"),
@@ -1063,9 +1101,9 @@ add("validate-schema-file", "validate", "failsim validate of the JSON Schema", {
     ["{failsim}", "validate", "{repo}/scenarios/collective.schema.json"])
 add("validate-rate-table", "validate", "failsim validate of a rate table", {},
     ["{failsim}", "validate", "{repo}/data/failure-rates/llama3-405b.json"])
-add("validate-many", "validate", "failsim validate of 2,000 files", {"scenario.json": BASE_TIME},
+add("validate-many", "validate", "failsim validate of 20 files", {"scenario.json": BASE_TIME},
     ["{failsim}", "validate", "{case_glob:many/*.json}"],
-    [{"file": "scenario.json", "kind": "copies", "count": 2000, "dir": "many"}])
+    [{"file": "scenario.json", "kind": "copies", "count": 20, "dir": "many"}])
 scen("validate-overflow-ranks", "validate", "failsim validate of dp x tp x pp = 2^31", BASE_TIME,
      {"/layout/dp": 65536, "/layout/tp": 32768, "/layout/pp": 1, "/layout/tp_across_nodes": True},
      argv=VALIDATE)
@@ -1087,13 +1125,21 @@ def fit(name, note, trace, args=(), generate=None, cls="trace-fit"):
     add(name, cls, note, files, ["{failsim}", "trace", "fit", "{case}/trace.json"] + list(args), generate)
 
 
-fit("fit-small-ok", "the small trace", SMALL_TRACE)
-fit("fit-nodes-zero", "--nodes 0", SMALL_TRACE, ["--nodes", "0"])
-fit("fit-nodes-negative", "--nodes -1", SMALL_TRACE, ["--nodes", "-1"])
-fit("fit-nodes-huge", "--nodes 10^30", SMALL_TRACE, ["--nodes", "1000000000000000000000000000000"])
-fit("fit-nodes-word", "--nodes many", SMALL_TRACE, ["--nodes", "many"])
-fit("fit-nodes-below", "--nodes 1 below the trace's 2", SMALL_TRACE, ["--nodes", "1"])
-fit("fit-nodes-nan", "--nodes nan", SMALL_TRACE, ["--nodes", "nan"])
+FIT_TRACE = [e for i, (t, r) in enumerate([(0.1, 0.3), (0.7, 0.2), (1.9, 1.5), (2.2, 0.1), (4.0, 0.8),
+                                             (4.1, 2.0), (6.5, 0.4), (9.0, 0.05)])
+             for e in (dict(SMALL_TRACE[0], node_id=f"n{i % 5}", event_time=t),
+                       dict(SMALL_TRACE[2], node_id=f"n{i % 5}", event_time=t + r))]
+FIT_TRACE.sort(key=lambda e: e["event_time"])
+fit("fit-small-ok", "a good trace of 8 faults on 5 nodes", FIT_TRACE)
+fit("fit-small-ok-json", "a good trace of 8 faults, --json --nodes 400", FIT_TRACE, ["--json", "--nodes", "400"])
+fit("fit-two-faults", "a trace of 2 faults", SMALL_TRACE)
+fit("fit-nodes-zero", "--nodes 0", FIT_TRACE, ["--nodes", "0"])
+fit("fit-nodes-negative", "--nodes -1", FIT_TRACE, ["--nodes", "-1"])
+fit("fit-nodes-huge", "--nodes 10^30", FIT_TRACE, ["--nodes", "1000000000000000000000000000000"])
+fit("fit-nodes-2pow63", "--nodes 2^63", FIT_TRACE, ["--nodes", str(2 ** 63)])
+fit("fit-nodes-word", "--nodes many", FIT_TRACE, ["--nodes", "many"])
+fit("fit-nodes-below", "--nodes 1 below the trace's 5", FIT_TRACE, ["--nodes", "1"])
+fit("fit-nodes-nan", "--nodes nan", FIT_TRACE, ["--nodes", "nan"])
 fit("fit-missing", "a trace that does not exist", None)
 fit("fit-empty-array", "an empty trace", [])
 fit("fit-empty-file", "an empty file", b"")
@@ -1120,8 +1166,8 @@ fit("fit-tiny-gaps", "gaps of 1e-300 days", [dict(SMALL_TRACE[0], node_id=f"n{i}
 fit("fit-huge-gaps", "gaps of 1e150 days", [dict(SMALL_TRACE[0], node_id=f"n{i}", event_time=i * 1e150)
                                             for i in range(30)])
 fit("fit-only-ends", "only fault_end events", [SMALL_TRACE[2]])
-fit("fit-big", "a generated trace of 150,000 faults", None,
-    generate=[{"file": "trace.json", "kind": "trace", "faults": 150000, "nodes": 400,
+fit("fit-big", "a generated trace of 45,000 faults", None,
+    generate=[{"file": "trace.json", "kind": "trace", "faults": 45000, "nodes": 400,
                "spacing_days": 1e-4, "repair_days": 0.5}], cls="input-size")
 fit("fit-json-flag-garbage", "--json on a broken trace", b"[{\"node_id\": ", ["--json"])
 fit("fit-directory", "a directory as the trace", None, cls="trace-fit")
