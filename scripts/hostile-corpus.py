@@ -8,9 +8,10 @@ Each case runs in a fresh directory of its own (its files copied there, its larg
 there), as a process group of its own, with RLIMIT_AS (--memory, default 6 GiB) and RLIMIT_FSIZE
 set, for at most --timeout seconds (default 20). Classes (docs/testing.md, "The hostile corpus"):
 
-  clean     exit 0; or exit 2 (or a status the case lists in `exits`) with a short message in UTF-8
-            that names what was expected and what was found, no traceback, and nothing written
-            (no output directory, nothing new in the working directory)
+  clean     exit 0; or exit 2 with a short message in UTF-8 that names what was expected and what
+            was found (and no wrapped, negative count), no traceback, and nothing written (no
+            output directory, nothing new in the working directory); or a status the case lists
+            in `exits` (3: an output directory that cannot be written) with a message naming the path
   crash     killed by a signal (SIGSEGV, SIGABRT without an out-of-memory message, ...)
   hang      still running at the timeout (SIGTERM, then SIGKILL a second and a half later)
   blow-up   std::bad_alloc, "terminate called", the address-space limit reached, or more than
