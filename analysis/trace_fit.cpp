@@ -141,6 +141,13 @@ double quantile(std::vector<double> x, double p) {
   return x[i] + (h - static_cast<double>(i)) * (x[i + 1] - x[i]);
 }
 
+namespace {
+/// Whether fit_weibull() has an answer for `x`: at least 2 values, not all equal.
+bool fittable(const std::vector<double>& x) {
+  return x.size() >= 2 && std::any_of(x.begin(), x.end(), [&](double v) { return v != x.front(); });
+}
+}  // namespace
+
 TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> nodes) {
   TraceFit f;
   f.trace_nodes = trace.nodes.size();
@@ -148,7 +155,10 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
   f.nodes = nodes.value_or(trace.nodes.size());
   f.span_days = trace.last_event;
   f.faults = trace.faults.size();
-  if (f.faults < 3) throw std::invalid_argument("a trace fit needs at least 3 faults");
+  if (f.faults < 3) {
+    throw std::invalid_argument(fmt::format(
+        "expected a trace of at least 3 faults (2 gaps between them to fit), found {}", f.faults));
+  }
 
   std::map<double, std::size_t> at_instant;  // fault starts per distinct time (days)
   std::vector<std::vector<double>> starts_of(trace.nodes.size());
@@ -177,6 +187,12 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
     f.simultaneous_faults += count;
     f.max_nodes_at_once = std::max(f.max_nodes_at_once, count);
   }
+  if (!fittable(gaps)) {
+    throw std::invalid_argument(fmt::format(
+        "expected faults at 3 or more distinct instants, not all equally spaced (a Weibull fit of "
+        "the times between instants), found {} instant(s){}",
+        f.instants, gaps.empty() ? "" : fmt::format(", every gap {} h", gaps.front())));
+  }
   f.between_instants = fit_weibull(gaps);
 
   std::vector<double> node_gaps;
@@ -186,7 +202,7 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
         node_gaps.push_back((starts[i] - starts[i - 1]) * HOURS_PER_DAY);
     }
   }
-  if (node_gaps.size() >= 2) f.per_node = fit_weibull(node_gaps);
+  if (fittable(node_gaps)) f.per_node = fit_weibull(node_gaps);
 
   if (!repairs.empty()) {
     f.repair_median = quantile(repairs, 0.5);
@@ -196,7 +212,7 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
     f.repair_max = *std::max_element(repairs.begin(), repairs.end());
     std::vector<double> positive;
     for (double r : repairs) (r > 0.0 ? positive.push_back(r) : void(++f.repairs_zero));
-    if (positive.size() >= 2) {
+    if (fittable(positive)) {
       f.repair_weibull = fit_weibull(positive);
       f.repair_lognormal = fit_lognormal(positive);
     }

@@ -69,11 +69,13 @@ struct TraceFit {
   /// Hours between successive distinct fault-start instants across the cluster (simultaneous
   /// faults are one instant: a gap of 0 has no Weibull likelihood).
   WeibullFit between_instants;
-  /// Hours between successive fault starts of one node, over every node that failed twice.
+  /// Hours between successive fault starts of one node, over every node that failed twice (none
+  /// when fewer than 2 such gaps, or all equal: no Weibull fit exists).
   std::optional<WeibullFit> per_node;
   std::size_t repairs_zero = 0;  ///< repairs of 0 h (left out of the repair fits)
   double repair_median = 0.0, repair_mean = 0.0, repair_p90 = 0.0, repair_p99 = 0.0,
          repair_max = 0.0;  ///< hours
+  /// Fits of the repairs of more than 0 h (none when fewer than 2, or all equal).
   std::optional<WeibullFit> repair_weibull;
   std::optional<LognormalFit> repair_lognormal;
   std::size_t instants = 0;               ///< distinct fault-start times

@@ -198,7 +198,10 @@ std::string escape_bytes(std::string_view text) {
 }
 }  // namespace
 
-std::string escape_non_ascii(std::string_view text) { return "\"" + escape_bytes(text) + "\""; }
+// fmt rather than "\"" + std::string&&: GCC 12 warns falsely (-Wrestrict) on the latter.
+std::string escape_non_ascii(std::string_view text) {
+  return fmt::format("\"{}\"", escape_bytes(text));
+}
 
 std::string printable(std::string_view text) {
   const bool control = std::any_of(text.begin(), text.end(), [](char c) {

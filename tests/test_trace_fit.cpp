@@ -99,3 +99,33 @@ TEST_CASE("a small trace counted by hand", "[trace_fit]") {
   CHECK(f.repair_mean == Approx(3.5 / 4.0 * 24.0));
   CHECK(f.repair_max == Approx(48.0));
 }
+
+TEST_CASE("a trace too small or too regular to fit says what it expected and found",
+          "[trace_fit]") {
+  failsim::input::FaultTrace t;
+  t.nodes = {"a", "b"};
+  t.faults = {{0, 1.0, 1.5, "H", "GPU", "x", 0}, {1, 2.0, 2.5, "H", "GPU", "x", 1}};
+  t.last_event = 3.0;
+  const auto message = [&] {
+    try {
+      failsim::analysis::fit_trace(t, std::nullopt);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message() == "expected a trace of at least 3 faults (2 gaps between them to fit), found 2");
+  // Three instants one day apart: the gaps are all equal, and a Weibull fit has no answer.
+  t.faults.push_back({0, 3.0, 3.5, "H", "GPU", "x", 2});
+  CHECK(message() ==
+        "expected faults at 3 or more distinct instants, not all equally spaced (a Weibull fit "
+        "of the times between instants), found 3 instant(s), every gap 24 h");
+  // Unequal gaps fit; the repairs, all 12 h, and node a's one gap have no fit of their own.
+  t.faults.back().start = 4.0;
+  t.faults.back().end = 4.5;
+  const auto f = failsim::analysis::fit_trace(t, std::nullopt);
+  CHECK(f.between_instants.n == 2);
+  CHECK_FALSE(f.per_node);
+  CHECK_FALSE(f.repair_weibull);
+  CHECK_FALSE(f.repair_lognormal);
+}
