@@ -7,12 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <type_traits>
 
 #include "sim/engine/log.hpp"
 #include "sim/ps/actors/worker.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 #include "sim/ps/recovery/elastic.hpp"
+#include "sim/ps/recovery/strategies.hpp"
 #include "sim/ps/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(job, failsim, "shards, strategies and elastic resume");
@@ -24,11 +23,9 @@ namespace sg4 = simgrid::s4u;
 namespace {
 /// A strategy of a job that resizes: elastic, since only strategies with an elastic patience
 /// resize (RecoveryConfig::elastic_patience), and the scenario grants one only to those that
-/// implement ElasticStrategy.
-template <class S>
-auto& elastic(S& strategy) {
-  using Elastic = std::conditional_t<std::is_const_v<S>, const ElasticStrategy, ElasticStrategy>;
-  auto* e = dynamic_cast<Elastic*>(&strategy);
+/// implement ElasticStrategy (Strategy::elastic()).
+ElasticStrategy& elastic(Strategy& strategy) {
+  ElasticStrategy* e = strategy.elastic();
   if (e == nullptr)
     throw std::logic_error("elastic resume needs the single-level checkpoint strategy");
   return *e;
@@ -153,7 +150,7 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
   models::FloatBuffer params(n);
   std::shared_ptr<models::FloatBuffer> velocity;
   std::vector<ServerState> old;
-  for (const Strategy* s : context_.strategies) {
+  for (Strategy* s : context_.strategies) {
     old.push_back(elastic(*s).latest_checkpoint());
     const ShardRange& r = s->shard().range;
     const auto at = static_cast<std::ptrdiff_t>(r.offset);
@@ -241,8 +238,8 @@ void Job::install(std::vector<Shard> shards) {
     // Its host failed while it was stopped: nobody else knows to restart it.
     context_.coordinator.set_worker_live(w->index(), false);
     sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, worker = w.get()] {
-      if (context_.injector->wait_until_up(host) && !worker->alive())
-        context_.injector->restart_worker(*worker);
+      if (context_.repairs.wait_until_up(host) && !worker->alive())
+        context_.restarts.restart_worker(*worker);
     });
   }
 }

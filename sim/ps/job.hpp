@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/ps/hooks/host_events.hpp"
+#include "sim/ps/hooks/resizes.hpp"
 #include "sim/ps/run_context.hpp"
 #include "sim/ps/sharding.hpp"
 
@@ -29,23 +31,24 @@ namespace failsim::sim {
 
 class Strategy;
 
-class Job {
+/// What the strategies (Resizes) and the failure injector (HostEvents) ask of it are hooks.
+class Job : public Resizes, public HostEvents {
  public:
   /// Generation 0 (not started): the model partitioned over cluster.servers.shards shards, a
   /// strategy each. Sets context.shards and context.strategies.
   explicit Job(RunContext& context);
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
-  ~Job();
+  ~Job() override;
 
   /// At time 0: starts generation 0's strategies.
   void start();
   /// `owner` detected the failure of its server, whose host is usable again at `host_back`
   /// (infinity: never). Returns whether the job resizes for it, so that `owner` must not replace
   /// the server: the job is elastic and the host will not be back within the patience.
-  bool resizes_for(const Strategy& owner, double host_back);
+  bool resizes_for(const Strategy& owner, double host_back) override;
   /// A host came back up: an elastic job with fewer shards than server hosts grows onto it.
-  void host_up(simgrid::s4u::Host* host);
+  void host_up(simgrid::s4u::Host* host) override;
   /// Every generation's strategies, oldest first (a retired one's accounts stay readable).
   const std::vector<std::unique_ptr<Strategy>>& strategies() const { return strategies_; }
 

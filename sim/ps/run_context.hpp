@@ -1,6 +1,9 @@
 // What the actors of one run share: the scenario, the math, the recorder, the time model, the
-// coordinator, the shards and their recovery strategies, the stop signal. One object per
-// simulation, owned by run().
+// coordinator, the shards and their recovery strategies, the stop signal, and the hooks through
+// which actors and strategies reach the job and the failure injector (sim/ps/hooks/, one
+// interface each). One object per simulation, built whole by run_ps() (run_ps.cpp): the hooks
+// are bound at construction; only run state (shards, strategies, workers, stop_reason,
+// on_evaluation, the observed cache) changes afterwards.
 #pragma once
 
 #include <functional>
@@ -14,6 +17,10 @@
 #include "sim/output/recorder.hpp"
 #include "sim/ps/actors/buffer_pool.hpp"
 #include "sim/ps/coordinator.hpp"
+#include "sim/ps/hooks/host_repairs.hpp"
+#include "sim/ps/hooks/resizes.hpp"
+#include "sim/ps/hooks/update_events.hpp"
+#include "sim/ps/hooks/worker_restarts.hpp"
 #include "sim/ps/platform.hpp"
 #include "sim/ps/sharding.hpp"
 #include "sim/scenario/ps/time_model.hpp"
@@ -23,8 +30,6 @@
 namespace failsim::sim {
 
 class Branching;
-class FailureInjector;
-class Job;
 class Strategy;
 class Worker;
 
@@ -38,12 +43,14 @@ struct RunContext {
   BufferPool gradient_buffers;
   Coordinator coordinator;
   Roles roles;
-  Branching& branching;  ///< the scenarios this simulation stands for (branching.hpp)
+  Branching& branching;      ///< the scenarios this simulation stands for (branching.hpp)
+  UpdateEvents& updates;     ///< told of every update (the failure injector)
+  HostRepairs& repairs;      ///< waits for a host's repair (the failure injector)
+  WorkerRestarts& restarts;  ///< restarts a worker process (the failure injector)
+  Resizes& resizes;          ///< elastic resume (the job)
   /// The running generation's parameter server shards (one without sharding; job.hpp).
   std::span<const Shard> shards{};
   std::vector<Strategy*> strategies{};  ///< one per shard, in shard order
-  Job* job = nullptr;
-  FailureInjector* injector = nullptr;
   std::vector<std::unique_ptr<Worker>> workers{};
   std::string stop_reason{};                               ///< set once by request_stop()
   std::function<void(const EvalRecord&)> on_evaluation{};  ///< e.g. the CLI's progress line

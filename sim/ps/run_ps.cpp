@@ -130,6 +130,48 @@ void read_end(RunResult& result, RunContext& context, const Job& job, bool deadl
   for (const auto& w : context.workers) result.gradients_pending += w->holding();
   check_accounting(result);
 }
+
+/// The run's parts in dependency order: the context, then the job and the failure injector made
+/// from it. The context's hooks (sim/ps/hooks/) reach the job and the injector through this
+/// object, which passes each call on: the context is built whole, and no call comes before the
+/// simulation runs, when every part exists. The injector tells the job of repaired hosts itself.
+class Parts final : public UpdateEvents, public HostRepairs, public WorkerRestarts, public Resizes {
+ public:
+  Parts(const Scenario& scenario, const ResolvedJob& resolved, const RunOptions& options,
+        RunSetup& setup, TrainingMath& math, Recorder& recorder, Branching& branching)
+      : context{.scenario = scenario,
+                .math = math,
+                .recorder = recorder,
+                .time = resolved.time,
+                .first_shards = resolved.shards,
+                .gradient_buffers = BufferPool(math.model().num_params()),
+                .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
+                .roles = build_platform(setup.engine(), scenario.cluster, options.file_label,
+                                        local_disk_level(scenario.recovery)),
+                .branching = branching,
+                .updates = *this,
+                .repairs = *this,
+                .restarts = *this,
+                .resizes = *this,
+                .on_evaluation =
+                    [on_evaluation = &options.on_evaluation, run = &setup](const EvalRecord& e) {
+                      if (*on_evaluation) (*on_evaluation)(e);
+                      run->report_progress(true);
+                    }},
+        job(context),
+        injector(context, job) {}
+
+  void after_update(int shard, std::int64_t n) override { injector.after_update(shard, n); }
+  bool wait_until_up(sg4::Host* host) override { return injector.wait_until_up(host); }
+  void restart_worker(Worker& worker) override { injector.restart_worker(worker); }
+  bool resizes_for(const Strategy& owner, double host_back) override {
+    return job.resizes_for(owner, host_back);
+  }
+
+  RunContext context;
+  Job job;
+  FailureInjector injector;
+};
 }  // namespace
 
 RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const RunOptions& options,
@@ -142,21 +184,8 @@ RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const Ru
   TrainingMath math(scenario, options.threads);
   RunResult result;
   result.scenario = scenario;
-  RunContext context{
-      .scenario = scenario,
-      .math = math,
-      .recorder = result.recorder,
-      .time = resolved.time,
-      .first_shards = resolved.shards,
-      .gradient_buffers = BufferPool(math.model().num_params()),
-      .coordinator = Coordinator(scenario.cluster.num_workers(), scenario.cluster.shards),
-      .roles = build_platform(setup.engine(), scenario.cluster, options.file_label,
-                              local_disk_level(scenario.recovery)),
-      .branching = branching,
-      .on_evaluation = [&](const EvalRecord& e) {
-        if (options.on_evaluation) options.on_evaluation(e);
-        setup.report_progress(true);
-      }};
+  Parts parts(scenario, resolved, options, setup, math, result.recorder, branching);
+  RunContext& context = parts.context;
   if (scenario.output.intervals) result.recorder.keep_intervals();
   result.num_params = math.model().num_params();
   result.param_bytes = context.time.param_bytes;
@@ -164,16 +193,12 @@ RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const Ru
   result.recorder.event(0.0, EventType::START, "",
                         {{"workers", context.roles.workers.size()}, {"params", result.num_params}});
 
-  Job job(context);
-  context.job = &job;
-  FailureInjector injector(context);
-  context.injector = &injector;
-  job.start();
+  parts.job.start();
   for (int i = 0; i < scenario.cluster.num_workers(); ++i) {
     context.workers.push_back(std::make_unique<Worker>(context, i));
     context.workers.back()->launch();
   }
-  injector.launch();
+  parts.injector.launch();
   Observer observer(context);
   sg4::Actor::create("observer", context.roles.coordinator, [&observer] { observer(); });
 
@@ -181,13 +206,13 @@ RunResult run_ps(const Scenario& scenario, const ResolvedJob& resolved, const Ru
   setup.run([&context] { return progress_of(context); });
 
   result.end_time = sg4::Engine::get_clock();
-  injector.finish(result.end_time);
+  parts.injector.finish(result.end_time);
   for (const auto& w : context.workers) w->finish(result.end_time);
-  read_end(result, context, job, setup.deadlock());
+  read_end(result, context, parts.job, setup.deadlock());
   // The members still together had the same failures to the end: the same results.
   result.member = branching.settle();
   result.scenario = branching.member(result.member);
-  injector.record_not_injected(result.scenario.failures.events, result.end_time);
+  parts.injector.record_not_injected(result.scenario.failures.events, result.end_time);
   result.children = branching.children();
   result.math_seconds = math.math_seconds();
   result.setup_seconds = setup.setup_seconds();

@@ -9,9 +9,7 @@
 
 #include "sim/engine/log.hpp"
 #include "sim/ps/branching.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 #include "sim/ps/observer.hpp"
-#include "sim/ps/recovery/strategy.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(parameter_server, failsim, "parameter server actor");
 
@@ -29,11 +27,11 @@ models::SgdConfig sgd_config(const OptimizerConfig& o) {
 }
 }  // namespace
 
-ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, ServerState initial,
+ParameterServer::ParameterServer(RunContext& context, ServerOwner& owner, ServerState initial,
                                  int incarnation, sg4::Host* host)
     : context_(context),
-      strategy_(strategy),
-      shard_(strategy.shard()),
+      owner_(owner),
+      shard_(owner.shard()),
       name_(shard_.server_name(incarnation)),
       host_(host),
       inbox_(name_, context.scenario.cluster.num_workers()),
@@ -54,7 +52,7 @@ ParameterServer::ParameterServer(RunContext& context, Strategy& strategy, Server
 void ParameterServer::launch() {
   actor_ = sg4::Actor::create(name_, host_, [this] {
     inbox_.set_receiver(sg4::Actor::self());
-    strategy_.run_server(*this);
+    owner_.run_server(*this);
   });
 }
 
@@ -251,8 +249,8 @@ models::ApplyOutcome ParameterServer::publish(const std::shared_ptr<Snapshot>& n
   context_.recorder.update_applied(sg4::Engine::get_clock(), name_, shard_.index);
   // The strategy's work for this update (checkpoint, replication) belongs to the update: a
   // failure scheduled "after update n" strikes once it is done.
-  strategy_.after_update(*this);
-  context_.injector->after_update(shard_.index, context_.recorder.updates(shard_.index));
+  owner_.after_update(*this);
+  context_.updates.after_update(shard_.index, context_.recorder.updates(shard_.index));
   evaluate_in_loop();
   // With shards, shard 0's versions set the evaluation schedule.
   const int every = context_.scenario.evaluation.every_updates;

@@ -23,6 +23,7 @@
 #include "sim/ps/actors/endpoint.hpp"
 #include "sim/ps/actors/inbox.hpp"
 #include "sim/ps/actors/messages.hpp"
+#include "sim/ps/hooks/server_owner.hpp"
 #include "sim/ps/run_context.hpp"
 
 namespace simgrid::s4u {
@@ -31,7 +32,6 @@ class Host;
 
 namespace failsim::sim {
 
-class Strategy;
 struct Shard;
 
 /// What a server starts from, and what checkpoints and replicas keep.
@@ -42,11 +42,11 @@ struct ServerState {
 
 class ParameterServer : public Endpoint {
  public:
-  /// Incarnation `incarnation` of `strategy`'s shard's server, on `host`.
-  ParameterServer(RunContext& context, Strategy& strategy, ServerState initial, int incarnation,
+  /// Incarnation `incarnation` of `owner`'s shard's server, on `host`.
+  ParameterServer(RunContext& context, ServerOwner& owner, ServerState initial, int incarnation,
                   simgrid::s4u::Host* host);
 
-  /// Starts the actor on its host; it runs the strategy's run_server().
+  /// Starts the actor on its host; it runs its owner's run_server().
   void launch();
   /// The worker protocol: answers pulls and applies pushes by the consistency mode, until the
   /// run stops.
@@ -72,8 +72,6 @@ class ParameterServer : public Endpoint {
   simgrid::s4u::Mailbox* mailbox() const { return inbox_.shared(); }
   simgrid::s4u::Host* host() const { return host_; }
   const std::string& name() const { return name_; }
-  /// The strategy (of its shard) it belongs to.
-  Strategy& strategy() const { return strategy_; }
   /// A worker's push reached this server's mailbox (it is now the server's to apply or lose).
   /// A push that completed after this server died (same instant as its kill, before the worker
   /// ran again) was not counted by kill(): it is lost now.
@@ -116,7 +114,7 @@ class ParameterServer : public Endpoint {
   void stop_at_version();
 
   RunContext& context_;
-  Strategy& strategy_;
+  ServerOwner& owner_;  // the recovery strategy of its shard
   const Shard& shard_;
   std::string name_;
   simgrid::s4u::Host* host_;

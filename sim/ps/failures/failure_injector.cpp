@@ -15,7 +15,6 @@
 #include "sim/ps/actors/parameter_server.hpp"
 #include "sim/ps/actors/worker.hpp"
 #include "sim/ps/branching.hpp"
-#include "sim/ps/job.hpp"
 #include "sim/ps/recovery/replica_holder.hpp"
 #include "sim/ps/recovery/strategy.hpp"
 #include "sim/scenario/distribution.hpp"
@@ -35,8 +34,11 @@ Strategy& FailureInjector::strategy(int shard) const {
   return *context_.strategies[static_cast<std::size_t>(shard)];
 }
 
-FailureInjector::FailureInjector(RunContext& context)
-    : context_(context), mutex_(sg4::Mutex::create()), host_up_(sg4::ConditionVariable::create()) {}
+FailureInjector::FailureInjector(RunContext& context, HostEvents& hosts)
+    : context_(context),
+      hosts_(hosts),
+      mutex_(sg4::Mutex::create()),
+      host_up_(sg4::ConditionVariable::create()) {}
 
 void FailureInjector::launch() {
   const FailureConfig& f = context_.scenario.failures;
@@ -202,43 +204,62 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
                  cause);
     return;
   }
-  // Every shard has its own server hosts: at most one shard runs a server or replica here.
-  ParameterServer* server = nullptr;
-  for (Strategy* s : context_.strategies) {
-    if (server == nullptr) server = s->server_on(host);
+  const Struck struck = strike(host, host_back);
+  record_failure(host, down_for, cause, struck, now);
+  if (struck.server != nullptr) {
+    struck.server->kill();
+    context_.recorder.training_stalled(now, struck.owner->shard().index);
   }
-  bool replica = false;
+  if (struck.worker != nullptr) struck.worker->kill();
+  power_off(host, down_for, now, host_back);
+  if (struck.server == nullptr && struck.worker == nullptr) return;
+  detect(struck, host_back);
+}
+
+FailureInjector::Struck FailureInjector::strike(sg4::Host* host, double host_back) {
+  // Every shard has its own server hosts: at most one shard runs a server or replica here.
+  Struck struck;
+  for (Strategy* s : context_.strategies) {
+    if (struck.server != nullptr) continue;
+    struck.server = s->server_on(host);
+    if (struck.server != nullptr) struck.owner = s;
+  }
   for (Strategy* s : context_.strategies) {
     ReplicaHolder* chain = s->replicas();
-    if (server == nullptr && !replica && chain != nullptr)
-      replica = chain->replica_failed(host, host_back);
+    if (struck.server == nullptr && !struck.replica && chain != nullptr)
+      struck.replica = chain->replica_failed(host, host_back);
   }
-  Worker* worker = nullptr;
   for (auto& w : context_.workers) {
     if (w->alive() && context_.roles.workers[static_cast<std::size_t>(w->index())] == host)
-      worker = w.get();
+      struck.worker = w.get();
   }
+  return struck;
+}
+
+void FailureInjector::record_failure(sg4::Host* host, std::optional<double> down_for,
+                                     const std::string& cause, const Struck& struck, double now) {
+  const ParameterServer* server = struck.server;
+  const Worker* worker = struck.worker;
   context_.recorder.event(
       now, EventType::FAILURE, host->get_name(),
       {{"cause", cause},
-       {"process", server    ? server->name()
-                   : worker  ? result_format::worker_name(worker->index())
-                   : replica ? "replica"
-                             : "none"},
+       {"process", server           ? server->name()
+                   : worker         ? result_format::worker_name(worker->index())
+                   : struck.replica ? "replica"
+                                    : "none"},
        {"down_for", down_for ? nlohmann::json(*down_for) : nlohmann::json("forever")}});
   FAILSIM_INFO("failure of host {} ({}): {} killed, the host {}", host->get_name(), cause,
-               server    ? server->name()
-               : worker  ? fmt::format("worker-{}", worker->index())
-               : replica ? "a replica"
-                         : "no process",
+               server           ? server->name()
+               : worker         ? fmt::format("worker-{}", worker->index())
+               : struck.replica ? "a replica"
+                                : "no process",
                !down_for       ? "is lost for good"
                : *down_for > 0 ? fmt::format("is down for {} s", *down_for)
                                : "stays up");
-  if (server != nullptr) {
-    server->kill();
-    context_.recorder.training_stalled(now, server->strategy().shard().index);
-  }
-  if (worker != nullptr) worker->kill();
+}
+
+void FailureInjector::power_off(sg4::Host* host, std::optional<double> down_for, double now,
+                                double host_back) {
   if (down_for && *down_for > 0) {
     host->turn_off();
     down_[host] = {now, host_back};
@@ -251,29 +272,31 @@ void FailureInjector::fail_host(sg4::Host* host, std::optional<double> down_for,
       context_.recorder.down(host->get_name(), *down_for, now, sg4::Engine::get_clock());
       context_.recorder.event(sg4::Engine::get_clock(), EventType::HOST_UP, host->get_name());
       FAILSIM_INFO("host {} is up again", host->get_name());
-      context_.job->host_up(host);
+      hosts_.host_up(host);
     });
   } else if (!down_for) {
     host->turn_off();
     down_[host] = {now, NEVER};
     context_.recorder.event(now, EventType::HOST_LOST, host->get_name());
   }
-  if (server == nullptr && worker == nullptr) return;
+}
 
+void FailureInjector::detect(const Struck& struck, double host_back) {
   // The system notices only after the detection timeout.
-  sg4::Actor::create("detection", context_.roles.coordinator, [this, server, worker, host_back] {
+  sg4::Actor::create("detection", context_.roles.coordinator, [this, struck, host_back] {
     sg4::this_actor::sleep_for(context_.scenario.failures.detection_timeout);
     const double detected = sg4::Engine::get_clock();
-    if (server != nullptr) {
+    if (ParameterServer* server = struck.server) {
       context_.recorder.event(detected, EventType::DETECTED, server->name());
       FAILSIM_INFO("detected the failure of {}", server->name());
-      Strategy& owner = server->strategy();
+      Strategy& owner = *struck.owner;
       if (owner.retired()) return;  // a resize retired its shard meanwhile
       const int shard = owner.shard().index;
       if (context_.coordinator.primary(shard) == server) context_.coordinator.clear_primary(shard);
       owner.on_server_failure_detected(*server, host_back);
       return;
     }
+    Worker* worker = struck.worker;
     context_.recorder.event(detected, EventType::DETECTED,
                             result_format::worker_name(worker->index()));
     FAILSIM_INFO("detected the failure of worker-{}", worker->index());

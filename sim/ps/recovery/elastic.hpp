@@ -2,7 +2,7 @@
 // the patience, the job stops every shard, puts their checkpoints together and restarts on the
 // hosts that are up. A strategy that can hand its shard over this way implements this interface
 // beside Strategy (only single-level "checkpoint" does; the scenario refuses elastic resume for
-// the others), and the job asks for it with dynamic_cast (strategy.hpp says why).
+// the others) and declares it by overriding Strategy::elastic(), which the job asks.
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>

@@ -35,4 +35,8 @@ inline constexpr StrategyFactory STRATEGY_FACTORIES[] = {
 #undef FAILSIM_PS_STRATEGY
 };
 
+/// The strategy the scenario asks for, for shard `shard` (an element of context.shards): the
+/// job's one way to make one (strategies.cpp).
+std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard);
+
 }  // namespace failsim::sim

@@ -1,16 +1,12 @@
 #include "sim/ps/recovery/strategy.hpp"
 
-#include "sim/ps/recovery/strategies.hpp"
-
 #include <fmt/core.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 #include "sim/engine/log.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(strategy, failsim,
                                 "restarts and roll-backs of the recovery strategies");
@@ -58,8 +54,8 @@ void Strategy::restart_later(ParameterServer& dead, double host_back,
   }
   sg4::Actor::create("restarter", context_.roles.coordinator, [this, host, ready, details, start] {
     sg4::this_actor::sleep_until(ready);
-    if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
-    if (retired_) return;                                 // a resize replaced the whole generation
+    if (!context_.repairs.wait_until_up(host)) return;  // it failed again, for good
+    if (retired_) return;                               // a resize replaced the whole generation
     nlohmann::json d = details();
     d["host"] = host->get_name();
     context_.recorder.event(sg4::Engine::get_clock(), EventType::RESTART,
@@ -89,15 +85,6 @@ std::int64_t Strategy::roll_back_to(const Snapshot& restored) {
                shard_.count > 1 ? fmt::format("shard {} ", shard_.index) : "", restored.version,
                lost);
   return lost;
-}
-
-std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard) {
-  const std::string& name = context.scenario.recovery.strategy;
-  for (const StrategyFactory& factory : STRATEGY_FACTORIES) {
-    if (factory.name == name) return factory.make(context, shard);
-  }
-  throw std::logic_error("recovery strategy \"" + name +
-                         "\" has no implementation in sim/ps/recovery/strategies.hpp");
 }
 
 }  // namespace failsim::sim

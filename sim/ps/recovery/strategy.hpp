@@ -7,8 +7,8 @@
 //
 // What only some strategies do is an interface of its own, implemented beside this one:
 // ElasticStrategy (elastic.hpp, elastic resume) and ReplicaHolder (replica_holder.hpp, a replica
-// chain). A strategy declares ReplicaHolder through replicas(), which the failure injector asks;
-// the job still asks for ElasticStrategy with dynamic_cast (only at a resize).
+// chain). A strategy declares them through elastic() and replicas(), which the job and the
+// failure injector ask. What its servers ask of it is ServerOwner (sim/ps/hooks/server_owner.hpp).
 #pragma once
 
 #include <functional>
@@ -17,25 +17,27 @@
 
 #include "sim/engine/snapshot.hpp"
 #include "sim/ps/actors/parameter_server.hpp"
+#include "sim/ps/hooks/server_owner.hpp"
 #include "sim/ps/run_context.hpp"
 #include "sim/ps/sharding.hpp"
 
 namespace failsim::sim {
 
+class ElasticStrategy;
 class ReplicaHolder;
 
-class Strategy {
+class Strategy : public ServerOwner {
  public:
-  virtual ~Strategy() = default;
+  ~Strategy() override = default;
 
   /// At time 0: creates and launches the first server(s) and helper processes, and registers
   /// the primary with the coordinator.
   virtual void start() = 0;
   /// The body of a server's actor. Default: serve workers (ParameterServer::serve_workers);
   /// a strategy may first restore state (checkpoint) or run its own protocol (stateless).
-  virtual void run_server(ParameterServer& server);
+  void run_server(ParameterServer& server) override;
   /// In the server's actor after each update (e.g. checkpoint every K updates). Default: nothing.
-  virtual void after_update(ParameterServer& /*server*/) {}
+  void after_update(ParameterServer& /*server*/) override {}
   /// In the failure injector's actor, when the failure of `dead` has been detected. `host_back`
   /// is the simulated time its host is usable again (infinity: never).
   virtual void on_server_failure_detected(ParameterServer& dead, double host_back) = 0;
@@ -52,6 +54,9 @@ class Strategy {
   /// Its replica chain, if it holds one (the chained strategies return themselves): what a
   /// "replica" failure strikes and what a host's failure may kill. Default: none.
   virtual ReplicaHolder* replicas() { return nullptr; }
+  /// Its elastic-resume side, if it can hand its shard over to a resize (single-level
+  /// "checkpoint" returns itself): what the job drains and re-shards. Default: none.
+  virtual ElasticStrategy* elastic() { return nullptr; }
 
   /// Whether a resize retired it (its processes are gone and it restarts nothing; elastic.hpp).
   bool retired() const { return retired_; }
@@ -63,7 +68,7 @@ class Strategy {
   virtual void membership_changed();
   /// Every server incarnation so far (dead ones included: their accounts stay readable).
   const std::vector<std::unique_ptr<ParameterServer>>& servers() const { return servers_; }
-  const Shard& shard() const { return shard_; }
+  const Shard& shard() const override { return shard_; }
 
  protected:
   Strategy(RunContext& context, const Shard& shard) : context_(context), shard_(shard) {}
@@ -103,8 +108,5 @@ class Strategy {
   std::int64_t lost_version_ = 0;
   std::int64_t lost_gradients_ = 0;
 };
-
-/// The strategy the scenario asks for, for shard `shard` (an element of context.shards).
-std::unique_ptr<Strategy> make_strategy(RunContext& context, const Shard& shard);
 
 }  // namespace failsim::sim

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "sim/engine/log.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(replica_chain, failsim, "replica chain of the chain strategies");
 
@@ -159,7 +158,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
   if (std::isinf(ready)) return;
   sg4::Actor::create("joiner", context_.roles.coordinator, [this, host, ready] {
     sg4::this_actor::sleep_until(ready);
-    if (!context_.injector->wait_until_up(host)) return;  // it failed again, for good
+    if (!context_.repairs.wait_until_up(host)) return;  // it failed again, for good
     Replica* tail = nullptr;
     for (Replica* r : chain_) {
       if (r->alive()) tail = r;

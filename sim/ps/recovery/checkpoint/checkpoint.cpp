@@ -11,8 +11,6 @@
 
 #include <cmath>
 
-#include "sim/ps/failures/failure_injector.hpp"
-#include "sim/ps/job.hpp"
 #include "sim/ps/observer.hpp"
 #include "sim/ps/recovery/checkpoint/checkpoint_storage.hpp"
 #include "sim/ps/recovery/checkpoint/settings.hpp"
@@ -29,6 +27,8 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
  public:
   Checkpointing(RunContext& context, const Shard& shard)
       : Strategy(context, shard), storage_(context, shard) {}
+
+  ElasticStrategy* elastic() override { return this; }
 
   void start() override {
     storage_.launch();
@@ -147,7 +147,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     // A replacement killed while still loading held nothing yet: the next load's loss still
     // counts from the server that died holding the training state.
     if (&dead == holder_) remember_lost(dead);
-    if (context_.job->resizes_for(*this, host_back)) return;
+    if (context_.resizes.resizes_for(*this, host_back)) return;
     restart_later(
         dead, host_back, [] { return nlohmann::json::object(); },
         [this](sg4::Host* host) {

@@ -22,7 +22,6 @@
 #include <optional>
 
 #include "sim/engine/log.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 #include "sim/ps/observer.hpp"
 #include "sim/ps/recovery/checkpoint/checkpoint_storage.hpp"
 #include "sim/ps/recovery/checkpoint/settings.hpp"

@@ -13,7 +13,6 @@
 #include <cmath>
 
 #include "sim/engine/log.hpp"
-#include "sim/ps/failures/failure_injector.hpp"
 #include "sim/ps/recovery/stateless/stateless_store.hpp"
 #include "sim/ps/recovery/strategies.hpp"
 #include "sim/ps/recovery/strategy.hpp"
