@@ -1,9 +1,12 @@
 // The collective recovery designs' one list (sim/collective/recovery/designs.def) against what is
 // made from it (the reader's choices and writer, the engine's factory) and what is written by
 // hand beside it (scenarios/collective.schema.json's enum of recovery.strategy, the recovery row
-// of docs/cluster.md's table): a name in one and not in another fails here.
+// of docs/cluster.md's table): a name in one and not in another fails here. And the rooms stay
+// rooms: the resolve step, the plan and the job name no design (a design's checks are hooks of its
+// settings format, its behaviour a class the runner hands the job).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -30,6 +33,12 @@ namespace {
 /// The list, read the way its users read it.
 const std::vector<std::string> DESIGNS{
 #define FAILSIM_COLLECTIVE_DESIGN(room, name) name,
+#include "sim/collective/recovery/designs.def"
+#undef FAILSIM_COLLECTIVE_DESIGN
+};
+/// Their rooms (folders and namespaces), in the same order.
+const std::vector<std::string> ROOMS{
+#define FAILSIM_COLLECTIVE_DESIGN(room, name) #room,
 #include "sim/collective/recovery/designs.def"
 #undef FAILSIM_COLLECTIVE_DESIGN
 };
@@ -123,4 +132,34 @@ TEST_CASE("docs/cluster.md's recovery row names exactly the list's designs", "[d
     named.push_back((*it)[1].str());
   }
   CHECK(named == DESIGNS);
+}
+
+TEST_CASE("the resolve step and the plan name no design: its checks are its room's hooks",
+          "[designs][rooms]") {
+  REQUIRE(ROOMS.size() == DESIGNS.size());
+  for (const char* file : {"sim/scenario/resolve.cpp", "sim/scenario/collective/plan.cpp"}) {
+    const std::string text = read_text(file);
+    for (std::size_t i = 0; i < DESIGNS.size(); ++i) {
+      INFO(file << ", design " << DESIGNS[i]);
+      CHECK(text.find("\"" + DESIGNS[i] + "\"") == std::string::npos);
+      CHECK(text.find("recovery/" + ROOMS[i] + "/") == std::string::npos);
+      CHECK(text.find(ROOMS[i] + "::") == std::string::npos);
+    }
+    INFO(file);
+    CHECK(text.find("strategy ==") == std::string::npos);
+    CHECK(text.find("strategy !=") == std::string::npos);
+  }
+}
+
+TEST_CASE("the collective job includes no design: the runner hands it one", "[designs][rooms]") {
+  const std::filesystem::path job =
+      std::filesystem::path(FAILSIM_SOURCE_DIR) / "sim/collective/job";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(job)) {
+    const std::string relative = "sim/collective/job/" + entry.path().filename().string();
+    INFO(relative);
+    CHECK(read_text(relative).find("sim/collective/recovery/") == std::string::npos);
+    ++files;
+  }
+  CHECK(files > 0);
 }

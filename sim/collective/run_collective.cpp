@@ -10,6 +10,7 @@
 #include "sim/collective/job/collective_job.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/step_network.hpp"
+#include "sim/collective/recovery/recovery.hpp"
 #include "sim/collective/summary.hpp"
 
 namespace failsim::sim {
@@ -72,6 +73,7 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   result.recorder.event(0.0, EventType::START, "",
                         {{"ranks", plan.ranks()}, {"nodes", scenario.collective.platform.nodes}});
   CollectiveJob job(scenario, plan, network, math.get(), training.get(), result.recorder,
+                    make_collective_recovery(scenario.collective.recovery.strategy),
                     {.simulate_every_step = options.simulate_every_step,
                      .on_evaluation = [&](const EvalRecord& e) {
                        if (options.on_evaluation) options.on_evaluation(e);

@@ -15,6 +15,7 @@
 #include "models/cnn.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
+#include "sim/scenario/collective/recovery.hpp"
 
 namespace failsim::sim {
 
@@ -325,13 +326,6 @@ double physical_memory_bytes() {
   return bytes;
 }
 
-std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "kiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
-  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
-}
-
 models::DataShape data_shape(const Scenario& s, models::Split split, const std::string& file) {
   const DataConfig& d = s.data;
   if (d.kind == DatasetKind::SYNTHETIC) {
@@ -363,32 +357,6 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
   job.time = TimeModel::from(s, *model);
   check_data_sizes(s, job, file);
   return model;
-}
-
-/// DiLoCo's groups are the data-parallel replicas, each with all of its state: at least two,
-/// no ZeRO sharding across them, and no file-system checkpoint (it takes none; docs/cluster.md).
-void check_diloco(const Scenario& s, const std::string& file) {
-  if (s.collective.recovery.strategy != "diloco") return;
-  const LayoutConfig& l = s.collective.layout;
-  if (l.dp < 2) {
-    throw input::InputError(file, "/layout/dp",
-                            "at least 2 data-parallel replicas for recovery.strategy \"diloco\" "
-                            "(its groups are the replicas)",
-                            std::to_string(l.dp));
-  }
-  if (l.zero_stage != 0) {
-    throw input::InputError(file, "/layout/zero_stage",
-                            "0 with recovery.strategy \"diloco\" (each group holds its whole "
-                            "state: ZeRO would shard it across the groups, which do not "
-                            "synchronise between outer steps)",
-                            std::to_string(l.zero_stage));
-  }
-  if (s.collective.recovery.checkpoint.every_steps != 0) {
-    throw input::InputError(file, "/recovery/checkpoint/every_steps",
-                            "0 with recovery.strategy \"diloco\" (it takes no file-system "
-                            "checkpoint: a failed group copies a live group's state)",
-                            std::to_string(s.collective.recovery.checkpoint.every_steps));
-  }
 }
 
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
@@ -425,10 +393,12 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
     job.memory.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
     const double threads = std::max(1u, std::thread::hardware_concurrency());
     job.memory.model_bytes = (threads + 8.0) * floats * static_cast<double>(job.num_params);
-    // DiLoCo: every group's parameters and inner velocity.
-    if (s.collective.recovery.strategy == "diloco")
+    // The recovery design's own copies of the parameters (DiLoCo: every group's and its inner
+    // velocity).
+    const DesignChecks& design = collective_design(s.collective.recovery.strategy).settings.checks;
+    if (design.parameter_copies != nullptr)
       job.memory.model_bytes +=
-          2.0 * s.collective.layout.dp * floats * static_cast<double>(job.num_params);
+          design.parameter_copies(s) * floats * static_cast<double>(job.num_params);
     job.memory.scratch_bytes =
         threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
     check_memory(s, job, file);
@@ -500,7 +470,9 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   check_cluster_size(s, file);
   ResolvedJob job;
   const std::optional<RealModelSize> real = resolve_real_math(s, job, file);
-  check_diloco(s, file);
+  // The recovery design's checks before the plan (its room's DesignChecks).
+  const DesignChecks& design = collective_design(s.collective.recovery.strategy).settings.checks;
+  if (design.before_plan != nullptr) design.before_plan(s, file);
   job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
   job.collective = plan_collective(s, real, file);
   estimate_collective_work(s, job, file);

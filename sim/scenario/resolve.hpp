@@ -15,6 +15,7 @@
 #include "models/dataset.hpp"
 #include "models/partition.hpp"
 #include "sim/scenario/collective/plan.hpp"
+#include "sim/scenario/format_bytes.hpp"  // format_bytes, for the reports of its estimates
 #include "sim/scenario/ps/time_model.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -127,9 +128,6 @@ WallEstimate estimate_wall_time(const ResolvedJob& job);
 /// This machine's physical memory in bytes (sysconf), or the container's memory limit (cgroup)
 /// when lower: the budget of MemoryEstimate.
 double physical_memory_bytes();
-
-/// "1.5 GiB", "320 MiB", "12 kiB", "100 B": a size in messages.
-std::string format_bytes(double bytes);
 
 /// Resolves `scenario` (parsed from `file_label`). Throws input::InputError naming the field to
 /// change when the job cannot run: data files that do not load (at /data/dir), a model that does

@@ -37,7 +37,8 @@ ClusterPlatformConfig job_nodes_only(ClusterPlatformConfig platform) {
 
 CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& plan,
                              StepNetwork& network, ReplicaMath* math, TrainingMath* training,
-                             Recorder& recorder, Options options)
+                             Recorder& recorder, std::unique_ptr<CollectiveRecovery> recovery,
+                             Options options)
     : scenario_(scenario),
       plan_(plan),
       network_(network),
@@ -48,7 +49,7 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
       nodes_(scenario, platform_nodes(network)),
       stragglers_(scenario.collective.failures, job_nodes_only(scenario.collective.platform),
                   scenario.seed),
-      recovery_(make_collective_recovery(scenario.collective.recovery.strategy)),
+      recovery_(std::move(recovery)),
       spares_(nodes_, recorder, counts_),
       evaluations_(scenario, math, training, recorder, options_.on_evaluation) {
   reassign(network.assignment());

@@ -1,6 +1,7 @@
 // The collective job: one driver actor that runs the synchronous steps of a dp x tp x pp job on
-// the cluster's simulated network and notices failures; its recovery design (recovery.hpp:
-// checkpoint-restart, ...) checkpoints it and brings it back (docs/cluster.md). There is no actor
+// the cluster's simulated network and notices failures; its recovery design, handed to it through
+// one small interface (collective_recovery.hpp), checkpoints it and brings it back
+// (docs/cluster.md). There is no actor
 // per rank: a step's communication is the flows of its collectives (step_network.hpp), started
 // together so that they share the links for real, and its computation is the plan's time at the
 // ranks' speed. The failures are data known in advance (failure_schedule.hpp), so every wait ends
@@ -19,8 +20,10 @@
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/collective_recovery.hpp"
 #include "sim/collective/job/evaluations.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
+#include "sim/collective/job/interrupt.hpp"
 #include "sim/collective/job/measured_times.hpp"
 #include "sim/collective/job/node_states.hpp"
 #include "sim/collective/job/replica_math.hpp"
@@ -29,15 +32,11 @@
 #include "sim/collective/job/time_ledger.hpp"
 #include "sim/collective/network/flows.hpp"
 #include "sim/collective/network/step_network.hpp"
-#include "sim/collective/recovery/recovery.hpp"
 #include "sim/output/collective_summary.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/scenario/collective/plan.hpp"
 
 namespace failsim::sim {
-
-/// Why a wait of the job ended early: the next failure, or the stop.
-enum class Interrupt { NONE, FAILURE, STOP };
 
 class CollectiveJob {
  public:
@@ -48,9 +47,11 @@ class CollectiveJob {
     std::function<void(const EvalRecord&)> on_evaluation;
   };
 
-  /// `math` and `training` are nullptr for a time-only workload.
+  /// `math` and `training` are nullptr for a time-only workload; `recovery` is the scenario's
+  /// design (made by the runner from recovery.strategy: sim/collective/recovery/recovery.hpp).
   CollectiveJob(const Scenario& scenario, const CollectivePlan& plan, StepNetwork& network,
-                ReplicaMath* math, TrainingMath* training, Recorder& recorder, Options options);
+                ReplicaMath* math, TrainingMath* training, Recorder& recorder,
+                std::unique_ptr<CollectiveRecovery> recovery, Options options);
   ~CollectiveJob();
 
   /// The driver actor's body: runs until a stop criterion is met, or the job cannot restart.
@@ -65,7 +66,7 @@ class CollectiveJob {
   /// Node-seconds of the spare pool by `end` (SparePool::node_seconds).
   double pool_node_seconds(double end) const { return spares_.node_seconds(end); }
 
-  // ---- What the recovery designs (recovery.hpp) work with -----------------------------------
+  // ---- What the recovery designs (collective_recovery.hpp) work with -------------------------
   const Scenario& scenario() const { return scenario_; }
   const CollectivePlan& plan() const { return plan_; }
   StepNetwork& network() { return network_; }

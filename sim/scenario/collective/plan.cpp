@@ -6,11 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "sim/collective/recovery/in_memory/settings.hpp"
-#include "sim/collective/recovery/quorum/settings.hpp"
-#include "sim/collective/recovery/universal/settings.hpp"
 #include "sim/scenario/collective/collective_time.hpp"
-#include "sim/scenario/resolve.hpp"
+#include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/format_bytes.hpp"
 
 namespace failsim::sim {
 
@@ -29,7 +27,6 @@ constexpr const char* GLOBAL_BATCH_TOKENS = "/workload/transformer/global_batch_
 constexpr const char* MEMORY_PER_PARAMETER = "/workload/memory_bytes_per_parameter";
 constexpr const char* CHECKPOINT_PER_PARAMETER = "/workload/checkpoint_bytes_per_parameter";
 constexpr const char* BATCH_SIZE = "/optimizer/batch_size";
-constexpr const char* PLACEMENT = "/recovery/in_memory/placement";
 constexpr const char* HOST_MEMORY = "/platform/node/host_memory";
 
 // What the scenario reader guarantees; a violation is a bug of the caller, not bad input.
@@ -78,47 +75,6 @@ void place(CollectivePlan& plan) {
   plan.tp_inside_nodes = std::all_of(plan.tp_groups.begin(), plan.tp_groups.end(), [&](auto& g) {
     return plan.node_of_rank[g.front()] == plan.node_of_rank[g.back()];
   });
-}
-
-/// The recovery strategy's demands on the layout.
-void check_recovery(const Scenario& s, const std::string& file) {
-  const CollectiveRecoveryConfig& r = s.collective.recovery;
-  const LayoutConfig& l = s.collective.layout;
-  if (r.strategy != "quorum") return;
-  const auto& q = r.get<QuorumConfig>();
-  if (l.dp % q.group_replicas != 0) {
-    throw input::InputError(file, "/recovery/quorum/group_replicas",
-                            fmt::format("a divisor of layout.dp ({})", l.dp),
-                            std::to_string(q.group_replicas));
-  }
-  const int groups = l.dp / q.group_replicas;
-  if (groups < 2) {
-    const bool one = q.group_replicas == 1;
-    throw input::InputError(
-        file, one ? LAYOUT_DP : "/recovery/quorum/group_replicas",
-        "at least 2 replica groups for a quorum (layout.dp / recovery.quorum.group_replicas)",
-        fmt::format("{} (dp {} / group_replicas {})", groups, l.dp, q.group_replicas));
-  }
-  if (q.min_replicas > groups) {
-    throw input::InputError(
-        file, "/recovery/quorum/min_replicas",
-        fmt::format("at most the replica groups ({}: dp {} / group_replicas {})", groups, l.dp,
-                    q.group_replicas),
-        std::to_string(q.min_replicas));
-  }
-  if (r.checkpoint.every_steps != 0) {
-    throw input::InputError(file, "/recovery/checkpoint/every_steps",
-                            "0 under strategy \"quorum\" (it writes no checkpoint: a joining "
-                            "group copies a live peer's state)",
-                            std::to_string(r.checkpoint.every_steps));
-  }
-  if (l.zero_stage != 0) {
-    throw input::InputError(
-        file, LAYOUT_ZERO_STAGE,
-        "0 under strategy \"quorum\" (ZeRO shards the model's state over the data-parallel "
-        "replicas: a dropped group would take its shards with it)",
-        std::to_string(l.zero_stage));
-  }
 }
 
 void check_placement(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
@@ -353,43 +309,28 @@ void check_memory(const Scenario& s, const CollectivePlan& plan, const std::stri
       found);
 }
 
-// Resume on another layout (recovery.strategy "universal"): it goes on with min_replicas of the
-// dp replicas at the fewest, each then holding a larger ZeRO shard and, when the global batch is
-// kept, accumulating ceil(dp / min_replicas) x m micro-batches; it grows back only at a
-// checkpoint, so it needs checkpoints to do so.
-void check_universal(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
-  const CollectiveRecoveryConfig& r = s.collective.recovery;
-  if (r.strategy != "universal") return;
-  const auto& u = r.get<UniversalConfig>();
-  constexpr const char* MIN_REPLICAS = "/recovery/universal/min_replicas";
-  if (u.min_replicas > plan.dp) {
-    throw input::InputError(
-        file, MIN_REPLICAS,
-        fmt::format("at most layout.dp {} (the replicas the job starts with)", plan.dp),
-        std::to_string(u.min_replicas));
-  }
-  if (u.grow == UniversalGrow::AT_CHECKPOINT && r.checkpoint.every_steps == 0) {
-    throw input::InputError(file, "/recovery/universal/grow",
-                            "\"never\" when recovery.checkpoint.every_steps is 0 (the job grows "
-                            "back at a checkpoint)",
-                            "\"at_checkpoint\"");
-  }
+// A design that shrinks (DesignChecks::fewest_replicas) goes on with fewer data-parallel replicas,
+// each then holding a larger ZeRO shard and perhaps more micro-batches a step: their memory per
+// accelerator must fit too.
+void check_fewest_replicas(const Scenario& s, const CollectivePlan& plan,
+                           const DesignChecks& checks, const std::string& file) {
+  if (checks.fewest_replicas == nullptr) return;
+  const FewestReplicas f = checks.fewest_replicas(s, file);
   CollectivePlan fewest = plan;
-  fewest.dp = u.min_replicas;
-  if (u.batch == UniversalBatch::KEEP)
-    fewest.micro_batches *= (plan.dp + u.min_replicas - 1) / u.min_replicas;
+  fewest.dp = f.replicas;
+  fewest.micro_batches = f.micro_batches;
   const DeviceMemory m{model_states_bytes(s, fewest), activation_bytes(s, fewest)};
   const double capacity = s.collective.platform.node.device_memory;
   if (m.total() <= capacity) return;
   throw input::InputError(
-      file, MIN_REPLICAS,
+      file, f.field,
       fmt::format("a number of replicas whose memory per accelerator fits "
                   "platform.node.device_memory {} (on {} replica(s): estimated {}, model states {} "
                   "at ZeRO stage {}, activations {} of {} micro-batch(es) a step)",
-                  format_bytes(capacity), u.min_replicas, format_bytes(m.total()),
+                  format_bytes(capacity), f.replicas, format_bytes(m.total()),
                   format_bytes(m.model_states), s.collective.layout.zero_stage,
                   format_bytes(m.activations), fewest.micro_batches),
-      std::to_string(u.min_replicas));
+      std::to_string(f.replicas));
 }
 
 // Without ZeRO, replica 0's ranks write their stage's and slice's whole state; with ZeRO 1 or
@@ -426,24 +367,13 @@ void plan_checkpoint(const Scenario& s, CollectivePlan& plan) {
   plan.restart_init_seconds = restart.init_base + restart.init_per_rank * plan.ranks();
 }
 
-// The levelled checkpoints keep two versions in host memory (the latest, being written, and the
-// one before, complete) and, with a partner, the partner's two as well (docs/cluster.md).
-void check_recovery(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
+// The copies of a node's checkpointed state a design keeps in host memory
+// (DesignChecks::host_copies) must fit there.
+void check_host_copies(const Scenario& s, const CollectivePlan& plan, const DesignChecks& checks,
+                       const std::string& file) {
   const CollectiveRecoveryConfig& r = s.collective.recovery;
   const ClusterPlatformConfig& platform = s.collective.platform;
-  int copies = 0;
-  if (r.strategy == "in-memory") {
-    const bool partner = r.get<InMemoryConfig>().placement == CopyPlacement::PARTNER_NODE;
-    if (partner && platform.nodes < 2) {
-      throw input::InputError(file, PLACEMENT,
-                              "\"same-node\" on a platform of one node (a partner node needs "
-                              "platform.nodes of at least 2)",
-                              "\"partner-node\" with platform.nodes 1");
-    }
-    copies = partner ? 4 : 2;
-  } else if (r.strategy == "multi-level") {
-    copies = 2;
-  }
+  const int copies = checks.host_copies != nullptr ? checks.host_copies(s, file) : 0;
   // Every node keeps its ranks' states: G ranks' read shares (the same on every node).
   double node_state = 0.0;
   for (int rank = 0; rank < plan.accelerators_per_node; ++rank) {
@@ -496,7 +426,9 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   // The ranks' count is checked before the groups are built: they are as many as it says.
   if (plan.ranks() == s.collective.platform.accelerators()) place(plan);
   check_placement(s, plan, file);
-  check_recovery(s, file);
+  // The recovery design's checks (its room's DesignChecks), at their points of the plan.
+  const DesignChecks& design = collective_design(s.collective.recovery.strategy).settings.checks;
+  if (design.placed != nullptr) design.placed(s, file);
   check_workload(s, file);
   const bool math = s.collective.workload.real_math;
   if (math) check_real_batch(s, *real, file);
@@ -505,9 +437,9 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   plan.memory.model_states = model_states_bytes(s, plan);
   plan.memory.activations = activation_bytes(s, plan);
   check_memory(s, plan, file);
-  check_universal(s, plan, file);
+  check_fewest_replicas(s, plan, design, file);
   plan_checkpoint(s, plan);
-  check_recovery(s, plan, file);
+  check_host_copies(s, plan, design, file);
   return plan;
 }
 

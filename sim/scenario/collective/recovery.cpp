@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <string>
 
 #include <fmt/core.h>
 
@@ -30,6 +32,15 @@ const CollectiveDesign* find_collective_design(std::string_view name) {
   const auto it = std::find_if(designs.begin(), designs.end(),
                                [&](const CollectiveDesign& d) { return d.name == name; });
   return it != designs.end() ? &*it : nullptr;
+}
+
+const CollectiveDesign& collective_design(std::string_view name) {
+  const CollectiveDesign* design = find_collective_design(name);
+  if (design == nullptr) {
+    throw std::logic_error("collective recovery design \"" + std::string(name) +
+                           "\" is not in designs.def");
+  }
+  return *design;
 }
 
 namespace detail {
@@ -100,12 +111,7 @@ nlohmann::json collective_recovery_to_json(const CollectiveRecoveryConfig& c) {
                        {"process_start", c.restart.process_start},
                        {"init_base", c.restart.init_base},
                        {"init_per_rank", c.restart.init_per_rank}}}};
-  const CollectiveDesign* design = find_collective_design(c.strategy);
-  if (design == nullptr) {
-    throw std::logic_error("collective recovery design \"" + c.strategy +
-                           "\" is not in designs.def");
-  }
-  const DesignSettingsFormat& own = design->settings;
+  const DesignSettingsFormat& own = collective_design(c.strategy).settings;
   if (own.uses_checkpoint) out["checkpoint"] = checkpoint;
   if (own.to_json != nullptr) out[own.section] = own.to_json(c.settings);
   return out;

@@ -1,12 +1,15 @@
 // Design "in-memory"'s section, recovery.in_memory (docs/cluster.md, "In-memory checkpoints"):
 // read and written for its row of the designs (sim/collective/recovery/designs.def). It says when
-// and how the design checkpoints, so the design refuses recovery.checkpoint. The check that needs
-// the plan (the copies' host memory) is the plan's (sim/scenario/collective/plan.cpp).
+// and how the design checkpoints, so the design refuses recovery.checkpoint. It tells the plan how
+// many copies it keeps in host memory, which the plan checks (sim/scenario/collective/plan.cpp).
 #include "sim/collective/recovery/in_memory/settings.hpp"
+
+#include <string>
 
 #include "input/object_reader.hpp"
 #include "input/units.hpp"
 #include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim::in_memory {
 using namespace failsim::input;
@@ -33,10 +36,27 @@ nlohmann::json settings_to_json(const StrategySettings& settings) {
           {"placement", spelling_of(c.placement, PLACEMENTS)},
           {"file_system_every", c.file_system_every}};
 }
+/// The levelled checkpoints keep two versions in host memory (the latest, being written, and the
+/// one before, complete) and, with a partner, the partner's two as well (docs/cluster.md).
+int host_copies(const Scenario& s, const std::string& file) {
+  const bool partner =
+      s.collective.recovery.get<InMemoryConfig>().placement == CopyPlacement::PARTNER_NODE;
+  if (partner && s.collective.platform.nodes < 2) {
+    throw InputError(file, "/recovery/in_memory/placement",
+                     "\"same-node\" on a platform of one node (a partner node needs "
+                     "platform.nodes of at least 2)",
+                     "\"partner-node\" with platform.nodes 1");
+  }
+  return partner ? 4 : 2;
+}
 }  // namespace
 
 DesignSettingsFormat settings_format() {
-  return {"in_memory", read_settings, settings_to_json, false};
+  return {.section = "in_memory",
+          .read = read_settings,
+          .to_json = settings_to_json,
+          .uses_checkpoint = false,
+          .checks = {.host_copies = host_copies}};
 }
 
 }  // namespace failsim::sim::in_memory

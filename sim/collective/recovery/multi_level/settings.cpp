@@ -1,9 +1,10 @@
 // Design "multi-level"'s section, recovery.multi_level (docs/cluster.md, "Lazy multi-level
 // checkpoints"): read and written for its row of the designs
 // (sim/collective/recovery/designs.def). It says when the design checkpoints, so the design
-// refuses recovery.checkpoint.
+// refuses recovery.checkpoint. It keeps two copies in host memory, which the plan checks.
 #include "sim/collective/recovery/multi_level/settings.hpp"
 
+#include <string>
 #include <utility>
 
 #include "input/object_reader.hpp"
@@ -35,10 +36,17 @@ nlohmann::json settings_to_json(const StrategySettings& settings) {
           {"disk_write_bandwidth", c.disk_write_bandwidth},
           {"disk_read_bandwidth", c.disk_read_bandwidth}};
 }
+/// The levelled checkpoints' two versions in host memory: the latest, being written, and the
+/// one before, complete (docs/cluster.md).
+int host_copies(const Scenario& /*s*/, const std::string& /*file*/) { return 2; }
 }  // namespace
 
 DesignSettingsFormat settings_format() {
-  return {"multi_level", read_settings, settings_to_json, false};
+  return {.section = "multi_level",
+          .read = read_settings,
+          .to_json = settings_to_json,
+          .uses_checkpoint = false,
+          .checks = {.host_copies = host_copies}};
 }
 
 }  // namespace failsim::sim::multi_level

@@ -1,13 +1,19 @@
 // Design "quorum"'s section, recovery.quorum: the per-step quorum's replica groups, its latency,
 // its detection and the reconfiguration of its process groups (docs/cluster.md, "Per-step
 // quorum"); read and written for its row of the designs (sim/collective/recovery/designs.def).
-// The checks that need the plan (at least two groups, group_replicas dividing dp, min_replicas
-// at most the groups, no ZeRO) are the plan's (sim/scenario/collective/plan.cpp).
+// Its checks of the rest of the scenario (at least two groups, group_replicas dividing dp,
+// min_replicas at most the groups, no checkpoint, no ZeRO) are made here too; the plan calls
+// them once the ranks are placed (sim/scenario/collective/plan.cpp).
 #include "sim/collective/recovery/quorum/settings.hpp"
+
+#include <fmt/core.h>
+
+#include <string>
 
 #include "input/object_reader.hpp"
 #include "input/units.hpp"
 #include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim::quorum {
 using namespace failsim::input;
@@ -47,8 +53,53 @@ nlohmann::json settings_to_json(const StrategySettings& settings) {
   if (q.reconfigure) out["reconfigure"] = *q.reconfigure;
   return out;
 }
+/// The groups against the layout: a quorum needs at least two, each whole replicas; a joining
+/// group copies a live peer's state, so there is no checkpoint and no ZeRO sharding across them.
+void check_layout(const Scenario& s, const std::string& file) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  const LayoutConfig& l = s.collective.layout;
+  const auto& q = r.get<QuorumConfig>();
+  if (l.dp % q.group_replicas != 0) {
+    throw InputError(file, "/recovery/quorum/group_replicas",
+                     fmt::format("a divisor of layout.dp ({})", l.dp),
+                     std::to_string(q.group_replicas));
+  }
+  const int groups = l.dp / q.group_replicas;
+  if (groups < 2) {
+    const bool one = q.group_replicas == 1;
+    throw InputError(
+        file, one ? "/layout/dp" : "/recovery/quorum/group_replicas",
+        "at least 2 replica groups for a quorum (layout.dp / recovery.quorum.group_replicas)",
+        fmt::format("{} (dp {} / group_replicas {})", groups, l.dp, q.group_replicas));
+  }
+  if (q.min_replicas > groups) {
+    throw InputError(file, "/recovery/quorum/min_replicas",
+                     fmt::format("at most the replica groups ({}: dp {} / group_replicas {})",
+                                 groups, l.dp, q.group_replicas),
+                     std::to_string(q.min_replicas));
+  }
+  if (r.checkpoint.every_steps != 0) {
+    throw InputError(file, "/recovery/checkpoint/every_steps",
+                     "0 under strategy \"quorum\" (it writes no checkpoint: a joining "
+                     "group copies a live peer's state)",
+                     std::to_string(r.checkpoint.every_steps));
+  }
+  if (l.zero_stage != 0) {
+    throw InputError(
+        file, "/layout/zero_stage",
+        "0 under strategy \"quorum\" (ZeRO shards the model's state over the data-parallel "
+        "replicas: a dropped group would take its shards with it)",
+        std::to_string(l.zero_stage));
+  }
+}
 }  // namespace
 
-DesignSettingsFormat settings_format() { return {"quorum", read_settings, settings_to_json, true}; }
+DesignSettingsFormat settings_format() {
+  return {.section = "quorum",
+          .read = read_settings,
+          .to_json = settings_to_json,
+          .uses_checkpoint = true,
+          .checks = {.placed = check_layout}};
+}
 
 }  // namespace failsim::sim::quorum

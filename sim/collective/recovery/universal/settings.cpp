@@ -1,12 +1,18 @@
 // Design "universal"'s section, recovery.universal (docs/cluster.md, "Resume on another
 // layout"): read and written for its row of the designs (sim/collective/recovery/designs.def).
-// The checks that need the layout (min_replicas against dp, the memory of the fewest replicas)
-// are the plan's (sim/scenario/collective/plan.cpp).
+// Its checks of the rest of the scenario (min_replicas against dp, growing back at checkpoints)
+// are made here too and give the plan the fewest replicas whose memory it checks
+// (sim/scenario/collective/plan.cpp).
 #include "sim/collective/recovery/universal/settings.hpp"
+
+#include <fmt/core.h>
+
+#include <string>
 
 #include "input/object_reader.hpp"
 #include "input/units.hpp"
 #include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace failsim::sim::universal {
 using namespace failsim::input;
@@ -34,10 +40,39 @@ nlohmann::json settings_to_json(const StrategySettings& settings) {
           {"batch", spelling_of(u.batch, BATCHES)},
           {"grow", spelling_of(u.grow, GROWS)}};
 }
+/// It goes on with min_replicas of the dp replicas at the fewest, each then holding a larger
+/// ZeRO shard and, when the global batch is kept, accumulating ceil(dp / min_replicas) x m
+/// micro-batches; it grows back only at a checkpoint, so it needs checkpoints to do so.
+FewestReplicas fewest_replicas(const Scenario& s, const std::string& file) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  const LayoutConfig& l = s.collective.layout;
+  const auto& u = r.get<UniversalConfig>();
+  constexpr const char* MIN_REPLICAS = "/recovery/universal/min_replicas";
+  if (u.min_replicas > l.dp) {
+    throw InputError(file, MIN_REPLICAS,
+                     fmt::format("at most layout.dp {} (the replicas the job starts with)", l.dp),
+                     std::to_string(u.min_replicas));
+  }
+  if (u.grow == UniversalGrow::AT_CHECKPOINT && r.checkpoint.every_steps == 0) {
+    throw InputError(file, "/recovery/universal/grow",
+                     "\"never\" when recovery.checkpoint.every_steps is 0 (the job grows "
+                     "back at a checkpoint)",
+                     "\"at_checkpoint\"");
+  }
+  FewestReplicas fewest{
+      .replicas = u.min_replicas, .micro_batches = l.micro_batches, .field = MIN_REPLICAS};
+  if (u.batch == UniversalBatch::KEEP)
+    fewest.micro_batches *= (l.dp + u.min_replicas - 1) / u.min_replicas;
+  return fewest;
+}
 }  // namespace
 
 DesignSettingsFormat settings_format() {
-  return {"universal", read_settings, settings_to_json, true};
+  return {.section = "universal",
+          .read = read_settings,
+          .to_json = settings_to_json,
+          .uses_checkpoint = true,
+          .checks = {.fewest_replicas = fewest_replicas}};
 }
 
 }  // namespace failsim::sim::universal
