@@ -4,11 +4,8 @@
 // of docs/cluster.md's table): a name in one and not in another fails here.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <typeindex>
@@ -17,6 +14,7 @@
 
 #include "collective_fixture.hpp"
 #include "input_error_of.hpp"
+#include "list_checks.hpp"
 #include "sim/collective/recovery/recovery.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -33,14 +31,6 @@ const std::vector<std::string> DESIGNS{
 #include "sim/collective/recovery/designs.def"
 #undef FAILSIM_COLLECTIVE_DESIGN
 };
-
-std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(FAILSIM_SOURCE_DIR) + "/" + relative);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The small collective scenario with recovery.strategy `name` and nothing else in `recovery`.
 json scenario_with(const std::string& name) {
@@ -101,26 +91,12 @@ TEST_CASE("the engine makes every design of the list, each of its own class", "[
 }
 
 TEST_CASE("the schema's enum of recovery.strategy is the list", "[designs][schema]") {
-  const json schema = json::parse(read_text("scenarios/collective.schema.json"));
-  const json& values =
-      schema.at(json::json_pointer("/properties/recovery/properties/strategy/enum"));
-  std::vector<std::string> spellings;
-  for (const json& v : values) spellings.push_back(v.get<std::string>());
-  CHECK(spellings == DESIGNS);
+  CHECK(failsim::testing::schema_enum("scenarios/collective.schema.json",
+                                      "/properties/recovery/properties/strategy/enum") == DESIGNS);
 }
 
 TEST_CASE("docs/cluster.md's recovery row names exactly the list's designs", "[designs][docs]") {
-  const std::string docs = read_text("docs/cluster.md");
-  const std::size_t row = docs.find("\n| `recovery` | `strategy` ");
-  REQUIRE(row != std::string::npos);
-  const std::size_t end = docs.find("`restart`", row);
-  REQUIRE(end != std::string::npos);
-  const std::string strategies = docs.substr(row, end - row);
-  std::vector<std::string> named;
-  const std::regex quoted("\"([a-z-]+)\"");
-  for (auto it = std::sregex_iterator(strategies.begin(), strategies.end(), quoted);
-       it != std::sregex_iterator(); ++it) {
-    named.push_back((*it)[1].str());
-  }
-  CHECK(named == DESIGNS);
+  const std::string docs = failsim::testing::read_source("docs/cluster.md");
+  CHECK(failsim::testing::quoted_names(docs, "\n| `recovery` | `strategy` ", "`restart`") ==
+        DESIGNS);
 }
