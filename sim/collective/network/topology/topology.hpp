@@ -8,9 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/cluster_hosts.hpp"
+#include "sim/scenario/collective/config.hpp"
 
 namespace simgrid::s4u {
+class Engine;
 class NetZone;
 }  // namespace simgrid::s4u
 namespace simgrid::kernel::routing {
