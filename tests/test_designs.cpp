@@ -7,11 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <regex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <typeindex>
@@ -20,6 +17,7 @@
 
 #include "collective_fixture.hpp"
 #include "input_error_of.hpp"
+#include "list_checks.hpp"
 #include "sim/collective/recovery/recovery.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -42,14 +40,6 @@ const std::vector<std::string> ROOMS{
 #include "sim/collective/recovery/designs.def"
 #undef FAILSIM_COLLECTIVE_DESIGN
 };
-
-std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(FAILSIM_SOURCE_DIR) + "/" + relative);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The small collective scenario with recovery.strategy `name` and nothing else in `recovery`.
 json scenario_with(const std::string& name) {
@@ -110,35 +100,21 @@ TEST_CASE("the engine makes every design of the list, each of its own class", "[
 }
 
 TEST_CASE("the schema's enum of recovery.strategy is the list", "[designs][schema]") {
-  const json schema = json::parse(read_text("scenarios/collective.schema.json"));
-  const json& values =
-      schema.at(json::json_pointer("/properties/recovery/properties/strategy/enum"));
-  std::vector<std::string> spellings;
-  for (const json& v : values) spellings.push_back(v.get<std::string>());
-  CHECK(spellings == DESIGNS);
+  CHECK(failsim::testing::schema_enum("scenarios/collective.schema.json",
+                                      "/properties/recovery/properties/strategy/enum") == DESIGNS);
 }
 
 TEST_CASE("docs/cluster.md's recovery row names exactly the list's designs", "[designs][docs]") {
-  const std::string docs = read_text("docs/cluster.md");
-  const std::size_t row = docs.find("\n| `recovery` | `strategy` ");
-  REQUIRE(row != std::string::npos);
-  const std::size_t end = docs.find("`restart`", row);
-  REQUIRE(end != std::string::npos);
-  const std::string strategies = docs.substr(row, end - row);
-  std::vector<std::string> named;
-  const std::regex quoted("\"([a-z-]+)\"");
-  for (auto it = std::sregex_iterator(strategies.begin(), strategies.end(), quoted);
-       it != std::sregex_iterator(); ++it) {
-    named.push_back((*it)[1].str());
-  }
-  CHECK(named == DESIGNS);
+  const std::string docs = failsim::testing::read_source("docs/cluster.md");
+  CHECK(failsim::testing::quoted_names(docs, "\n| `recovery` | `strategy` ", "`restart`") ==
+        DESIGNS);
 }
 
 TEST_CASE("the resolve step and the plan name no design: its checks are its room's hooks",
           "[designs][rooms]") {
   REQUIRE(ROOMS.size() == DESIGNS.size());
   for (const char* file : {"sim/scenario/resolve.cpp", "sim/scenario/collective/plan.cpp"}) {
-    const std::string text = read_text(file);
+    const std::string text = failsim::testing::read_source(file);
     for (std::size_t i = 0; i < DESIGNS.size(); ++i) {
       INFO(file << ", design " << DESIGNS[i]);
       CHECK(text.find("\"" + DESIGNS[i] + "\"") == std::string::npos);
@@ -158,7 +134,8 @@ TEST_CASE("the collective job includes no design: the runner hands it one", "[de
   for (const auto& entry : std::filesystem::directory_iterator(job)) {
     const std::string relative = "sim/collective/job/" + entry.path().filename().string();
     INFO(relative);
-    CHECK(read_text(relative).find("sim/collective/recovery/") == std::string::npos);
+    CHECK(failsim::testing::read_source(relative).find("sim/collective/recovery/") ==
+          std::string::npos);
     ++files;
   }
   CHECK(files > 0);

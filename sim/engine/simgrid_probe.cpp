@@ -263,12 +263,16 @@ std::vector<std::string> simgrid_arguments(const std::vector<std::string>& user_
   return args;
 }
 
-ActorStacks probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenario& scenario,
-                                const ResolvedJob& job, const std::string& file_label) {
-  const ClusterConfig& cluster = scenario.cluster;
-  const PlatformCluster* platform =
-      cluster.kind == ClusterKind::PLATFORM ? &cluster.platform : nullptr;
-  const std::vector<std::string> simgrid_args = simgrid_arguments(user_args);
+namespace {
+
+/// What the probe's child wrote on its stderr, and how it ended (waitpid's status).
+struct ProbeRun {
+  std::string text;
+  int status = 0;
+};
+
+/// Runs run_child in a forked process and collects its stderr until it ends.
+ProbeRun run_probe(const std::vector<std::string>& simgrid_args, const PlatformCluster* platform) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);  // nothing buffered is written twice
@@ -279,84 +283,117 @@ ActorStacks probe_simgrid_setup(const std::vector<std::string>& user_args, const
     run_child(fds[1], simgrid_args, platform);
   }
   close(fds[1]);
-  std::string text;
+  ProbeRun run;
   char buffer[4096];
   for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    text.append(buffer, static_cast<std::size_t>(n));
+    run.text.append(buffer, static_cast<std::size_t>(n));
   }
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
   }
+  return run;
+}
+
+/// The child's lines of failsim-probe-*: the platform's hosts, the stack line, the last route it
+/// started computing and the problems of the platform it found, in order.
+struct ProbeLines {
   std::set<std::string> hosts;
   std::string stack_line;
   std::string last_route;
   std::vector<std::string> problems;
-  {
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      const auto after = [&](const char* prefix) -> std::optional<std::string> {
-        if (line.rfind(prefix, 0) != 0) return std::nullopt;
-        return line.substr(std::strlen(prefix));
-      };
-      if (auto v = after(HOST_LINE)) hosts.insert(*v);
-      if (auto v = after(STACK_LINE)) stack_line = *v;
-      if (auto v = after(ROUTE_LINE)) last_route = *v;
-      if (auto v = after(PROBLEM_LINE)) problems.push_back(*v);
-    }
-  }
-  const bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (platform != nullptr && (exited || !last_route.empty())) {
-    check_platform_hosts(
-        cluster.platform, [&](const std::string& name) { return hosts.count(name) == 1; },
-        file_label);
-    if (!problems.empty()) {
-      const std::string& p = problems.front();
-      const std::size_t tab1 = p.find('\t');
-      const std::size_t tab2 = p.find('\t', tab1 + 1);
-      throw input::InputError(file_label, p.substr(0, tab1), p.substr(tab1 + 1, tab2 - tab1 - 1),
-                              p.substr(tab2 + 1));
-    }
-    if (!exited) {
-      // SimGrid died computing the route of the last pair it was given.
-      const std::size_t tab = last_route.find('\t');
-      const std::string from = last_route.substr(0, tab);
-      const std::string to = last_route.substr(tab + 1);
-      const bool from_server =
-          std::find(cluster.platform.server_hosts.begin(), cluster.platform.server_hosts.end(),
-                    from) != cluster.platform.server_hosts.end();
-      const std::string worker = from_server ? to : from;
-      const std::string server = from_server ? from : to;
-      throw input::InputError(
-          file_label, host_pointer(cluster.platform.worker_hosts, worker, "workers"),
-          fmt::format("a host with a route to and from server host \"{}\" in {}", server,
-                      cluster.platform.file),
-          fmt::format("\"{}\" (no route from \"{}\" to \"{}\": {})", worker, from, to,
-                      messages_of(text.substr(text.find('\n', text.rfind(ROUTE_LINE)) + 1))));
-    }
-  }
-  if (exited) return check_actor_stacks(stack_line, scenario, job, file_label);
+};
 
+ProbeLines parse_probe_lines(const std::string& text) {
+  ProbeLines out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto after = [&](const char* prefix) -> std::optional<std::string> {
+      if (line.rfind(prefix, 0) != 0) return std::nullopt;
+      return line.substr(std::strlen(prefix));
+    };
+    if (auto v = after(HOST_LINE)) out.hosts.insert(*v);
+    if (auto v = after(STACK_LINE)) out.stack_line = *v;
+    if (auto v = after(ROUTE_LINE)) out.last_route = *v;
+    if (auto v = after(PROBLEM_LINE)) out.problems.push_back(*v);
+  }
+  return out;
+}
+
+/// The platform file against the scenario's roles, from what the child found: a role host the
+/// file lacks, then the first problem, then (when the child died) the route SimGrid died
+/// computing. Returns when none of them.
+void check_platform_probe(const PlatformCluster& platform, const ProbeLines& lines,
+                          const std::string& text, bool exited, const std::string& file_label) {
+  check_platform_hosts(
+      platform, [&](const std::string& name) { return lines.hosts.count(name) == 1; }, file_label);
+  if (!lines.problems.empty()) {
+    const std::string& p = lines.problems.front();
+    const std::size_t tab1 = p.find('\t');
+    const std::size_t tab2 = p.find('\t', tab1 + 1);
+    throw input::InputError(file_label, p.substr(0, tab1), p.substr(tab1 + 1, tab2 - tab1 - 1),
+                            p.substr(tab2 + 1));
+  }
+  if (exited) return;
+  // SimGrid died computing the route of the last pair it was given.
+  const std::size_t tab = lines.last_route.find('\t');
+  const std::string from = lines.last_route.substr(0, tab);
+  const std::string to = lines.last_route.substr(tab + 1);
+  const bool from_server = std::find(platform.server_hosts.begin(), platform.server_hosts.end(),
+                                     from) != platform.server_hosts.end();
+  const std::string worker = from_server ? to : from;
+  const std::string server = from_server ? from : to;
+  throw input::InputError(
+      file_label, host_pointer(platform.worker_hosts, worker, "workers"),
+      fmt::format("a host with a route to and from server host \"{}\" in {}", server,
+                  platform.file),
+      fmt::format("\"{}\" (no route from \"{}\" to \"{}\": {})", worker, from, to,
+                  messages_of(text.substr(text.find('\n', text.rfind(ROUTE_LINE)) + 1))));
+}
+
+/// The child died before the platform's checks: SimGrid refused the platform file (it had
+/// started loading it) or the settings.
+[[noreturn]] void fail_probe(const ProbeRun& probe, const PlatformCluster& platform,
+                             const std::vector<std::string>& user_args,
+                             const std::string& file_label) {
+  const std::string& text = probe.text;
   const std::size_t stage = text.find(PLATFORM_STAGE);
   const bool platform_stage = stage != std::string::npos;
   std::string message =
       messages_of(platform_stage ? text.substr(stage + std::strlen(PLATFORM_STAGE)) : text);
   if (message.empty()) {
-    message = WIFSIGNALED(status) ? fmt::format("SimGrid died of signal {}", WTERMSIG(status))
-                                  : fmt::format("SimGrid exited with {}", WEXITSTATUS(status));
+    message = WIFSIGNALED(probe.status)
+                  ? fmt::format("SimGrid died of signal {}", WTERMSIG(probe.status))
+                  : fmt::format("SimGrid exited with {}", WEXITSTATUS(probe.status));
   }
   if (platform_stage) {
     throw input::InputError(file_label, "/cluster/platform", "a platform file SimGrid 3.32 loads",
-                            fmt::format("{} ({})", cluster.platform.file, message));
+                            fmt::format("{} ({})", platform.file, message));
   }
   std::string settings;
   for (const auto& a : user_args) settings += (settings.empty() ? "" : " ") + a;
   throw input::InputError("--cfg/--log", "", "settings SimGrid 3.32 accepts",
                           fmt::format("{} ({})", settings, message));
+}
+
+}  // namespace
+
+ActorStacks probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenario& scenario,
+                                const ResolvedJob& job, const std::string& file_label) {
+  const ClusterConfig& cluster = scenario.cluster;
+  const PlatformCluster* platform =
+      cluster.kind == ClusterKind::PLATFORM ? &cluster.platform : nullptr;
+  const ProbeRun probe = run_probe(simgrid_arguments(user_args), platform);
+  const ProbeLines lines = parse_probe_lines(probe.text);
+  const bool exited = WIFEXITED(probe.status) && WEXITSTATUS(probe.status) == 0;
+  if (platform != nullptr && (exited || !lines.last_route.empty())) {
+    check_platform_probe(*platform, lines, probe.text, exited, file_label);
+  }
+  if (exited) return check_actor_stacks(lines.stack_line, scenario, job, file_label);
+  fail_probe(probe, cluster.platform, user_args, file_label);
 }
 
 }  // namespace failsim::sim

@@ -8,7 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "input/atomic_file.hpp"
 #include "result_format/event_type.hpp"
@@ -74,26 +78,13 @@ nlohmann::json collective_json(const CollectiveSummary& c) {
       {"checkpoint_bytes", c.checkpoint_bytes}};
 }
 
-nlohmann::json summary_json(const RunResult& r) {
-  const Recorder& rec = r.recorder;
-  nlohmann::json s;
-  s["status"] = to_string(r.status);
-  s["stop_reason"] = r.stop_reason;
-  s["end_time"] = r.end_time;
-
-  const auto& evals = rec.evaluations();
-  const EvalRecord* last =
-      r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
-  s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
-  const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
-    return a.test_accuracy < b.test_accuracy;
-  });
-  s["best"] = best == evals.end() ? nlohmann::json(nullptr) : eval_json(*best);
-
-  // First scheduled evaluation at or above each accuracy level (null: never reached).
+/// The time of the first scheduled evaluation at or above each accuracy level: 0.5 .. 0.9 and
+/// the stop's target accuracy (null: never reached).
+nlohmann::json time_to_accuracy_json(const std::vector<EvalRecord>& evals,
+                                     const std::optional<double>& target_accuracy) {
   nlohmann::json reached = nlohmann::json::object();
   std::vector<double> levels{0.5, 0.6, 0.7, 0.8, 0.9};
-  if (r.scenario.stop.target_accuracy) levels.push_back(*r.scenario.stop.target_accuracy);
+  if (target_accuracy) levels.push_back(*target_accuracy);
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   for (double level : levels) {
@@ -102,28 +93,23 @@ nlohmann::json summary_json(const RunResult& r) {
     reached[fmt::format("{}", level)] =
         it == evals.end() ? nlohmann::json(nullptr) : nlohmann::json(it->time);
   }
-  s["time_to_accuracy"] = reached;
+  return reached;
+}
 
-  s["updates"] = rec.updates();
-  s["updates_rolled_back"] = rec.updates_rolled_back();
-  // computed = applied + dropped + lost + pending_at_end (run() checks it).
-  s["gradients"] = {
-      {"computed", rec.gradients_computed()},  {"applied", rec.gradients_applied()},
-      {"dropped", rec.gradients_dropped()},    {"lost", rec.gradients_lost()},
-      {"pending_at_end", r.gradients_pending}, {"rolled_back", rec.gradients_rolled_back()}};
-  s["peak_pending_gradients"] = r.peak_pending;
-  s["peak_pending_bytes"] = r.peak_pending_bytes;
-  if (r.shard_ranges.size() > 1) {
-    nlohmann::json shards = nlohmann::json::array();
-    for (std::size_t k = 0; k < r.shard_ranges.size(); ++k) {
-      const auto n = static_cast<int>(k);
-      shards.push_back({{"offset", r.shard_ranges[k].offset},
-                        {"params", r.shard_ranges[k].size},
-                        {"updates", rec.updates(n)}});
-    }
-    s["shards"] = shards;
+/// Each shard's parameter range and updates.
+nlohmann::json shards_json(const RunResult& r) {
+  nlohmann::json shards = nlohmann::json::array();
+  for (std::size_t k = 0; k < r.shard_ranges.size(); ++k) {
+    const auto n = static_cast<int>(k);
+    shards.push_back({{"offset", r.shard_ranges[k].offset},
+                      {"params", r.shard_ranges[k].size},
+                      {"updates", r.recorder.updates(n)}});
   }
+  return shards;
+}
 
+/// The applied gradients' staleness: mean, max and histogram.
+nlohmann::json staleness_json(const Recorder& rec) {
   std::int64_t count = 0, max = 0;
   double sum = 0;
   nlohmann::json histogram = nlohmann::json::object();
@@ -133,12 +119,14 @@ nlohmann::json summary_json(const RunResult& r) {
     max = std::max(max, staleness);
     histogram[std::to_string(staleness)] = n;
   }
-  const auto lead = rec.max_clock_lead();
-  s["max_clock_lead"] = lead ? nlohmann::json(*lead) : nlohmann::json(nullptr);
-  s["staleness"] = {{"mean", count ? sum / static_cast<double>(count) : 0.0},
-                    {"max", max},
-                    {"histogram", histogram}};
+  return {{"mean", count ? sum / static_cast<double>(count) : 0.0},
+          {"max", max},
+          {"histogram", histogram}};
+}
 
+/// Each server host, then each worker host: its busy, recovery-wait, down and idle seconds.
+nlohmann::json hosts_json(const RunResult& r) {
+  const Recorder& rec = r.recorder;
   nlohmann::json hosts = nlohmann::json::array();
   auto add_hosts = [&](const std::vector<std::string>& names, const char* role) {
     auto seconds = [](const std::map<std::string, double>& m, const std::string& name) {
@@ -160,7 +148,41 @@ nlohmann::json summary_json(const RunResult& r) {
   };
   add_hosts(r.server_hosts, "server");
   add_hosts(r.worker_hosts, "worker");
-  s["hosts"] = hosts;
+  return hosts;
+}
+
+nlohmann::json summary_json(const RunResult& r) {
+  const Recorder& rec = r.recorder;
+  nlohmann::json s;
+  s["status"] = to_string(r.status);
+  s["stop_reason"] = r.stop_reason;
+  s["end_time"] = r.end_time;
+
+  const auto& evals = rec.evaluations();
+  const EvalRecord* last =
+      r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
+  s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
+  const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
+    return a.test_accuracy < b.test_accuracy;
+  });
+  s["best"] = best == evals.end() ? nlohmann::json(nullptr) : eval_json(*best);
+  s["time_to_accuracy"] = time_to_accuracy_json(evals, r.scenario.stop.target_accuracy);
+
+  s["updates"] = rec.updates();
+  s["updates_rolled_back"] = rec.updates_rolled_back();
+  // computed = applied + dropped + lost + pending_at_end (run() checks it).
+  s["gradients"] = {
+      {"computed", rec.gradients_computed()},  {"applied", rec.gradients_applied()},
+      {"dropped", rec.gradients_dropped()},    {"lost", rec.gradients_lost()},
+      {"pending_at_end", r.gradients_pending}, {"rolled_back", rec.gradients_rolled_back()}};
+  s["peak_pending_gradients"] = r.peak_pending;
+  s["peak_pending_bytes"] = r.peak_pending_bytes;
+  if (r.shard_ranges.size() > 1) s["shards"] = shards_json(r);
+
+  const auto lead = rec.max_clock_lead();
+  s["max_clock_lead"] = lead ? nlohmann::json(*lead) : nlohmann::json(nullptr);
+  s["staleness"] = staleness_json(rec);
+  s["hosts"] = hosts_json(r);
   s["model"] = {{"params", r.num_params},
                 {"param_bytes", r.param_bytes},
                 {"gradient_flops", r.gradient_flops}};

@@ -1,46 +1,18 @@
 // The collective protocol's platform (docs/cluster.md, "Platform and network"): accelerator
-// nodes in a two-level fat-tree built by SimGrid's create_fatTree_zone, a parallel file system
-// every accelerator reaches, and a coordinator host for the driver actor. It builds only; the
-// collectives that run on it are in collectives.hpp, the flows they are made of in flows.hpp.
+// nodes joined by a topology of topology/topologies.def (the fat-tree: SimGrid's
+// create_fatTree_zone), a parallel file system every accelerator reaches, and a coordinator host
+// for the driver actor. It builds only; the collectives that run on it are in collectives.hpp,
+// the flows they are made of in flows.hpp.
 #pragma once
 
-#include <vector>
-
+#include "sim/collective/network/cluster_hosts.hpp"
 #include "sim/scenario/collective/config.hpp"
 
 namespace simgrid::s4u {
 class Engine;
-class Host;
-class Link;
 }  // namespace simgrid::s4u
 
 namespace failsim::sim {
-
-/// The hosts (and the links a failure may cut) of a built cluster.
-struct ClusterPlatform {
-  /// One host per accelerator, node-major: node n, local index g is accelerators[n * G + g].
-  /// Named "node-<n>-acc-<g>"; speed = NodeSpec::accelerator_speed.
-  std::vector<simgrid::s4u::Host*> accelerators;
-  int accelerators_per_node = 0;  ///< G
-  /// Per node, the direction of its aggregated NIC link towards its leaf switch (and towards the
-  /// file system) and the one back.
-  std::vector<simgrid::s4u::Link*> nic_up;
-  std::vector<simgrid::s4u::Link*> nic_down;
-  /// The parallel file system, "file-system": writes reach it through the link
-  /// "file-system-write" (write_bandwidth), reads leave it through "file-system-read".
-  simgrid::s4u::Host* file_system = nullptr;
-  /// "coordinator", for the driver actor: a zone of its own without any link or route, so
-  /// nothing it does loads the network. It must not send: flows are started from it with
-  /// Comm::sendto_async between other hosts (collectives.hpp).
-  simgrid::s4u::Host* coordinator = nullptr;
-  int leaves = 0;         ///< leaf switches: ceil(nodes / nodes_per_leaf)
-  int padding_slots = 0;  ///< empty node slots of the last leaf (leaves x nodes_per_leaf - nodes)
-  double uplink_bandwidth = 0.0;  ///< bytes/s of one leaf-spine link, after resolving 0
-
-  simgrid::s4u::Host* accelerator(int node, int local) const {
-    return accelerators[static_cast<std::size_t>(node * accelerators_per_node + local)];
-  }
-};
 
 /// The SimGrid settings under which the times of collectives.hpp are the documented formulas:
 /// network/model:CM02 (max-min sharing, a flow takes latency + bytes / bandwidth; the default
@@ -56,19 +28,15 @@ void use_cluster_network_model(simgrid::s4u::Engine& engine);
 /// Inside node n: a star zone "node-<n>" whose centre is the node's switch (router
 /// "node-<n>-switch", the zone's gateway); each accelerator has a split-duplex link (one direction
 /// each way, so a ring's send and receive on it do not share bandwidth) of intra_bandwidth and
-/// intra_latency to it. Between nodes: a fat-tree zone "fabric" of 2 levels, the nodes its leaves
-/// (SimGrid's FatTreeParams {2, {nodes_per_leaf, leaves}, {1, spines}, {1, uplinks}}): node to leaf
-/// switch by one split-duplex link of nics x nic_bandwidth and nic_latency (the NICs aggregated),
-/// leaf to each spine by `uplinks` split-duplex links of uplink_bandwidth (0: nodes_per_leaf x
-/// nics x nic_bandwidth / (spines x uplinks), non-blocking) and switch_latency. Routes are
-/// SimGrid's destination-mod-k. So a route crosses, with the latency it pays:
+/// intra_latency to it (make_node_zone, topology/topology.hpp). Between nodes: the topology of
+/// config.topology.kind (topology/topologies.def). The fat-tree (topology/fat_tree/fat_tree.hpp)
+/// is a zone "fabric" of 2 levels, the nodes its leaves: node to leaf switch by one split-duplex
+/// link of nics x nic_bandwidth and nic_latency (the NICs aggregated), leaf to each spine by
+/// `uplinks` split-duplex links of uplink_bandwidth and switch_latency. So a route crosses, with
+/// the latency it pays:
 ///   - inside a node:          2 accelerator links                      2 intra_latency
 ///   - nodes under one leaf:   + the two nodes' NIC links               + 2 nic_latency
 ///   - nodes under two leaves: + an uplink to a spine and one down      + 2 switch_latency
-///
-/// When nodes is not a multiple of nodes_per_leaf, the last leaf is padded with empty slots
-/// (routers nothing sends to), since SimGrid's fat-tree needs nodes_per_leaf x leaves leaves; the
-/// non-blocking uplink bandwidth still counts nodes_per_leaf nodes.
 ///
 /// The file system: a star zone "file-system" whose host is reached from node n by the route
 /// accelerator link, node n's NIC link, "file-system-write" (write_bandwidth, latency); and
@@ -76,11 +44,12 @@ void use_cluster_network_model(simgrid::s4u::Engine& engine);
 /// links, one per direction, so reads and writes do not share bandwidth while all writers share
 /// the write link (and all readers the read one). Checkpoint traffic shares a node's NICs with
 /// its collectives. It is a route of its own (a bypass route from each node's zone), not a port
-/// of the fat-tree: the fabric's switches do not carry it.
+/// of the topology: the fabric's switches do not carry it.
 ///
-/// Throws std::invalid_argument on sizes SimGrid cannot build (nodes, accelerators,
-/// nodes_per_leaf, spines, uplinks < 1, a bandwidth <= 0, a latency < 0); the scenario's checks
-/// are meant to refuse them first.
+/// Throws std::invalid_argument on sizes SimGrid cannot build (nodes, accelerators, nics < 1, a
+/// bandwidth <= 0, a latency < 0; then the topology's own, e.g. the fat-tree's nodes_per_leaf,
+/// spines, uplinks < 1), before building anything; the scenario's checks are meant to refuse them
+/// first.
 ClusterPlatform build_cluster_platform(simgrid::s4u::Engine& engine,
                                        const ClusterPlatformConfig& config);
 

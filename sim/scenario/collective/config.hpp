@@ -9,9 +9,12 @@
 // Units of every double: seconds, bytes, bytes per second, flop/s, flops.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/scenario/distribution.hpp"
@@ -38,11 +41,25 @@ struct NodeSpec {
   bool operator==(const NodeSpec&) const = default;
 };
 
-/// How the nodes are joined. FAT_TREE: a two-level leaf-spine tree (SimGrid's fat-tree zone):
-/// `nodes_per_leaf` nodes under each leaf switch, every leaf linked to each of `spines` spine
-/// switches by `uplinks` links of `uplink_bandwidth`. A node's NICs are aggregated into one link
-/// to its leaf (nics x nic_bandwidth), as a ring over rail-aligned NICs uses all of them at once.
-enum class TopologyKind { FAT_TREE };
+/// How the nodes are joined: one value per line of the list
+/// sim/collective/network/topology/topologies.def. FAT_TREE: a two-level leaf-spine tree
+/// (SimGrid's fat-tree zone): `nodes_per_leaf` nodes under each leaf switch, every leaf linked to
+/// each of `spines` spine switches by `uplinks` links of `uplink_bandwidth`. A node's NICs are
+/// aggregated into one link to its leaf (nics x nic_bandwidth), as a ring over rail-aligned NICs
+/// uses all of them at once.
+enum class TopologyKind {
+#define FAILSIM_TOPOLOGY(KIND, room, spelling) KIND,
+#include "sim/collective/network/topology/topologies.def"
+#undef FAILSIM_TOPOLOGY
+};
+
+/// Every kind with its spelling in platform.topology.kind, in the list's order.
+inline constexpr std::array TOPOLOGY_KINDS{
+#define FAILSIM_TOPOLOGY(KIND, room, spelling) \
+  std::pair<std::string_view, TopologyKind>{spelling, TopologyKind::KIND},
+#include "sim/collective/network/topology/topologies.def"
+#undef FAILSIM_TOPOLOGY
+};
 
 struct TopologyConfig {
   TopologyKind kind = TopologyKind::FAT_TREE;

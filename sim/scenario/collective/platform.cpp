@@ -1,5 +1,6 @@
 // The collective protocol's `platform` section: the node (a preset file or written inline), how
-// many nodes, the fat-tree joining them, the parallel file system and the failure domains.
+// many nodes, the topology joining them (sim/collective/network/topology/topologies.def), the
+// parallel file system and the failure domains.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -24,7 +25,8 @@ const std::initializer_list<std::string_view> NODE_KEYS{
     "device_memory", "host_memory", "intra_bandwidth", "intra_latency", "nics",
     "nic_bandwidth", "nic_latency"};
 
-const Choices<TopologyKind> TOPOLOGIES{{"fat-tree", TopologyKind::FAT_TREE}};
+// platform.topology.kind's choices: the list sim/collective/network/topology/topologies.def.
+const Choices<TopologyKind> TOPOLOGIES(TOPOLOGY_KINDS.begin(), TOPOLOGY_KINDS.end());
 
 /// The fields of a node object over `base` (a preset's values, or none: then every field is
 /// required). `description` and `sources` document a preset and change nothing.
