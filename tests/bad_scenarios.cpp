@@ -879,6 +879,24 @@ const std::vector<BadScenario>& catalogue() {
                   "(platform.nodes 2 x platform.node.accelerators 8 = 16), found dp 8 x tp 1 x pp "
                   "1 = 8 ranks"},
                  RESOLVE),
+      // Products of fields, each within its own range: formed in 64 bits and refused with
+      // their real value (they used to wrap in an int: issue 32).
+      collective("dp x tp x pp beyond an int", R"({"layout": {"dp": 65536, "tp": 65536}})",
+                 "/layout",
+                 {"bad.json: /layout: expected dp x tp x pp of at most 10000000 ranks (the "
+                  "platform's accelerators at most), found dp 65536 x tp 65536 x pp 1 = "
+                  "4294967296 ranks"}),
+      collective("spines x uplinks beyond an int",
+                 R"({"platform": {"topology": {"spines": 65536, "uplinks": 65536}}})",
+                 "/platform/topology/uplinks",
+                 {"expected spines x uplinks of at most 65536 links from each leaf switch, found "
+                  "spines 65536 x uplinks 65536 = 4294967296"}),
+      collective(
+          "a power domain's nodes beyond an int",
+          R"({"platform": {"domains": {"nodes_per_rack": 65536, "racks_per_power": 65536}}})",
+          "/platform/domains/racks_per_power",
+          {"expected nodes_per_rack x racks_per_power of at most 16777216 nodes in a power "
+           "domain, found nodes_per_rack 65536 x racks_per_power 65536 = 4294967296"}),
       collective("a tensor-parallel group across nodes, not asked for",
                  R"({"layout": {"dp": 1, "tp": 16}})", "/layout/tp",
                  {"bad.json: /layout/tp: expected tensor-parallel groups inside a node (tp "

@@ -17,5 +17,11 @@ constexpr std::int64_t MAX_SERVER_PROCESSES = 100'000;
 /// directory name).
 constexpr std::size_t MAX_NAME_BYTES = 255;
 constexpr std::size_t MAX_PATH_BYTES = 4095;
+/// Links from one leaf switch of a fat-tree, spines x uplinks: SimGrid builds each of them
+/// (2^32 threw std::bad_alloc); the largest switches have a few hundred ports.
+constexpr std::int64_t MAX_LEAF_UPLINKS = 1 << 16;
+/// Nodes of one power domain, nodes_per_rack x racks_per_power: far beyond the platform's
+/// 2,000,000 nodes at most (nodes and spares), and far from an int's wrap.
+constexpr std::int64_t MAX_POWER_DOMAIN_NODES = 1 << 24;
 
 }  // namespace failsim::sim

@@ -1,6 +1,7 @@
 #include "sim/collective/job/failure_schedule.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "sim/engine/training_math.hpp"
 #include "sim/scenario/distribution.hpp"
@@ -8,10 +9,13 @@
 namespace failsim::sim {
 namespace {
 
-/// Nodes [first, last) clipped to the platform.
-std::vector<int> node_range(int first, int last, int nodes) {
+/// Nodes [index x size, (index + 1) x size) clipped to the platform: in 64 bits, where a domain
+/// larger than the platform (racks_per_power x nodes_per_rack up to 2^32) cannot wrap.
+std::vector<int> node_range(int index, std::int64_t size, int nodes) {
   std::vector<int> out;
-  for (int n = first; n < std::min(last, nodes); ++n) out.push_back(n);
+  const std::int64_t first = index * size;
+  const std::int64_t last = std::min<std::int64_t>(first + size, nodes);
+  for (std::int64_t n = first; n < last; ++n) out.push_back(static_cast<int>(n));
   return out;
 }
 
@@ -25,15 +29,13 @@ std::vector<int> nodes_hit(ClusterTarget target, int index, const ClusterPlatfor
     case ClusterTarget::NIC:
       return {index};
     case ClusterTarget::SWITCH:
-      return node_range(index * p.topology.nodes_per_leaf, (index + 1) * p.topology.nodes_per_leaf,
-                        p.platform_nodes());
+      return node_range(index, p.topology.nodes_per_leaf, p.platform_nodes());
     case ClusterTarget::RACK:
-      return node_range(index * p.domains.nodes_per_rack, (index + 1) * p.domains.nodes_per_rack,
-                        p.platform_nodes());
-    case ClusterTarget::POWER: {
-      const int per_domain = p.domains.racks_per_power * p.domains.nodes_per_rack;
-      return node_range(index * per_domain, (index + 1) * per_domain, p.platform_nodes());
-    }
+      return node_range(index, p.domains.nodes_per_rack, p.platform_nodes());
+    case ClusterTarget::POWER:
+      return node_range(
+          index, static_cast<std::int64_t>(p.domains.racks_per_power) * p.domains.nodes_per_rack,
+          p.platform_nodes());
   }
   return {};
 }

@@ -143,6 +143,14 @@ ClusterPlatformConfig read_cluster_platform(const ObjectReader& top,
   topo.nodes_per_leaf = to_int(t.integer_or("nodes_per_leaf", topo.nodes_per_leaf, 1, 1 << 16));
   topo.spines = to_int(t.integer_or("spines", topo.spines, 1, 1 << 16));
   topo.uplinks = to_int(t.integer_or("uplinks", topo.uplinks, 1, 1 << 16));
+  // A leaf switch's uplinks, formed in 64 bits: SimGrid builds every one (2^32 of them threw
+  // std::bad_alloc).
+  const std::int64_t leaf_uplinks = std::int64_t{topo.spines} * topo.uplinks;
+  if (leaf_uplinks > MAX_LEAF_UPLINKS) {
+    t.at("uplinks").fail(
+        fmt::format("spines x uplinks of at most {} links from each leaf switch", MAX_LEAF_UPLINKS),
+        fmt::format("spines {} x uplinks {} = {}", topo.spines, topo.uplinks, leaf_uplinks));
+  }
   topo.uplink_bandwidth = t.quantity_or("uplink_bandwidth", topo.uplink_bandwidth,
                                         Quantity::BANDWIDTH, Sign::NON_NEGATIVE);
   topo.switch_latency =
@@ -159,6 +167,17 @@ ClusterPlatformConfig read_cluster_platform(const ObjectReader& top,
       to_int(d.integer_or("nodes_per_rack", p.domains.nodes_per_rack, 1, 1 << 16));
   p.domains.racks_per_power =
       to_int(d.integer_or("racks_per_power", p.domains.racks_per_power, 1, 1 << 16));
+  // A power domain's nodes, formed in 64 bits (65,536 x 65,536 wrapped to 0 in an int, and a
+  // power failure then hit no node).
+  const std::int64_t power_nodes =
+      std::int64_t{p.domains.nodes_per_rack} * p.domains.racks_per_power;
+  if (power_nodes > MAX_POWER_DOMAIN_NODES) {
+    d.at("racks_per_power")
+        .fail(fmt::format("nodes_per_rack x racks_per_power of at most {} nodes in a power domain",
+                          MAX_POWER_DOMAIN_NODES),
+              fmt::format("nodes_per_rack {} x racks_per_power {} = {}", p.domains.nodes_per_rack,
+                          p.domains.racks_per_power, power_nodes));
+  }
   return p;
 }
 
