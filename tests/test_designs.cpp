@@ -134,7 +134,7 @@ TEST_CASE("the collective job includes no design: the runner hands it one", "[de
   for (const auto& entry : std::filesystem::directory_iterator(job)) {
     const std::string relative = "sim/collective/job/" + entry.path().filename().string();
     INFO(relative);
-    CHECK(failsim::testing::read_source(relative).find("sim/collective/recovery/") ==
+    CHECK(failsim::testing::read_source(relative).find("#include \"sim/collective/recovery/") ==
           std::string::npos);
     ++files;
   }
