@@ -18,4 +18,11 @@ constexpr std::int64_t MAX_SERVER_PROCESSES = 100'000;
 constexpr std::size_t MAX_NAME_BYTES = 255;
 constexpr std::size_t MAX_PATH_BYTES = 4095;
 
+/// The work of a run with real math, checked by the resolve step (docs/scenario-format.md,
+/// "Limits"). At the simulator's ~100,000 gradients per wall second, 1e9 gradients are about
+/// three hours.
+constexpr double MAX_GRADIENTS = 1e9;
+/// Each evaluation is a timeseries row and a test pass on its cached parameters.
+constexpr double MAX_EVALUATIONS = 1e6;
+
 }  // namespace failsim::sim
