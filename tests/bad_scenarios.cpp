@@ -1078,7 +1078,7 @@ const std::vector<BadScenario>& catalogue() {
                  "/output/max_size",
                  {"bad.json: /output/max_size: expected a result of at most 1 GiB "
                   "(output.max_size, default 1 GiB: raise it, e.g. --set "
-                  "output.max_size=4GiB, or write fewer events)",
+                  "/output/max_size=4GiB, or write fewer events)",
                   "events (2.88e+06 failures, 2.88e+06 restarts, 0 checkpoints"},
                  RESOLVE),
       // The collective sections' readers.

@@ -215,7 +215,7 @@ CollectiveWork check_collective_limits(const Scenario& s, const CollectivePlan& 
     throw input::InputError(
         file, "/output/max_size",
         fmt::format("a result of at most {:.4g} GiB (output.max_size, default 1 GiB: raise it, "
-                    "e.g. --set output.max_size=4GiB, or write fewer events)",
+                    "e.g. --set /output/max_size=4GiB, or write fewer events)",
                     limit / DEFAULT_MAX_RESULT_BYTES),
         fmt::format("{:.3g} GiB: {} events ({} failures, {} restarts, {} checkpoints of 2 "
                     "events) at {:.0f} bytes each and {} timeseries rows, {}",
