@@ -14,6 +14,7 @@
 #include "collective_fixture.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
 #include "sim/collective/network/flows.hpp"
+#include "sim/scenario/collective/work.hpp"
 #include "sim_harness.hpp"
 #include "temp_dir.hpp"
 
@@ -324,6 +325,34 @@ TEST_CASE("A node lost for good with no stop time ends the run where nothing can
   CHECK(summary["end_time"].get<double>() == near(0.105));
   CHECK(events_of(run, "host_lost").size() == 1);
   CHECK(sum_of_causes(run) == near(0.105));
+}
+
+TEST_CASE("A job that never restarts stops at the work limit", "[collective][work]") {
+  // Nodes fail every 50 ms on average (25 ms between the two), a restart takes 356 ms: the job
+  // never comes back, and a stop by version cannot come. The resolve step could not know (the
+  // stop's 10 steps take 0.06 s at least: 2.4 failures expected then); the job counts its events
+  // as it runs and stops once they pass output.max_size (100 kB: 303 events of 330 bytes).
+  const IsolatedRun run = run_isolated(
+      build("never", {{"output", {{"max_size", "100kB"}}},
+                      {"failures",
+                       {{"detection", {{"timeout", "10ms"}}},
+                        {"stochastic",
+                         {{{"target", "node"},
+                           {"lifetime", {{"distribution", "exponential"}, {"mean", "50ms"}}},
+                           {"repair", {{"distribution", "fixed"}, {"value", "1ms"}}}}}}}}})
+          .dump());
+  const json& summary = run.result["summary"];
+  CHECK(summary["stop_reason"] == "work limit");
+  const auto failures = summary["collective"]["failures"].get<double>();
+  const auto restarts = summary["collective"]["restarts"].get<double>();
+  const auto checkpoints = summary["collective"]["checkpoints"].get<double>();
+  const double rows = failures + restarts + 2.0 * checkpoints;
+  const double limit = 100e3 / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
+  CHECK(rows > limit);
+  CHECK(rows < limit + 3.0);  // the stop comes at the first deadline past the limit
+  const auto stops = events_of(run, "stop");
+  REQUIRE(stops.size() == 1);
+  CHECK(stops[0]["details"]["reason"] == "work limit");
 }
 
 TEST_CASE("A replayed trace's faults fail their nodes and name their causes", "[collective]") {

@@ -5,6 +5,7 @@
 // do they every scenario of the parser's catalogue (tests/bad_scenarios.hpp).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "bad_scenarios.hpp"
 #include "cli_harness.hpp"
 #include "input_error_of.hpp"
+#include "sim/scenario/collective/work.hpp"
 #include "sim/scenario/resolve.hpp"
 #include "temp_dir.hpp"
 
@@ -26,6 +28,7 @@ using failsim::testing::catalogue;
 using failsim::testing::error_of;
 using failsim::testing::expand;
 using failsim::testing::MINIMAL;
+using failsim::testing::MINIMAL_COLLECTIVE;
 using failsim::testing::replace_all;
 using failsim::testing::run_cli;
 using failsim::testing::scenario_text;
@@ -183,6 +186,82 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   REQUIRE(one.shards.size() == 1);
   CHECK(one.shards[0].bytes == one.time.param_bytes);  // exactly, not a rounded fraction
   CHECK(one.shards[0].update_flops == one.time.update_flops);
+}
+
+TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
+  // MINIMAL_COLLECTIVE, time only: 2 nodes of 8 accelerators, a stop of 1 h.
+  json doc = json::parse(MINIMAL_COLLECTIVE);
+  doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"},
+      "stop": {"time": "1h"},
+      "failures": {"stochastic": [{"target": "node",
+        "lifetime": {"distribution": "exponential", "mean": "50s"},
+        "repair": {"distribution": "fixed", "value": "10s"}}],
+        "events": [{"target": "node", "index": 1, "at": "10s", "down_for": "1s"}],
+        "stragglers": [{"target": "node", "index": 0, "from": "1s", "to": "2s", "slowdown": 2}],
+        "stochastic_stragglers": [{"target": "accelerator",
+          "every": {"distribution": "fixed", "value": "80s"},
+          "duration": {"distribution": "fixed", "value": "10s"}, "slowdown": 2}]},
+      "recovery": {"checkpoint": {"every_steps": 10}}})"));
+  const auto s = parse_scenario(doc, "w.json");
+  const auto job = resolve(s, "w.json");
+  const failsim::sim::CollectivePlan& plan = *job.collective;
+  const failsim::sim::CollectiveWork& w = job.collective_work;
+  CHECK(w.horizon_known);
+  CHECK(w.horizon == 3600.0);
+  // Steps: the stop time over the least length of a step (its compute), and the one under way.
+  CHECK(w.steps == std::floor(3600.0 / plan.compute_seconds) + 1.0);
+  // 2 nodes x 3600 / (50 + 10), and the scheduled event; as many restarts.
+  CHECK(w.failures == Approx(2.0 * 3600.0 / 60.0 + 1.0));
+  CHECK(w.restarts == w.failures);
+  // 16 accelerators x 3600 / (80 + 10), and the scheduled spell.
+  CHECK(w.spells == Approx(16.0 * 3600.0 / 90.0 + 1.0));
+  CHECK(w.checkpoints == std::floor(w.steps / 10.0));
+  CHECK(w.event_rows == Approx(w.failures + w.restarts + 2.0 * w.checkpoints));
+  CHECK(w.wall_seconds() ==
+        Approx(w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
+               2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +
+               w.spells / failsim::sim::COLLECTIVE_SPELLS_PER_WALL_SECOND +
+               w.checkpoints / failsim::sim::COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND));
+  CHECK(w.max_event_rows ==
+        Approx(failsim::sim::DEFAULT_MAX_RESULT_BYTES /
+               (failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES)));
+
+  // Without a stop time the horizon is the least time the stop's steps take: a lower bound.
+  doc["stop"] = {{"version", 100}};
+  const auto by_version = resolve(parse_scenario(doc, "w.json"), "w.json").collective_work;
+  CHECK_FALSE(by_version.horizon_known);
+  CHECK(by_version.steps == 100.0);
+  CHECK(by_version.horizon == Approx(100.0 * plan.compute_seconds));
+  CHECK(by_version.failures == Approx(2.0 * by_version.horizon / 60.0 + 1.0));
+  CHECK(by_version.checkpoints == 10.0);
+  // The smaller of updates and version bounds the steps.
+  doc["stop"] = {{"version", 100}, {"updates", 40}};
+  CHECK(resolve(parse_scenario(doc, "w.json"), "w.json").collective_work.steps == 40.0);
+}
+
+TEST_CASE("output.max_size raises the limit of a collective run's result", "[resolve][work]") {
+  // 16 accelerators failing every 20 ms for an hour: 2.88e6 failures and as many restarts, about
+  // 1.8 GiB of events, within the wall limit; refused at the default 1 GiB, not at 4 GiB.
+  json doc = json::parse(MINIMAL_COLLECTIVE);
+  doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"},
+      "stop": {"time": "1h"},
+      "failures": {"stochastic": [{"target": "accelerator",
+        "lifetime": {"distribution": "exponential", "mean": "10ms"},
+        "repair": {"distribution": "fixed", "value": "10ms"}}]}})"));
+  const auto refused = error_of([&] { resolve(parse_scenario(doc, "big.json"), "big.json"); });
+  CHECK(refused.json_path() == "/output/max_size");
+  doc["output"] = {{"max_size", "4GiB"}};
+  const auto job = resolve(parse_scenario(doc, "big.json"), "big.json");
+  CHECK(job.collective_work.result_bytes(parse_scenario(doc, "big.json").output) ==
+        Approx(5.76e6 * (failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES)));
+  CHECK(job.collective_work.max_event_rows ==
+        Approx(4.0 * 1024 * 1024 * 1024 /
+               (failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES)));
+  // Without events.csv, only result.json's events count.
+  failsim::sim::OutputConfig no_csv;
+  no_csv.events = false;
+  CHECK(job.collective_work.result_bytes(no_csv) ==
+        Approx(5.76e6 * failsim::sim::EVENT_JSON_BYTES));
 }
 
 TEST_CASE("resolve: Fashion-MNIST from its headers, limits applied", "[resolve]") {

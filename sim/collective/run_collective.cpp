@@ -75,10 +75,13 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   CollectiveJob job(scenario, plan, network, math.get(), training.get(), result.recorder,
                     make_collective_recovery(scenario.collective.recovery.strategy),
                     {.simulate_every_step = options.simulate_every_step,
-                     .on_evaluation = [&](const EvalRecord& e) {
-                       if (options.on_evaluation) options.on_evaluation(e);
-                       setup.report_progress(true);
-                     }});
+                     .on_evaluation =
+                         [&](const EvalRecord& e) {
+                           if (options.on_evaluation) options.on_evaluation(e);
+                           setup.report_progress(true);
+                         },
+                     .max_work_seconds = resolved.collective_work.max_wall_seconds,
+                     .max_event_rows = resolved.collective_work.max_event_rows});
   sg4::Actor::create("job", platform.coordinator, [&job] { job(); });
   setup.run([&job, &result] {
     Progress p;

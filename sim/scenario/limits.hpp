@@ -24,4 +24,11 @@ constexpr std::int64_t MAX_LEAF_UPLINKS = 1 << 16;
 /// 2,000,000 nodes at most (nodes and spares), and far from an int's wrap.
 constexpr std::int64_t MAX_POWER_DOMAIN_NODES = 1 << 24;
 
+/// The work of a run with real math, checked by the resolve step (docs/scenario-format.md,
+/// "Limits"). At the simulator's ~100,000 gradients per wall second, 1e9 gradients are about
+/// three hours.
+constexpr double MAX_GRADIENTS = 1e9;
+/// Each evaluation is a timeseries row and a test pass on its cached parameters.
+constexpr double MAX_EVALUATIONS = 1e6;
+
 }  // namespace failsim::sim

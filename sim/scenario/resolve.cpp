@@ -406,66 +406,6 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
   return real;
 }
 
-/// The work of the run: its gradients and evaluations with real math, refused above the limits.
-void estimate_collective_work(const Scenario& s, ResolvedJob& job, const std::string& file) {
-  // Steps at most: the stop's steps, or its time over the compute of a step (a lower bound of
-  // a step's length). Each step of real math is dp gradients.
-  const CollectivePlan& plan = *job.collective;
-  double steps = std::numeric_limits<double>::infinity();
-  if (s.stop.updates) steps = std::min(steps, static_cast<double>(*s.stop.updates));
-  if (s.stop.time) steps = std::min(steps, *s.stop.time / plan.compute_seconds + 1.0);
-  if (s.collective.workload.real_math) {
-    job.work.gradients = steps * plan.dp;
-    if (s.stop.version && std::isinf(steps))
-      job.work.gradients = std::numeric_limits<double>::infinity();
-    if (job.work.gradients > MAX_GRADIENTS && !std::isinf(job.work.gradients)) {
-      const std::string field = s.stop.updates ? "/stop/updates" : "/stop/time";
-      throw input::InputError(
-          file, field,
-          fmt::format("a run of at most {:.0f} gradients ({:.3g} steps of {} replicas' gradients "
-                      "before this stop: a step is at least {:.3g} s of compute)",
-                      MAX_GRADIENTS, steps, plan.dp, plan.compute_seconds),
-          s.stop.updates ? std::to_string(*s.stop.updates) : fmt::format("{}", *s.stop.time));
-    }
-    if (s.evaluation.interval > 0.0 && s.stop.time) {
-      job.work.evaluations = *s.stop.time / s.evaluation.interval;
-      if (job.work.evaluations > MAX_EVALUATIONS) {
-        throw input::InputError(
-            file, "/evaluation/interval",
-            fmt::format("at most {:.0f} scheduled evaluations in the run ({:.3g} at this interval)",
-                        MAX_EVALUATIONS, job.work.evaluations),
-            fmt::format("{}", s.evaluation.interval));
-      }
-    }
-  }
-}
-
-/// The random failures expected before the stop, refused above the limit.
-void estimate_collective_failures(const Scenario& s, ResolvedJob& job, const std::string& file) {
-  // The random processes: failures.stochastic's, then those of failures.rates' table.
-  std::vector<ClusterStochasticFailures> processes = s.collective.failures.stochastic;
-  if (s.collective.failures.rates) {
-    const auto& table = s.collective.failures.rates->processes;
-    processes.insert(processes.end(), table.begin(), table.end());
-  }
-  for (std::size_t i = 0; i < processes.size(); ++i) {
-    const ClusterStochasticFailures& f = processes[i];
-    const double components = static_cast<double>(component_count(f.target, s.collective.platform));
-    job.work.failures +=
-        components * s.stop.time.value_or(0.0) / (mean_of(f.lifetime) + mean_of(f.repair));
-    if (job.work.failures > MAX_FAILURES) {
-      const bool stochastic = i < s.collective.failures.stochastic.size();
-      throw input::InputError(
-          file,
-          stochastic ? fmt::format("/failures/stochastic/{}/lifetime", i) : "/failures/rates/file",
-          fmt::format("at most {:.0f} random failures before the stop ({:.3g} expected with "
-                      "these lifetimes and repairs)",
-                      MAX_FAILURES, job.work.failures),
-          fmt::format("a mean lifetime of {} s", mean_of(f.lifetime)));
-    }
-  }
-}
-
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   check_cluster_size(s, file);
   ResolvedJob job;
@@ -475,8 +415,7 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   if (design.before_plan != nullptr) design.before_plan(s, file);
   job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
   job.collective = plan_collective(s, real, file);
-  estimate_collective_work(s, job, file);
-  estimate_collective_failures(s, job, file);
+  job.collective_work = check_collective_work(s, *job.collective, file);
   return job;
 }
 

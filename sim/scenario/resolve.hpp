@@ -15,6 +15,7 @@
 #include "models/dataset.hpp"
 #include "models/partition.hpp"
 #include "sim/scenario/collective/plan.hpp"
+#include "sim/scenario/collective/work.hpp"
 #include "sim/scenario/format_bytes.hpp"  // format_bytes, for the reports of its estimates
 #include "sim/scenario/ps/time_model.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -82,10 +83,7 @@ struct WallEstimate {
 };
 
 /// The limits the resolve step checks, and why (docs/scenario-format.md, "Limits").
-/// At the simulator's ~100,000 gradients per wall second, 1e9 gradients are about three hours.
-constexpr double MAX_GRADIENTS = 1e9;
-/// Each evaluation is a timeseries row and a test pass on its cached parameters.
-constexpr double MAX_EVALUATIONS = 1e6;
+/// MAX_GRADIENTS and MAX_EVALUATIONS are in limits.hpp (a collective run's checks use them too).
 /// Each failure starts actors (detection, repair, restart) and writes events.
 constexpr double MAX_FAILURES = 1e6;
 /// Nodes of a collective job: SimGrid 3.32 builds a platform in time that grows about as the
@@ -120,6 +118,9 @@ struct ResolvedJob {
   /// A collective scenario's plan (sim/scenario/collective/plan.hpp); none for the parameter
   /// server's (the other fields then describe its real model, when it has real math).
   std::optional<CollectivePlan> collective;
+  /// A collective run's work and result size before it starts (checked against the limits of
+  /// sim/scenario/collective/work.hpp), and the work the job may do while it runs.
+  CollectiveWork collective_work;
 };
 
 /// The wall-clock estimate of `job` (see WallEstimate).

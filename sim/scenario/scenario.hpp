@@ -252,6 +252,9 @@ struct OutputConfig {
   bool timeseries = true;  ///< write timeseries.csv
   bool events = true;      ///< write events.csv
   bool intervals = false;  ///< record every host's intervals and write intervals.csv
+  /// Bytes the result may take at most (collective runs: its estimate is checked before the
+  /// run, sim/scenario/collective/work.hpp); unset: DEFAULT_MAX_RESULT_BYTES, 1 GiB.
+  std::optional<double> max_size;
 
   bool operator==(const OutputConfig&) const = default;
 };

@@ -77,7 +77,7 @@ Interrupt CollectiveJob::interrupt_at_deadline() const {
 // Both waits go on through outages of nodes not in use (a dropped replica's, a spare's): they
 // only mark those nodes down.
 std::optional<Interrupt> CollectiveJob::at_deadline() {
-  if (interrupt_at_deadline() == Interrupt::STOP) return Interrupt::STOP;
+  if (interrupt_at_deadline() == Interrupt::STOP || over_work_limit()) return Interrupt::STOP;
   if (take_due_outages()) return Interrupt::FAILURE;
   return std::nullopt;
 }
@@ -431,11 +431,27 @@ void CollectiveJob::stop(const std::string& reason) {
   FAILSIM_INFO("stopping ({}) at version {}", reason, version_);
 }
 
+bool CollectiveJob::over_work_limit() {
+  if (over_work_limit_) return true;
+  const auto failures = static_cast<double>(counts_.failures);
+  const auto restarts = static_cast<double>(counts_.restarts);
+  const auto checkpoints = static_cast<double>(counts_.checkpoints);
+  over_work_limit_ =
+      collective_wall_seconds(static_cast<double>(counts_.steps_completed), failures + restarts,
+                              0.0, checkpoints) > options_.max_work_seconds ||
+      collective_event_rows(failures, restarts, checkpoints) > options_.max_event_rows;
+  return over_work_limit_;
+}
+
 void CollectiveJob::operator()() {
   const StopConfig& stop_config = scenario_.stop;
   recovery_->start(*this);
   while (true) {
     recovery_->poll(*this);
+    if (over_work_limit()) {
+      stop("work limit");
+      break;
+    }
     if (stop_config.version && version_ >= *stop_config.version) {
       stop("version");
       break;
@@ -455,7 +471,9 @@ void CollectiveJob::operator()() {
     }
     // The stop came first (of the step, the detection or the recovery).
     evaluations_.through(now());
-    stop(now() >= stop_at() ? evaluations_.stop_reason() : "time");
+    stop(over_work_limit_     ? "work limit"
+         : now() >= stop_at() ? evaluations_.stop_reason()
+                              : "time");
     break;
   }
   recovery_->finish(*this);

@@ -35,6 +35,7 @@
 #include "sim/output/collective_summary.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/scenario/collective/plan.hpp"
+#include "sim/scenario/collective/work.hpp"
 
 namespace failsim::sim {
 
@@ -45,6 +46,13 @@ class CollectiveJob {
     /// (no background flow): the check that the cached step times are exact.
     bool simulate_every_step = false;
     std::function<void(const EvalRecord&)> on_evaluation;
+    /// The work the job may do (collective_wall_seconds of its steps, failures, restarts and
+    /// checkpoints, sim/scenario/collective/work.hpp) before it stops with stop_reason "work
+    /// limit": a run whose stop the resolve step could not bound (by updates or version while
+    /// failures keep the job down or rolling back).
+    double max_work_seconds = MAX_COLLECTIVE_WALL_SECONDS;
+    /// The events the result may hold (collective_event_rows of its counts) before the same stop.
+    double max_event_rows = DEFAULT_MAX_RESULT_BYTES / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
   };
 
   /// `math` and `training` are nullptr for a time-only workload; `recovery` is the scenario's
@@ -166,6 +174,9 @@ class CollectiveJob {
   /// The stop known ahead: an evaluation's, or the job's own (nodes lost for good).
   double stop_at() const { return evaluations_.stop_at(); }
   void stop(const std::string& reason);
+  /// Whether the work done so far is beyond Options::max_work_seconds or its events beyond
+  /// Options::max_event_rows (then it stays so).
+  bool over_work_limit();
 
   const Scenario& scenario_;
   const CollectivePlan& plan_;
@@ -189,6 +200,7 @@ class CollectiveJob {
   std::vector<char> node_in_use_;  // per platform node, under assignment_
   std::optional<Outage> failure_;  // the outage that stopped the job, until it recovers
   std::string stop_reason_;
+  bool over_work_limit_ = false;
 };
 
 }  // namespace failsim::sim

@@ -1,0 +1,269 @@
+#include "sim/scenario/collective/work.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "input/input_error.hpp"
+#include "sim/collective/recovery/in_memory/settings.hpp"
+#include "sim/collective/recovery/multi_level/settings.hpp"
+
+namespace failsim::sim {
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+/// A source of work with the field that sets it, for the message that refuses it.
+struct Source {
+  double seconds = 0.0;  ///< wall seconds at the measured rate
+  std::string field;     ///< the JSON path to change
+  std::string what;      ///< what it counts, e.g. "4.2e+06 failures and restarts"
+};
+
+/// The steps at most (at least, by version only), and the stop field that bounds them.
+std::pair<double, std::string> steps_bound(const Scenario& s, const CollectivePlan& plan) {
+  double steps = INF;
+  std::string field = "/stop";
+  const auto take = [&](double n, const char* f) {
+    if (n < steps) {
+      steps = n;
+      field = f;
+    }
+  };
+  if (s.stop.updates) take(static_cast<double>(*s.stop.updates), "/stop/updates");
+  // By version: at least that many steps (more when failures roll some back).
+  if (s.stop.version) take(static_cast<double>(*s.stop.version), "/stop/version");
+  // A step is at least its compute (the plan's lower bound of its length).
+  if (s.stop.time)
+    take(plan.compute_seconds > 0.0 ? std::floor(*s.stop.time / plan.compute_seconds) + 1.0 : INF,
+         "/stop/time");
+  return {steps, field};
+}
+
+/// Every random failure process: failures.stochastic's, then failures.rates' table.
+std::vector<std::pair<ClusterStochasticFailures, std::string>> failure_processes(
+    const ClusterFailureConfig& f) {
+  std::vector<std::pair<ClusterStochasticFailures, std::string>> out;
+  for (std::size_t i = 0; i < f.stochastic.size(); ++i)
+    out.emplace_back(f.stochastic[i], fmt::format("/failures/stochastic/{}/lifetime", i));
+  if (f.rates)
+    for (const ClusterStochasticFailures& p : f.rates->processes)
+      out.emplace_back(p, "/failures/rates/file");
+  return out;
+}
+
+/// Checkpoints every `every_steps` steps of each design that takes them, and the field.
+std::pair<double, std::string> checkpoints(const Scenario& s, double steps) {
+  const CollectiveRecoveryConfig& r = s.collective.recovery;
+  std::int64_t every = r.checkpoint.every_steps;
+  std::string field = "/recovery/checkpoint/every_steps";
+  if (const auto* m = r.settings.find<InMemoryConfig>()) {
+    every = m->every_steps;
+    field = "/recovery/in_memory/every_steps";
+  }
+  if (const auto* m = r.settings.find<MultiLevelConfig>()) {
+    every = m->every_steps;
+    field = "/recovery/multi_level/every_steps";
+  }
+  if (every <= 0) return {0.0, field};
+  return {std::floor(steps / static_cast<double>(every)), field};
+}
+
+std::string count(double n) { return std::isinf(n) ? "unbounded" : fmt::format("{:.3g}", n); }
+
+}  // namespace
+
+double collective_event_rows(double failures, double restarts, double checkpoints) {
+  return failures + restarts + 2.0 * checkpoints;
+}
+
+double collective_wall_seconds(double steps, double failures_and_restarts, double spells,
+                               double checkpoints) {
+  return steps / COLLECTIVE_STEPS_PER_WALL_SECOND +
+         failures_and_restarts / COLLECTIVE_FAILURES_PER_WALL_SECOND +
+         spells / COLLECTIVE_SPELLS_PER_WALL_SECOND +
+         checkpoints / COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND;
+}
+
+double CollectiveWork::wall_seconds() const {
+  return collective_wall_seconds(steps, failures + restarts, spells, checkpoints);
+}
+
+double CollectiveWork::result_bytes(const OutputConfig& output) const {
+  return event_rows * (EVENT_JSON_BYTES + (output.events ? EVENT_CSV_BYTES : 0.0)) +
+         timeseries_rows * TIMESERIES_ROW_BYTES;
+}
+
+CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan& plan) {
+  CollectiveWork w;
+  w.steps = steps_bound(s, plan).first;
+  w.horizon_known = s.stop.time.has_value();
+  w.horizon = s.stop.time ? *s.stop.time : w.steps * plan.compute_seconds;
+  if (std::isnan(w.horizon)) w.horizon = 0.0;  // no step length and no stop time
+  const ClusterFailureConfig& f = s.collective.failures;
+  const ClusterPlatformConfig& platform = s.collective.platform;
+  // Failures: components x horizon / (mean lifetime + mean repair) per process, and the finite
+  // ones of the scenario and the trace.
+  for (const auto& [p, field] : failure_processes(f)) {
+    w.failures += static_cast<double>(component_count(p.target, platform)) * w.horizon /
+                  (mean_of(p.lifetime) + mean_of(p.repair));
+  }
+  w.failures += static_cast<double>(f.events.size());
+  if (f.trace) w.failures += static_cast<double>(f.trace->outages.size());
+  w.restarts = w.failures;
+  w.spells = static_cast<double>(f.stragglers.size());
+  for (const StochasticStragglers& st : f.stochastic_stragglers) {
+    w.spells += static_cast<double>(component_count(st.target, platform)) * w.horizon /
+                (mean_of(st.every) + mean_of(st.duration));
+  }
+  w.checkpoints = checkpoints(s, w.steps).first;
+  if (s.collective.workload.real_math) {
+    if (s.evaluation.interval > 0.0) w.evaluations += w.horizon / s.evaluation.interval;
+    if (s.evaluation.every_updates > 0)
+      w.evaluations += w.steps / static_cast<double>(s.evaluation.every_updates);
+  }
+  w.event_rows = collective_event_rows(w.failures, w.restarts, w.checkpoints);
+  const double row_bytes = EVENT_JSON_BYTES + (s.output.events ? EVENT_CSV_BYTES : 0.0);
+  w.max_event_rows = s.output.max_size.value_or(DEFAULT_MAX_RESULT_BYTES) / row_bytes;
+  w.timeseries_rows = s.output.timeseries ? w.evaluations : 0.0;
+  return w;
+}
+
+namespace {
+
+/// The largest source of work, for the message.
+Source largest_source(const Scenario& s, const CollectivePlan& plan, const CollectiveWork& w) {
+  std::vector<Source> sources;
+  const auto [steps, steps_field] = steps_bound(s, plan);
+  sources.push_back(
+      {collective_wall_seconds(steps, 0, 0, 0), steps_field,
+       fmt::format("{} steps of at least {:.3g} s", count(steps), plan.compute_seconds)});
+  const ClusterFailureConfig& f = s.collective.failures;
+  for (const auto& [p, field] : failure_processes(f)) {
+    const double n = static_cast<double>(component_count(p.target, s.collective.platform)) *
+                     w.horizon / (mean_of(p.lifetime) + mean_of(p.repair));
+    sources.push_back({collective_wall_seconds(0, 2.0 * n, 0, 0), field,
+                       fmt::format("{} failures and as many restarts from {} {}s of {} s mean "
+                                   "lifetime and {} s mean repair",
+                                   count(n), component_count(p.target, s.collective.platform),
+                                   to_string(p.target), mean_of(p.lifetime), mean_of(p.repair))});
+  }
+  if (f.trace) {
+    const double n = static_cast<double>(f.trace->outages.size());
+    sources.push_back({collective_wall_seconds(0, 2.0 * n, 0, 0), "/failures/trace/file",
+                       fmt::format("{} replayed outages", count(n))});
+  }
+  for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i) {
+    const StochasticStragglers& st = f.stochastic_stragglers[i];
+    const double n = static_cast<double>(component_count(st.target, s.collective.platform)) *
+                     w.horizon / (mean_of(st.every) + mean_of(st.duration));
+    sources.push_back({collective_wall_seconds(0, 0, n, 0),
+                       fmt::format("/failures/stochastic_stragglers/{}/every", i),
+                       fmt::format("{} straggler spells of {} s every {} s", count(n),
+                                   mean_of(st.duration), mean_of(st.every))});
+  }
+  const auto [ckpts, ckpt_field] = checkpoints(s, w.steps);
+  sources.push_back({collective_wall_seconds(0, 0, 0, ckpts), ckpt_field,
+                     fmt::format("{} checkpoints", count(ckpts))});
+  return *std::max_element(sources.begin(), sources.end(),
+                           [](const Source& a, const Source& b) { return a.seconds < b.seconds; });
+}
+
+/// A stop that bounds the work: time, updates or version.
+void check_stop_bounds(const Scenario& s, const std::string& file) {
+  if (!s.stop.time && !s.stop.updates && !s.stop.version) {
+    throw input::InputError(file, "/stop",
+                            "a stop by 'time', 'updates' or 'version' for a collective run "
+                            "(target_accuracy alone bounds no work: a run that never reaches it "
+                            "never ends)",
+                            "target_accuracy only");
+  }
+}
+
+std::string horizon_text(const CollectiveWork& w) {
+  return w.horizon_known
+             ? fmt::format("over the stop time of {:.6g} s", w.horizon)
+             : fmt::format("over at least {:.6g} s (the stop's steps at their least length)",
+                           w.horizon);
+}
+
+}  // namespace
+
+CollectiveWork check_collective_limits(const Scenario& s, const CollectivePlan& plan,
+                                       const std::string& file) {
+  check_stop_bounds(s, file);
+  const CollectiveWork w = estimate_collective_work(s, plan);
+  if (!(w.wall_seconds() <= MAX_COLLECTIVE_WALL_SECONDS)) {
+    const Source top = largest_source(s, plan, w);
+    throw input::InputError(
+        file, top.field,
+        fmt::format("a run of at most {:.0f} s of wall time (about an hour at the measured {:.0f} "
+                    "steps, {:.0f} failures or restarts, {:.0f} straggler spells or {:.0f} "
+                    "checkpoints a second; docs/scenario-format.md, \"Limits\")",
+                    MAX_COLLECTIVE_WALL_SECONDS, COLLECTIVE_STEPS_PER_WALL_SECOND,
+                    COLLECTIVE_FAILURES_PER_WALL_SECOND, COLLECTIVE_SPELLS_PER_WALL_SECOND,
+                    COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND),
+        fmt::format("{}{} s: {}, {}", w.horizon_known ? "" : "at least ", count(w.wall_seconds()),
+                    top.what, horizon_text(w)));
+  }
+  const double limit = s.output.max_size.value_or(DEFAULT_MAX_RESULT_BYTES);
+  const double bytes = w.result_bytes(s.output);
+  if (bytes > limit) {
+    throw input::InputError(
+        file, "/output/max_size",
+        fmt::format("a result of at most {:.4g} GiB (output.max_size, default 1 GiB: raise it, "
+                    "e.g. --set /output/max_size=4GiB, or write fewer events)",
+                    limit / DEFAULT_MAX_RESULT_BYTES),
+        fmt::format("{:.3g} GiB: {} events ({} failures, {} restarts, {} checkpoints of 2 "
+                    "events) at {:.0f} bytes each and {} timeseries rows, {}",
+                    bytes / DEFAULT_MAX_RESULT_BYTES, count(w.event_rows), count(w.failures),
+                    count(w.restarts), count(w.checkpoints),
+                    EVENT_JSON_BYTES + (s.output.events ? EVENT_CSV_BYTES : 0.0),
+                    count(w.timeseries_rows), horizon_text(w)));
+  }
+  return w;
+}
+
+namespace {
+
+/// With real math: each step is dp gradients, and evaluations are test passes.
+void check_real_math(const Scenario& s, const CollectivePlan& plan, const CollectiveWork& work,
+                     const std::string& file) {
+  double steps = std::numeric_limits<double>::infinity();
+  if (s.stop.updates) steps = std::min(steps, static_cast<double>(*s.stop.updates));
+  if (s.stop.time) steps = std::min(steps, *s.stop.time / plan.compute_seconds + 1.0);
+  const double gradients = steps * plan.dp;
+  if (gradients > MAX_GRADIENTS && !std::isinf(gradients)) {
+    const std::string field = s.stop.updates ? "/stop/updates" : "/stop/time";
+    throw input::InputError(
+        file, field,
+        fmt::format("a run of at most {:.0f} gradients ({:.3g} steps of {} replicas' gradients "
+                    "before this stop: a step is at least {:.3g} s of compute)",
+                    MAX_GRADIENTS, steps, plan.dp, plan.compute_seconds),
+        s.stop.updates ? std::to_string(*s.stop.updates) : fmt::format("{}", *s.stop.time));
+  }
+  if (work.evaluations > MAX_EVALUATIONS) {
+    throw input::InputError(
+        file, s.evaluation.interval > 0.0 ? "/evaluation/interval" : "/evaluation/every_updates",
+        fmt::format("at most {:.0f} scheduled evaluations in the run ({:.3g} at this interval)",
+                    MAX_EVALUATIONS, work.evaluations),
+        s.evaluation.interval > 0.0 ? fmt::format("{}", s.evaluation.interval)
+                                    : std::to_string(s.evaluation.every_updates));
+  }
+}
+
+}  // namespace
+
+CollectiveWork check_collective_work(const Scenario& s, const CollectivePlan& plan,
+                                     const std::string& file) {
+  // The stop, then the real math's own limits (their messages name the gradients a stop makes).
+  check_stop_bounds(s, file);
+  if (s.collective.workload.real_math)
+    check_real_math(s, plan, estimate_collective_work(s, plan), file);
+  return check_collective_limits(s, plan, file);
+}
+
+}  // namespace failsim::sim
