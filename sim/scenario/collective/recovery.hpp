@@ -7,6 +7,8 @@
 // list (sim/collective/recovery/recovery.hpp). Engine-free, like the whole scenario.
 #pragma once
 
+#include <cstdint>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,6 +55,12 @@ struct DesignChecks {
   double (*parameter_copies)(const Scenario& s) = nullptr;
 };
 
+/// How often a design checkpoints, in steps (0: never), and the field that says so.
+struct CheckpointCadence {
+  std::int64_t every_steps = 0;
+  const char* field = nullptr;  ///< a JSON Pointer, e.g. "/recovery/in_memory/every_steps"
+};
+
 /// How the scenario reads and writes a design's own settings (its room's struct in a
 /// StrategySettings); nullptr functions where it has none.
 struct DesignSettingsFormat {
@@ -66,6 +74,9 @@ struct DesignSettingsFormat {
   /// Whether it takes recovery.checkpoint (a design whose own section says when and how it
   /// checkpoints refuses it: a setting it would not use must not look as if it did).
   bool uses_checkpoint = true;
+  /// How often a design whose own section says when it checkpoints does (the resolve step's
+  /// estimate of the run's work counts them). nullptr: recovery.checkpoint.every_steps.
+  CheckpointCadence (*checkpoint_cadence)(const StrategySettings& settings) = nullptr;
   /// Its checks of the rest of the scenario.
   DesignChecks checks = {};
 };

@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "input/input_error.hpp"
-#include "sim/collective/recovery/in_memory/settings.hpp"
-#include "sim/collective/recovery/multi_level/settings.hpp"
+#include "sim/scenario/collective/recovery.hpp"
 
 namespace failsim::sim {
 namespace {
@@ -55,21 +54,16 @@ std::vector<std::pair<ClusterStochasticFailures, std::string>> failure_processes
   return out;
 }
 
-/// Checkpoints every `every_steps` steps of each design that takes them, and the field.
+/// Checkpoints every `every_steps` steps of the design, and the field that sets them.
 std::pair<double, std::string> checkpoints(const Scenario& s, double steps) {
   const CollectiveRecoveryConfig& r = s.collective.recovery;
-  std::int64_t every = r.checkpoint.every_steps;
-  std::string field = "/recovery/checkpoint/every_steps";
-  if (const auto* m = r.settings.find<InMemoryConfig>()) {
-    every = m->every_steps;
-    field = "/recovery/in_memory/every_steps";
-  }
-  if (const auto* m = r.settings.find<MultiLevelConfig>()) {
-    every = m->every_steps;
-    field = "/recovery/multi_level/every_steps";
-  }
-  if (every <= 0) return {0.0, field};
-  return {std::floor(steps / static_cast<double>(every)), field};
+  const DesignSettingsFormat& format = collective_design(r.strategy).settings;
+  const CheckpointCadence cadence =
+      format.checkpoint_cadence != nullptr
+          ? format.checkpoint_cadence(r.settings)
+          : CheckpointCadence{r.checkpoint.every_steps, "/recovery/checkpoint/every_steps"};
+  if (cadence.every_steps <= 0) return {0.0, cadence.field};
+  return {std::floor(steps / static_cast<double>(cadence.every_steps)), cadence.field};
 }
 
 std::string count(double n) { return std::isinf(n) ? "unbounded" : fmt::format("{:.3g}", n); }

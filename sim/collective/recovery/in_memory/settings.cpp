@@ -49,6 +49,9 @@ int host_copies(const Scenario& s, const std::string& file) {
   }
   return partner ? 4 : 2;
 }
+CheckpointCadence cadence(const StrategySettings& settings) {
+  return {settings.get<InMemoryConfig>().every_steps, "/recovery/in_memory/every_steps"};
+}
 }  // namespace
 
 DesignSettingsFormat settings_format() {
@@ -56,6 +59,7 @@ DesignSettingsFormat settings_format() {
           .read = read_settings,
           .to_json = settings_to_json,
           .uses_checkpoint = false,
+          .checkpoint_cadence = cadence,
           .checks = {.host_copies = host_copies}};
 }
 

@@ -39,6 +39,9 @@ nlohmann::json settings_to_json(const StrategySettings& settings) {
 /// The levelled checkpoints' two versions in host memory: the latest, being written, and the
 /// one before, complete (docs/cluster.md).
 int host_copies(const Scenario& /*s*/, const std::string& /*file*/) { return 2; }
+CheckpointCadence cadence(const StrategySettings& settings) {
+  return {settings.get<MultiLevelConfig>().every_steps, "/recovery/multi_level/every_steps"};
+}
 }  // namespace
 
 DesignSettingsFormat settings_format() {
@@ -46,6 +49,7 @@ DesignSettingsFormat settings_format() {
           .read = read_settings,
           .to_json = settings_to_json,
           .uses_checkpoint = false,
+          .checkpoint_cadence = cadence,
           .checks = {.host_copies = host_copies}};
 }
 
