@@ -251,7 +251,11 @@ def run_one(case, args, base_tmp):
     out_dir = os.path.join(root, "out")
     os.makedirs(work)
     src = os.path.join(CORPUS, "cases", case["name"])
-    shutil.copytree(src, case_copy)
+    # A case of generated or device inputs only has an empty directory, which git does not keep.
+    if os.path.isdir(src):
+        shutil.copytree(src, case_copy)
+    else:
+        os.makedirs(case_copy)
     for dirpath, _, files in os.walk(case_copy):
         for name in files:
             p = os.path.join(dirpath, name)
