@@ -142,9 +142,13 @@ double quantile(std::vector<double> x, double p) {
 }
 
 namespace {
-/// Whether fit_weibull() has an answer for `x`: at least 2 values, not all equal.
+/// Whether fit_weibull() has an answer for `x`: at least 2 finite values > 0 whose logarithms
+/// are not all equal (gaps of 1e-300 h that differ can have one logarithm).
 bool fittable(const std::vector<double>& x) {
-  return x.size() >= 2 && std::any_of(x.begin(), x.end(), [&](double v) { return v != x.front(); });
+  const auto usable = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (x.size() < 2 || !std::all_of(x.begin(), x.end(), usable)) return false;
+  const double first = std::log(x.front());
+  return std::any_of(x.begin(), x.end(), [&](double v) { return std::log(v) != first; });
 }
 }  // namespace
 
@@ -189,8 +193,8 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
   }
   if (!fittable(gaps)) {
     throw std::invalid_argument(fmt::format(
-        "expected faults at 3 or more distinct instants, not all equally spaced (a Weibull fit of "
-        "the times between instants), found {} instant(s){}",
+        "expected faults at 3 or more distinct instants, not all equally spaced, whose gaps are "
+        "finite in hours (a Weibull fit of the times between instants), found {} instant(s){}",
         f.instants, gaps.empty() ? "" : fmt::format(", every gap {} h", gaps.front())));
   }
   f.between_instants = fit_weibull(gaps);

@@ -4,13 +4,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input/printable.hpp"
+
 namespace failsim::input {
 namespace {
 
 std::string format_message(const std::string& file, const std::string& json_path,
                            const std::string& expected, const std::string& found, int line,
                            int column) {
-  std::string message = file;
+  // What the input holds is echoed printable and in excerpt (a file, a key, a value may hold
+  // anything); what failsim says of it, `expected`, is its own text.
+  std::string message = printable(file);
   if (line > 0) {
     message += ':';
     message += std::to_string(line);
@@ -19,12 +23,12 @@ std::string format_message(const std::string& file, const std::string& json_path
   }
   if (!json_path.empty()) {
     message += ": ";
-    message += json_path;
+    message += printable_excerpt(json_path);
   }
   message += ": expected ";
   message += expected;
   message += ", found ";
-  message += found;
+  message += printable_excerpt(found);
   return message;
 }
 

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input/printable.hpp"  // first_invalid_utf8, escape_non_ascii, printable
+
 namespace failsim::input {
 
 /// Input files a person writes (scenarios, sweeps, price files) are far smaller than this; a
@@ -33,17 +35,5 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
 /// "valid JSON", found nlohmann's description, at a 1-based line and column when nlohmann gives a
 /// position; `file_label` names the file in every error.
 nlohmann::json parse_json_text(const std::string& text, const std::string& file_label);
-
-/// The offset of the first byte of `text` that is not part of valid UTF-8 (RFC 3629: no
-/// overlong forms, no surrogates, nothing above U+10FFFF); nullopt when all of it is valid.
-std::optional<std::size_t> first_invalid_utf8(std::string_view text);
-
-/// `text` in double quotes with every byte outside printable ASCII written as \xNN, for messages.
-std::string escape_non_ascii(std::string_view text);
-
-/// `text` as it is when it is valid UTF-8 without control characters, else with every byte
-/// outside printable ASCII written as \xNN: what a message may echo of a file's bytes (a
-/// terminal must not receive raw bytes from a hostile input).
-std::string printable(std::string_view text);
 
 }  // namespace failsim::input

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "input/input_error.hpp"
 #include "input/json_input.hpp"
 #include "tests/input_error_of.hpp"
 #include "tests/temp_dir.hpp"
@@ -102,4 +103,14 @@ TEST_CASE("a JSON syntax error echoes the file's bytes only as printable text") 
   CHECK(e.expected() == "valid JSON");
   CHECK_FALSE(first_invalid_utf8_or_control(e.what()));
   CHECK_THAT(e.found(), Catch::Contains("\\xff"));
+}
+
+TEST_CASE("an input error echoes the input's bytes printable and in excerpt") {
+  const failsim::input::InputError e("f.json", "/descr\xffiption", "a known key",
+                                     std::string(3000, 'x'));
+  const std::string what = e.what();
+  CHECK_THAT(what, Catch::StartsWith("f.json: /descr\\xffiption: expected a known key, found xxx"));
+  CHECK_THAT(what, Catch::EndsWith("x... (3000 bytes)"));
+  CHECK(what.size() < 1100);
+  CHECK(e.found().size() == 3000);  // the error itself keeps the whole value
 }

@@ -118,8 +118,9 @@ TEST_CASE("a trace too small or too regular to fit says what it expected and fou
   // Three instants one day apart: the gaps are all equal, and a Weibull fit has no answer.
   t.faults.push_back({0, 3.0, 3.5, "H", "GPU", "x", 2});
   CHECK(message() ==
-        "expected faults at 3 or more distinct instants, not all equally spaced (a Weibull fit "
-        "of the times between instants), found 3 instant(s), every gap 24 h");
+        "expected faults at 3 or more distinct instants, not all equally spaced, whose gaps are "
+        "finite in hours (a Weibull fit of the times between instants), found 3 instant(s), every "
+        "gap 24 h");
   // Unequal gaps fit; the repairs, all 12 h, and node a's one gap have no fit of their own.
   t.faults.back().start = 4.0;
   t.faults.back().end = 4.5;
