@@ -68,6 +68,14 @@ std::pair<double, std::string> checkpoints(const Scenario& s, double steps) {
 
 std::string count(double n) { return std::isinf(n) ? "unbounded" : fmt::format("{:.3g}", n); }
 
+/// A process's expected events over `horizon`: each of its components cycles through a mean
+/// lifetime (or gap) and a mean repair (or spell) again and again.
+double process_events(ClusterTarget target, const ClusterPlatformConfig& platform, double horizon,
+                      const Distribution& up, const Distribution& down) {
+  return static_cast<double>(component_count(target, platform)) * horizon /
+         (mean_of(up) + mean_of(down));
+}
+
 }  // namespace
 
 double collective_event_rows(double failures, double restarts, double checkpoints) {
@@ -102,16 +110,14 @@ CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan&
   // Failures: components x horizon / (mean lifetime + mean repair) per process, and the finite
   // ones of the scenario and the trace.
   for (const auto& [p, field] : failure_processes(f)) {
-    w.failures += static_cast<double>(component_count(p.target, platform)) * w.horizon /
-                  (mean_of(p.lifetime) + mean_of(p.repair));
+    w.failures += process_events(p.target, platform, w.horizon, p.lifetime, p.repair);
   }
   w.failures += static_cast<double>(f.events.size());
   if (f.trace) w.failures += static_cast<double>(f.trace->outages.size());
   w.restarts = w.failures;
   w.spells = static_cast<double>(f.stragglers.size());
   for (const StochasticStragglers& st : f.stochastic_stragglers) {
-    w.spells += static_cast<double>(component_count(st.target, platform)) * w.horizon /
-                (mean_of(st.every) + mean_of(st.duration));
+    w.spells += process_events(st.target, platform, w.horizon, st.every, st.duration);
   }
   w.checkpoints = checkpoints(s, w.steps).first;
   if (s.collective.workload.real_math) {
@@ -137,8 +143,8 @@ Source largest_source(const Scenario& s, const CollectivePlan& plan, const Colle
        fmt::format("{} steps of at least {:.3g} s", count(steps), plan.compute_seconds)});
   const ClusterFailureConfig& f = s.collective.failures;
   for (const auto& [p, field] : failure_processes(f)) {
-    const double n = static_cast<double>(component_count(p.target, s.collective.platform)) *
-                     w.horizon / (mean_of(p.lifetime) + mean_of(p.repair));
+    const double n =
+        process_events(p.target, s.collective.platform, w.horizon, p.lifetime, p.repair);
     sources.push_back({collective_wall_seconds(0, 2.0 * n, 0, 0), field,
                        fmt::format("{} failures and as many restarts from {} {}s of {} s mean "
                                    "lifetime and {} s mean repair",
@@ -152,8 +158,8 @@ Source largest_source(const Scenario& s, const CollectivePlan& plan, const Colle
   }
   for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i) {
     const StochasticStragglers& st = f.stochastic_stragglers[i];
-    const double n = static_cast<double>(component_count(st.target, s.collective.platform)) *
-                     w.horizon / (mean_of(st.every) + mean_of(st.duration));
+    const double n =
+        process_events(st.target, s.collective.platform, w.horizon, st.every, st.duration);
     sources.push_back({collective_wall_seconds(0, 0, n, 0),
                        fmt::format("/failures/stochastic_stragglers/{}/every", i),
                        fmt::format("{} straggler spells of {} s every {} s", count(n),
