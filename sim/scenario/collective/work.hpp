@@ -15,22 +15,24 @@
 
 namespace failsim::sim {
 
-// What the collective job simulates per wall second, measured with `failsim run --threads 1` on
-// the 2-core development machine (at 74e91d7) on variants of scenarios/cluster/llama3-rates.json
-// (16 ranks on 4 nodes, time only, steps of 4.09 s):
-/// No failure, no checkpoint, a stop of 30 d: 633,000 steps in 2.2 s (quiet batches, taken at
+// What the collective job simulates per wall second, measured by bench/work-rates.py (`failsim
+// run --threads 1`) on the idle 2-core development machine at b503a2f, on variants of
+// scenarios/cluster/llama3-rates.json (16 ranks on 4 nodes, time only, steps of 4.07 s), each
+// made of one kind of event; the constants are the measured rates rounded down.
+/// No failure, no checkpoint, a stop of 30 d: 636,585 steps in 0.17 s (quiet batches, taken at
 /// once); a step taken alone costs far more, and is counted as the event that makes it alone.
-constexpr double COLLECTIVE_STEPS_PER_WALL_SECOND = 2.5e5;
-/// Accelerators of 10 s mean lifetime, 1 s repairs, a stop of 1 d: 126,143 failures and 29,792
-/// restarts in 34.5 s (4,500 events a second); node failures an hour apart for 100 d: 9,779
-/// failures, 5,880 restarts and 3,762 checkpoints in 19.4 s. Failures and restarts alike.
-constexpr double COLLECTIVE_FAILURES_PER_WALL_SECOND = 4000.0;
+constexpr double COLLECTIVE_STEPS_PER_WALL_SECOND = 3.0e6;
+/// Accelerators of 10 s mean lifetime, 1 s repairs, a stop of 1 d: 125,529 failures and 30,027
+/// restarts in 3.2 s (49,000 a second); node failures 4 h apart for 100 d: 2,396 failures, 1,992
+/// restarts, 7,302 checkpoints and 1.6 million steps in 0.34 s. Failures and restarts alike.
+constexpr double COLLECTIVE_FAILURES_PER_WALL_SECOND = 4.0e4;
 /// Spells of 1 min every 10 min (exponential) on each of 16 accelerators for 30 d: about 62,800
-/// spells in 10.7 s.
-constexpr double COLLECTIVE_SPELLS_PER_WALL_SECOND = 5000.0;
-/// Snapshot checkpoints after every step for 2 d: 42,165 in 149 s (each makes the next steps'
-/// network busy, so they are simulated flow by flow).
-constexpr double COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND = 250.0;
+/// spells (and 475,338 steps) in 0.24 s.
+constexpr double COLLECTIVE_SPELLS_PER_WALL_SECOND = 2.0e5;
+/// Snapshot checkpoints after every step for 2 d: 42,165 in 11.1 s (each makes the next steps'
+/// network busy, so they are simulated flow by flow); blocking ones cost far less (34,686 in
+/// 0.5 s), and are counted at the same rate.
+constexpr double COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND = 3000.0;
 /// The work a collective run may take: about an hour of wall time at the rates above.
 constexpr double MAX_COLLECTIVE_WALL_SECONDS = 3600.0;
 
