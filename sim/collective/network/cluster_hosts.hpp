@@ -28,9 +28,9 @@ struct ClusterPlatform {
   /// The parallel file system, "file-system": writes reach it through the link
   /// "file-system-write" (write_bandwidth), reads leave it through "file-system-read".
   simgrid::s4u::Host* file_system = nullptr;
-  /// "coordinator", for the driver actor: a zone of its own without any link or route, so
-  /// nothing it does loads the network. It must not send: flows are started from it with
-  /// Comm::sendto_async between other hosts (collectives.hpp).
+  /// "coordinator", for the driver actor: a host without any link or route, so nothing it does
+  /// loads the network. It must not send: flows are started from it with Comm::sendto_async
+  /// between other hosts (collectives.hpp).
   simgrid::s4u::Host* coordinator = nullptr;
   // The fat-tree's (topology/fat_tree/fat_tree.hpp); 0 for another topology.
   int leaves = 0;         ///< leaf switches: ceil(nodes / nodes_per_leaf)
