@@ -10,11 +10,11 @@
 //
 //   bench_platform --benchmark_counters_tabular=true     (bench/platform-build.sh: a table)
 #include <benchmark/benchmark.h>
-#include <simgrid/s4u.hpp>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <fmt/core.h>
 

@@ -15,9 +15,9 @@
 namespace failsim::testing {
 
 namespace sg4 = simgrid::s4u;
-using simgrid::kernel::routing::NetPoint;
 using sim::ClusterPlatform;
 using sim::ClusterPlatformConfig;
+using simgrid::kernel::routing::NetPoint;
 
 namespace {
 

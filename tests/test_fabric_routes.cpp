@@ -6,12 +6,12 @@
 // Each platform is built in a forked child, since SimGrid allows one engine per process and its
 // fat-tree one per process; the parent creates no engine. And a signal caught while the platform
 // is built stops the construction at the next poll, with the node it reached.
-#include <catch2/catch.hpp>
-#include <simgrid/kernel/routing/NetPoint.hpp>
-#include <simgrid/s4u.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xbt/log.h>
+#include <catch2/catch.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u.hpp>
 
 #include <fmt/core.h>
 
@@ -113,7 +113,9 @@ std::string describe(const ClusterPlatform& p,
   }
   std::vector<sg4::Host*> hosts = p.accelerators;
   hosts.push_back(p.file_system);
-  for (const sg4::Host* h : hosts) out << fmt::format("host {} {:a}\n", h->get_name(), h->get_speed());
+  for (const sg4::Host* h : hosts) {
+    out << fmt::format("host {} {:a}\n", h->get_name(), h->get_speed());
+  }
   std::vector<sg4::Link*> links;
   for (const sg4::Host* from : hosts) {
     for (const sg4::Host* to : hosts) {
@@ -159,23 +161,25 @@ TEST_CASE("the fabric zone's routes are the old platform's, link by link and to 
           "[collective][platform]") {
   // nodes, spares, accelerators per node, nodes per leaf, spines, uplinks, uplink bandwidth.
   const std::vector<ClusterPlatformConfig> shapes{
-      config(3, 0, 2, 2, 2, 2, 0.0),   // a padding slot, 2 spines x 2 uplinks
-      config(5, 2, 1, 3, 3, 2, 0.0),   // spares, 2 padding slots, 3 spines x 2 uplinks
-      config(4, 0, 3, 4, 1, 1, 0.0),   // one leaf
-      config(9, 1, 2, 2, 2, 3, 5e9),   // 5 leaves, more ports than a leaf's nodes, a set bandwidth
-      config(1, 0, 4, 8, 1, 1, 0.0),   // one node, 7 padding slots
-      config(6, 0, 1, 1, 3, 1, 0.0),   // a leaf per node
-      config(8, 4, 2, 4, 2, 4, 0.0),   // spares filling a leaf, 8 ports
+      config(3, 0, 2, 2, 2, 2, 0.0),  // a padding slot, 2 spines x 2 uplinks
+      config(5, 2, 1, 3, 3, 2, 0.0),  // spares, 2 padding slots, 3 spines x 2 uplinks
+      config(4, 0, 3, 4, 1, 1, 0.0),  // one leaf
+      config(9, 1, 2, 2, 2, 3, 5e9),  // 5 leaves, more ports than a leaf's nodes, a set bandwidth
+      config(1, 0, 4, 8, 1, 1, 0.0),  // one node, 7 padding slots
+      config(6, 0, 1, 1, 3, 1, 0.0),  // a leaf per node
+      config(8, 4, 2, 4, 2, 4, 0.0),  // spares filling a leaf, 8 ports
   };
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const ClusterPlatformConfig& c = shapes[i];
-    INFO(fmt::format("shape {}: {} nodes + {} spares x {} accelerators, leaves of {}, {} spines x "
-                     "{} uplinks",
-                     i, c.nodes, c.spares, c.node.accelerators, c.topology.nodes_per_leaf,
-                     c.topology.spines, c.topology.uplinks));
+    INFO(
+        fmt::format("shape {}: {} nodes + {} spares x {} accelerators, leaves of {}, {} spines x "
+                    "{} uplinks",
+                    i, c.nodes, c.spares, c.node.accelerators, c.topology.nodes_per_leaf,
+                    c.topology.spines, c.topology.uplinks));
     const std::vector<std::string> old = lines(in_child([&c] { return built(c, true); }));
     const std::vector<std::string> now = lines(in_child([&c] { return built(c, false); }));
-    const std::size_t hosts = c.platform_nodes() * static_cast<std::size_t>(c.node.accelerators) + 1;
+    const std::size_t hosts =
+        c.platform_nodes() * static_cast<std::size_t>(c.node.accelerators) + 1;
     CHECK(old.size() == 1 + static_cast<std::size_t>(c.platform_nodes()) + hosts + hosts * hosts);
     REQUIRE(now.size() == old.size());
     int differing = 0;

@@ -361,14 +361,14 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
 
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective/plan.hpp, which makes the layout's checks), memory and work.
-/// The platform SimGrid can build in reasonable time.
+/// The largest platform whose runs are measured (MAX_CLUSTER_NODES).
 void check_cluster_size(const Scenario& s, const std::string& file) {
   const ClusterPlatformConfig& platform = s.collective.platform;
   if (platform.platform_nodes() > MAX_CLUSTER_NODES) {
     throw input::InputError(
         file, platform.spares > 0 ? "/platform/spares" : "/platform/nodes",
-        fmt::format("at most {} nodes (SimGrid builds a platform in time about quadratic in its "
-                    "nodes: 3.5 min for 4,096, hours for 16,384; docs/performance.md)",
+        fmt::format("at most {} nodes (the platform builds in time linear in its nodes, but "
+                    "runs beyond are not measured yet; docs/performance.md)",
                     MAX_CLUSTER_NODES),
         platform.spares > 0 ? fmt::format("{} nodes + {} spares", platform.nodes, platform.spares)
                             : std::to_string(platform.nodes));

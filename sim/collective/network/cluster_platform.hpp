@@ -1,7 +1,7 @@
 // The collective protocol's platform (docs/cluster.md, "Platform and network"): accelerator
 // nodes joined by a topology of topology/topologies.def (the fat-tree), a parallel file system
-// every accelerator reaches, and a coordinator host for the driver actor. It builds only; the collectives that run on it are in collectives.hpp,
-// the flows they are made of in flows.hpp.
+// every accelerator reaches, and a coordinator host for the driver actor. It builds only; the
+// collectives that run on it are in collectives.hpp, the flows they are made of in flows.hpp.
 #pragma once
 
 #include "sim/collective/network/cluster_hosts.hpp"

@@ -31,11 +31,11 @@ PlatformZone* build_topology(simgrid::s4u::Engine& engine, const ClusterPlatform
                              ClusterPlatform& out);
 
 // Each room's part of the dispatch: failsim::sim::<room>::check() and build(), as above.
-#define FAILSIM_TOPOLOGY(KIND, room, spelling)                               \
-  namespace room {                                                           \
-  void check(const ClusterPlatformConfig& config);                           \
-  PlatformZone* build(simgrid::s4u::Engine& engine,                          \
-                      const ClusterPlatformConfig& config, ClusterPlatform& out); \
+#define FAILSIM_TOPOLOGY(KIND, room, spelling)                                           \
+  namespace room {                                                                       \
+  void check(const ClusterPlatformConfig& config);                                       \
+  PlatformZone* build(simgrid::s4u::Engine& engine, const ClusterPlatformConfig& config, \
+                      ClusterPlatform& out);                                             \
   }
 #include "sim/collective/network/topology/topologies.def"
 #undef FAILSIM_TOPOLOGY

@@ -69,7 +69,8 @@ void FabricZone::add_node(int n, ClusterPlatform& out) {
     if (host->get_netpoint()->id() != accelerators_++) {
       throw std::logic_error("fabric zone: " + name + " is not the component of its index");
     }
-    sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name + "-link", node_.intra_bandwidth);
+    sg4::SplitDuplexLink* link =
+        zone->create_split_duplex_link(name + "-link", node_.intra_bandwidth);
     link->set_latency(node_.intra_latency);
     accelerator_up_.push_back(hop(link->get_link_up()));
     accelerator_down_.push_back(hop(link->get_link_down()));
@@ -94,10 +95,10 @@ void FabricZone::add_uplinks() {
     for (int s = 0; s < spines_; ++s) {
       for (int i = 0; i < uplinks_; ++i) {
         const std::string name = fmt::format("leaf-{}-spine-{}-{}", l, s, i);
-        uplink_up_.push_back(hop(zone->create_link(name + "_UP", uplink_bandwidth_)
-                                     ->set_latency(switch_latency_)));
-        uplink_down_.push_back(hop(zone->create_link(name + "_DOWN", uplink_bandwidth_)
-                                       ->set_latency(switch_latency_)));
+        uplink_up_.push_back(
+            hop(zone->create_link(name + "_UP", uplink_bandwidth_)->set_latency(switch_latency_)));
+        uplink_down_.push_back(hop(
+            zone->create_link(name + "_DOWN", uplink_bandwidth_)->set_latency(switch_latency_)));
       }
     }
   }
