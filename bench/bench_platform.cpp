@@ -11,20 +11,19 @@
 //   bench_platform --benchmark_counters_tabular=true     (bench/platform-build.sh: a table)
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
 #include <fmt/core.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <stdexcept>
+#include <exception>
+#include <sstream>
 #include <string>
 
 #include "sim/collective/network/cluster_platform.hpp"
+#include "tests/in_child.hpp"
 #include "tests/reference_platform.hpp"
 
 namespace {
@@ -62,45 +61,29 @@ double cpu_seconds() {
 
 struct Measured {
   double cpu_seconds = 0.0;  // in the construction
-  long max_rss_kib = 0;      // the child's peak, engine and platform
+  double max_rss_kib = 0.0;  // the child's peak, engine and platform
 };
 
 /// Builds the platform of `nodes` nodes in a forked child, the old way or the new.
 Measured build_in_child(int nodes, bool old) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
+  const std::string text = failsim::testing::in_child([nodes, old] {
     xbt_log_control_set("root.thresh:critical");
     simgrid::s4u::Engine engine("bench_platform");
     failsim::sim::use_cluster_network_model(engine);
     const ClusterPlatformConfig c = config(nodes);
-    Measured m;
     const double start = cpu_seconds();
     if (old) {
       failsim::testing::build_reference_platform(engine, c);
     } else {
       failsim::sim::build_cluster_platform(engine, c);
     }
-    m.cpu_seconds = cpu_seconds() - start;
+    const double cpu = cpu_seconds() - start;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    m.max_rss_kib = usage.ru_maxrss;
-    const bool written = write(fds[1], &m, sizeof m) == static_cast<ssize_t>(sizeof m);
-    std::_Exit(written ? 0 : 1);  // the engine's teardown is not measured
-  }
-  close(fds[1]);
+    return fmt::format("{} {}", cpu, usage.ru_maxrss);
+  });
   Measured m;
-  const bool read_all = read(fds[0], &m, sizeof m) == static_cast<ssize_t>(sizeof m);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!read_all || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error(fmt::format("the child building {} nodes failed", nodes));
-  }
+  std::istringstream(text) >> m.cpu_seconds >> m.max_rss_kib;
   return m;
 }
 
@@ -108,12 +91,17 @@ void build(benchmark::State& state, bool old) {
   const int nodes = static_cast<int>(state.range(0));
   Measured m;
   for (auto _ : state) {
-    m = build_in_child(nodes, old);
+    try {
+      m = build_in_child(nodes, old);
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
     state.SetIterationTime(m.cpu_seconds);
   }
   state.counters["nodes"] = nodes;
   state.counters["cpu_us_per_node"] = 1e6 * m.cpu_seconds / nodes;
-  state.counters["max_rss_MiB"] = static_cast<double>(m.max_rss_kib) / 1024.0;
+  state.counters["max_rss_MiB"] = m.max_rss_kib / 1024.0;
 }
 
 }  // namespace

@@ -6,8 +6,6 @@
 // Each platform is built in a forked child, since SimGrid allows one engine per process and its
 // fat-tree one per process; the parent creates no engine. And a signal caught while the platform
 // is built stops the construction at the next poll, with the node it reached.
-#include <sys/wait.h>
-#include <unistd.h>
 #include <xbt/log.h>
 #include <catch2/catch.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -16,14 +14,12 @@
 #include <fmt/core.h>
 
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "in_child.hpp"
 #include "input/interrupt.hpp"
 #include "reference_platform.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
@@ -31,48 +27,9 @@
 namespace sg4 = simgrid::s4u;
 using failsim::sim::ClusterPlatform;
 using failsim::sim::ClusterPlatformConfig;
+using failsim::testing::in_child;
 
 namespace {
-
-/// What `body` returns, run in a forked child; throws std::runtime_error with the child's
-/// message if it threw or died.
-std::string in_child(const std::function<std::string()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
-    std::string text;
-    int status = 0;
-    try {
-      text = body();
-    } catch (const std::exception& e) {
-      text = e.what();
-      status = 1;
-    }
-    for (std::size_t done = 0; done < text.size();) {
-      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0) std::_Exit(2);
-      done += static_cast<std::size_t>(n);
-    }
-    std::_Exit(status);
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[65536];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) {
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error("child failed: " + (text.empty() ? "no message" : text));
-  }
-  return text;
-}
 
 /// Latencies chosen so that a route's latency summed in another order than SimGrid's differs in
 /// its last bits (inside a node, under a leaf, across leaves, to and from the file system).
