@@ -184,6 +184,27 @@ TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][inter
   CHECK_FALSE(fs::exists(out));
 }
 
+TEST_CASE("SIGTERM while background flows run: exit 143, one line, no SimGrid backtrace",
+          "[cli][interrupt]") {
+  TempDir dir;
+  const std::string out = dir.file("out");
+  // A checkpoint every step, each written to a slow file system in the background: at any
+  // moment some of its flows are in flight. The job unwinding holds their sets; dropping a
+  // running comm's handle made SimGrid print a backtrace per flow.
+  const auto r = run_shell(
+      "('" FAILSIM_BINARY
+      "' run scenarios/cluster/multi-level.json -q --threads 1 --set /stop/time=1000h --set "
+      "/failures/events=[] --set /recovery/multi_level/every_steps=1 --set "
+      "/platform/file_system/write_bandwidth=1GBps -o '" +
+          out + "' & sleep 2; kill -TERM $!; wait $!)",
+      dir);
+  CHECK(r.status == 143);
+  CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM at simulated time "
+                                   "[0-9]+\\.[0-9]{2} s; nothing was written to " +
+                                   out + "\n"));
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
           "[cli][interrupt][sweep]") {
   TempDir dir;
