@@ -1,15 +1,11 @@
 // failsim: one executable, one subcommand per job. Reads top to bottom: options, dispatch.
-#include <fmt/core.h>
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
-#include <algorithm>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "input/object_reader.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"failsim: discrete-event simulation of parallel ML training under failures"};
@@ -27,26 +23,9 @@ int main(int argc, char** argv) {
       failsim::cli::add_trace_command(app),
   };
 
-  // CLI11 would take an unknown first word for a stray argument and say "A subcommand is
-  // required": name it, suggest the closest subcommand, list them all.
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const auto& command : commands) names.push_back(command.app->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      const std::string hint = failsim::input::closest_match(
-          argv[1], std::vector<std::string_view>(names.begin(), names.end()));
-      fmt::print(stderr, "failsim: expected a subcommand ({}), found unknown subcommand '{}'{}\n",
-                 fmt::join(names, ", "), argv[1],
-                 hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
-      return failsim::cli::BAD_INPUT;
-    }
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? failsim::cli::OK : failsim::cli::BAD_INPUT;
-  }
+  // A bad command line is said in failsim's voice (cli/command_line.hpp), status 2.
+  if (const std::optional<int> status = failsim::cli::parse_command_line(app, argc, argv))
+    return *status;
   for (const auto& command : commands) {
     if (command.app->parsed()) return command.run();
   }

@@ -20,8 +20,10 @@
 #include "cli/commands.hpp"
 #include "input/interrupt.hpp"
 #include "input/json_pointer.hpp"
+#include "input/printable.hpp"
 #include "models/idx.hpp"
 #include "sim/engine/math_pool.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/output/result_writer.hpp"
 #include "sim/ps/branching.hpp"
 #include "sim/run_request.hpp"
@@ -44,8 +46,10 @@ struct RunOptions {
   std::vector<std::string> command_line;
 };
 
-/// More threads than this is a typo, not a machine.
-constexpr std::uint64_t MAX_THREADS = 1024;
+/// --threads at most this many times the CPUs: more threads only wait for a core (the math of
+/// a run has at most one job per worker in flight), and a typo of 1000 threads would reserve
+/// gigabytes of stacks (docs/performance.md, "How many threads").
+constexpr std::uint64_t THREADS_PER_CPU = 4;
 
 /// A seed or a count as typed: decimal digits only, within uint64 (CLI11 would clamp an overflow
 /// silently).
@@ -250,15 +254,18 @@ std::optional<int> read_command_line(RunOptions& o) {
   o.request.seed = o.seed.empty() ? std::optional<std::uint64_t>{} : parse_unsigned(o.seed);
   if (!o.seed.empty() && !o.request.seed) {
     fmt::print(stderr, "failsim run: --seed: expected an integer in [0, 2^64 - 1], found {}\n",
-               o.seed);
+               input::printable_excerpt(o.seed, 200));
     return std::nullopt;
   }
-  const auto threads = o.threads.empty() ? std::optional<std::uint64_t>{static_cast<std::uint64_t>(
-                                               sim::MathPool::hardware_threads())}
-                                         : parse_unsigned(o.threads);
-  if (!threads || *threads < 1 || *threads > MAX_THREADS) {
-    fmt::print(stderr, "failsim run: --threads: expected an integer in [1, {}], found {}\n",
-               MAX_THREADS, o.threads);
+  const auto cpus = static_cast<std::uint64_t>(sim::MathPool::hardware_threads());
+  const auto threads =
+      o.threads.empty() ? std::optional<std::uint64_t>{cpus} : parse_unsigned(o.threads);
+  if (!threads || *threads < 1 || *threads > THREADS_PER_CPU * cpus) {
+    fmt::print(stderr,
+               "failsim run: --threads: expected an integer in [1, {}] ({} x the {} CPU{} this "
+               "process may use), found {}\n",
+               THREADS_PER_CPU * cpus, THREADS_PER_CPU, cpus, cpus == 1 ? "" : "s",
+               input::printable_excerpt(o.threads, 200));
     return std::nullopt;
   }
   if (o.output && o.output->empty()) {
@@ -268,10 +275,17 @@ std::optional<int> read_command_line(RunOptions& o) {
     return std::nullopt;
   }
   o.request.output = o.output.value_or("");
+  try {
+    for (const std::string& setting : o.simgrid_cfg) sim::check_simgrid_setting(setting);
+  } catch (const input::InputError& e) {
+    fail(e, BAD_INPUT);
+    return std::nullopt;
+  }
   for (const std::string& text : o.settings) {
     const auto setting = input::parse_pointer_setting(text);
     if (!setting) {
-      fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n", text);
+      fmt::print(stderr, "failsim run: --set: expected POINTER=VALUE, found {}\n",
+                 input::printable_excerpt(text, 200));
       return std::nullopt;
     }
     o.request.settings.push_back(*setting);
@@ -297,6 +311,13 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
     return fail(e, BAD_INPUT);
   } catch (const models::DataError& e) {
     return fail(e, BAD_INPUT);
+  } catch (const sim::ThreadsRefused& e) {
+    // Found when the run's math starts, before anything is simulated or written.
+    fmt::print(stderr,
+               "failsim run: --threads: expected a number of threads the system starts, found "
+               "{}: {}\n",
+               e.asked(), e.what());
+    return BAD_INPUT;
   } catch (const input::Interrupted& e) {
     if (progress) fmt::print(stderr, "\n");
     fmt::print(stderr, "failsim run: {}; nothing was written to {}\n", e.what(),

@@ -40,10 +40,6 @@ int fail(const std::exception& e, int status) {
 }
 
 int run_sweep(SweepOptions o) {
-  if (o.collect + o.dry_run + o.only.has_value() > 1) {
-    fmt::print(stderr, "failsim sweep: expected at most one of --dry-run, --only and --collect\n");
-    return BAD_INPUT;
-  }
   if (!o.emit.empty()) {
     const char* clash = o.dry_run   ? "--dry-run"
                         : o.only    ? "--only"
@@ -120,19 +116,24 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("-o,--output", options->session.output,
                   "output directory (default: the sweep's output.directory)");
   sub->add_option("-j,--jobs", options->jobs, "runs at a time (default: one per core)")
-      ->check(input::positive("a count of runs at a time"));
+      ->check(input::whole_number<std::size_t>(1));
   sub->add_flag("-q,--quiet", options->session.quiet, "print nothing but errors");
-  sub->add_flag("--dry-run", options->dry_run,
-                "check the sweep and print its runs; write and run nothing");
-  sub->add_option("--only", options->only,
-                  "run only the run of this index (0-based, as in sweep.json), e.g. in an array "
-                  "task of a cluster scheduler; no aggregate");
+  CLI::Option* dry_run = sub->add_flag("--dry-run", options->dry_run,
+                                       "check the sweep and print its runs; write and run nothing");
+  CLI::Option* only =
+      sub->add_option("--only", options->only,
+                      "run only the run of this index (0-based, as in sweep.json), e.g. in an "
+                      "array task of a cluster scheduler; no aggregate")
+          ->check(input::whole_number<std::size_t>(0))
+          ->excludes(dry_run);
   sub->add_flag("--collect", options->collect,
-                "run nothing: write runs.csv and table.md from the results there are");
+                "run nothing: write runs.csv and table.md from the results there are")
+      ->excludes(dry_run)
+      ->excludes(only);
   sub->add_option("--emit", options->emit,
                   "run nothing: write the plan and the scripts that run the sweep on a cluster "
                   "scheduler (slurm: a job array and a collection step, in DIR/slurm)")
-      ->check(CLI::IsMember({"slurm"}));
+      ->check(input::one_of({"slurm"}));
   sweep::add_slurm_options(*sub, options->slurm);
   return {sub, [options] { return run_sweep(*options); }};
 }

@@ -9,6 +9,7 @@
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
 #include "input/atomic_file.hpp"
+#include "input/option_checks.hpp"
 
 #ifndef FAILSIM_DEFAULT_PRICES
 #error "FAILSIM_DEFAULT_PRICES (the source tree's analysis/prices.json) must be defined"
@@ -77,7 +78,8 @@ Command add_table_command(CLI::App& app) {
   sub->add_option("--plan", options->plan,
                   "pricing plan of the price file (default: its default_plan)");
   sub->add_option("--failures", options->max_failures,
-                  "at most this many per-failure column triples (default 3)");
+                  "at most this many per-failure column triples (default 3)")
+      ->check(input::whole_number<std::size_t>(0));
   sub->add_option("--columns", options->columns,
                   "the metric columns, by CSV key, in this order (comma-separated), or 'all' "
                   "(default: those of docs/tables.md's default set; every column in CSV)")

@@ -27,7 +27,7 @@ Command add_trace_command(CLI::App& app) {
   fit->add_option("trace", *file, "the trace file (InfiniteHBD format)")->required();
   fit->add_option("--nodes", *nodes,
                   "the cluster's nodes (a trace lists only the nodes that failed; default: those)")
-      ->check(input::positive("a count of nodes"));
+      ->check(input::whole_number<std::size_t>(1));
   fit->add_flag("--json", *as_json, "print the figures as one JSON object");
   return {sub, [file, nodes, as_json] {
             try {

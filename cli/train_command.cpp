@@ -99,18 +99,19 @@ Command add_train_command(CLI::App& app) {
            }
          },
          fmt::format("{} (default: cnn, the study's CNN)", fmt::join(names, ", ")))
-      ->check(CLI::IsMember(names));
+      ->check(input::one_of(names));
   sub->add_option("--hidden", options->hidden, "MLP hidden layer sizes")->capture_default_str();
   sub->add_option("--epochs", options->epochs, "passes over the training set")
-      ->check(input::positive("a count of passes"))
+      ->check(input::whole_number<int>(1))
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "mini-batch size")
-      ->check(input::positive("a mini-batch size"))
+      ->check(input::whole_number<int>(1))
       ->capture_default_str();
   sub->add_option("--lr", options->lr, "learning rate")
       ->check(input::positive("a learning rate"))
       ->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of initialisation, shuffling and dropout")
+      ->check(input::whole_number<std::uint64_t>(0))
       ->capture_default_str();
   sub->add_option("--train-limit", options->train_limit,
                   "use only the first N training samples (-1: all)")

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "input/json_input.hpp"
 #include "sim/engine/simgrid_probe.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sweep/plan.hpp"
@@ -41,6 +42,12 @@ Command add_validate_command(CLI::App& app) {
   return {sub, [files, cfg] {
             std::vector<std::string> simgrid_args;
             for (const auto& c : *cfg) simgrid_args.push_back("--cfg=" + c);
+            try {
+              sim::check_simgrid_args(simgrid_args);  // once, not for each file
+            } catch (const input::InputError& e) {
+              fmt::print(stderr, "failsim validate: {}\n", e.what());
+              return static_cast<int>(BAD_INPUT);
+            }
             int status = OK;
             for (const std::string& file : *files) {
               try {

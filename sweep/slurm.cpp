@@ -76,7 +76,7 @@ std::string SlurmOptions::first_given() const {
 void add_slurm_options(CLI::App& sweep, SlurmOptions& o) {
   const std::string group = "Slurm (with --emit slurm)";
   sweep.add_option("--chunk", o.chunk, "runs per array task (default 1)")
-      ->check(input::positive("a count of runs per array task"))
+      ->check(input::whole_number<std::size_t>(1))
       ->group(group);
   sweep.add_option("--partition", o.partition, "the jobs' partition (#SBATCH --partition)")
       ->group(group);
@@ -89,7 +89,7 @@ void add_slurm_options(CLI::App& sweep, SlurmOptions& o) {
   sweep
       .add_option("--array-limit", o.array_limit,
                   "at most this many array tasks running at once (--array=...%M)")
-      ->check(input::positive("a count of array tasks"))
+      ->check(input::whole_number<std::size_t>(1))
       ->group(group);
   sweep
       .add_option("--sbatch", o.sbatch,

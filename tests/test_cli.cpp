@@ -12,8 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli_harness.hpp"
 #include "reproducible.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim_harness.hpp"
 #include "skip.hpp"
 
@@ -330,16 +332,8 @@ TEST_CASE("SimGrid settings and platform files SimGrid rejects are exit 2 with i
           "[cli]") {
   TempDir dir;
   const std::string quick = "run scenarios/examples/quickstart.json -q -o '" + dir.path();
-  auto r = run_cli(quick + "/a' --cfg=network/model:Nope", dir);
-  CHECK(r.status == 2);
-  CHECK(r.err ==
-        "failsim run: --cfg/--log: expected settings SimGrid 3.32 accepts, found "
-        "--cfg=network/model:Nope (Model 'Nope' is invalid! Valid models are: LV08, Constant, "
-        "SMPI, IB, CM02, ns-3.)\n");
-  r = run_cli(quick + "/a' --cfg=nope:1", dir);
-  CHECK(r.status == 2);
-  CHECK_THAT(r.err, Catch::EndsWith("found --cfg=nope:1 (Bad config key: nope)\n"));
-  r = run_cli(quick + "/a' --log=root.thresh:bogus", dir);
+  // A --log= setting is SimGrid's to check (the --cfg= ones are failsim's: the next test).
+  auto r = run_cli(quick + "/a' --log=root.thresh:bogus", dir);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("found --log=root.thresh:bogus (Unknown priority name: bogus"));
   CHECK_FALSE(std::filesystem::exists(dir.path() + "/a"));
@@ -391,6 +385,114 @@ TEST_CASE("SimGrid settings and platform files SimGrid rejects are exit 2 with i
   CHECK(r.status == 2);
   CHECK(r.err == "failsim run: " + message);
   CHECK_FALSE(std::filesystem::exists(dir.path() + "/c"));
+}
+
+TEST_CASE("run --cfg takes the SimGrid settings of failsim's table only, each in its range",
+          "[cli]") {
+  TempDir dir;
+  const std::string quick = "run scenarios/examples/quickstart.json -q -o '" + dir.path();
+  const std::string keys =
+      "failsim run: --cfg: expected KEY:VALUE with KEY one of network/model, "
+      "network/crosstraffic, network/TCP-gamma, contexts/stack-size, surf/precision, "
+      "maxmin/precision (docs/cli.md, \"SimGrid settings\"), found ";
+  const std::vector<std::pair<std::string, std::string>> refused{
+      // Keys SimGrid knows, and some it does not: none of failsim's.
+      {"contexts/nthreads:64", keys + "contexts/nthreads:64\n"},
+      {"contexts/factory:thread", keys + "contexts/factory:thread\n"},
+      {"nope:1", keys + "nope:1\n"},
+      {"::::", keys + "::::\n"},
+      {"network/model",
+       "failsim run: --cfg: network/model: expected one of LV08, CM02, SMPI, IB after "
+       "'network/model:', found no value\n"},
+      {"contexts/stack-sise:300",
+       keys + "contexts/stack-sise:300 (did you mean 'contexts/stack-size'?)\n"},
+      // Values out of range: a run that would hang (precision 0), or not start.
+      {"network/model:Nope",
+       "failsim run: --cfg: network/model: expected one of LV08, CM02, SMPI, IB, found Nope\n"},
+      {"network/model:cm02",
+       "failsim run: --cfg: network/model: expected one of LV08, CM02, SMPI, IB, found cm02 "
+       "(did you mean 'CM02'?)\n"},
+      {"network/model:Constant",
+       "failsim run: --cfg: network/model: expected one of LV08, CM02, SMPI, IB, found "
+       "Constant\n"},
+      {"network/model:CM02 contexts/nthreads:2",
+       "failsim run: --cfg: network/model: expected one of LV08, CM02, SMPI, IB, found CM02 "
+       "contexts/nthreads:2\n"},
+      {"network/crosstraffic:maybe",
+       "failsim run: --cfg: network/crosstraffic: expected one of 0, no, off, false, 1, yes, on, "
+       "true, found maybe\n"},
+      {"network/TCP-gamma:-1",
+       "failsim run: --cfg: network/TCP-gamma: expected a number of bytes in [0, "
+       "1000000000000000], found -1\n"},
+      {"contexts/stack-size:100000000",
+       "failsim run: --cfg: contexts/stack-size: expected a whole number of KiB in [1, 1048576], "
+       "found 100000000\n"},
+      {"contexts/stack-size:256.5",
+       "failsim run: --cfg: contexts/stack-size: expected a whole number of KiB in [1, 1048576], "
+       "found 256.5\n"},
+      {"surf/precision:0",
+       "failsim run: --cfg: surf/precision: expected a number of seconds in [1e-9, 0.001], found "
+       "0\n"},
+      {"surf/precision:1",
+       "failsim run: --cfg: surf/precision: expected a number of seconds in [1e-9, 0.001], found "
+       "1\n"},
+      {"maxmin/precision:0",
+       "failsim run: --cfg: maxmin/precision: expected a number in [1e-8, 0.001], found 0\n"},
+      {"maxmin/precision:nan",
+       "failsim run: --cfg: maxmin/precision: expected a number in [1e-8, 0.001], found nan\n"},
+  };
+  for (const auto& [setting, message] : refused) {
+    const auto r = run_cli(quick + "/a' '--cfg=" + setting + "'", dir);
+    INFO(setting);
+    CHECK(r.status == 2);
+    CHECK(r.err == message);
+  }
+  CHECK_FALSE(fs::exists(dir.path() + "/a"));
+  // failsim validate refuses them once, before any file.
+  const auto v = run_cli(
+      "validate scenarios/examples/quickstart.json "
+      "scenarios/examples/quickstart.json --cfg=maxmin/precision:0",
+      dir);
+  CHECK(v.status == 2);
+  CHECK(v.err ==
+        "failsim validate: --cfg: maxmin/precision: expected a number in [1e-8, 0.001], "
+        "found 0\n");
+  // Each end of each range runs.
+  const std::vector<std::string> taken{"network/model:LV08",    "network/model:SMPI",
+                                       "network/model:IB",      "network/crosstraffic:no",
+                                       "network/TCP-gamma:0",   "contexts/stack-size:1048576",
+                                       "surf/precision:1e-9",   "surf/precision:0.001",
+                                       "maxmin/precision:1e-8", "maxmin/precision:1e-3"};
+  for (const std::string& setting : taken) {
+    INFO(setting);
+    CHECK(run_cli(quick + "/b' --cfg=" + setting, dir).status == 0);
+  }
+}
+
+TEST_CASE("docs/cli.md's table of SimGrid settings is the code's", "[cli][docs]") {
+  // The code's: each key and its values in words.
+  std::map<std::string, std::string> code;
+  for (const failsim::sim::SimgridSetting& s : failsim::sim::simgrid_settings()) {
+    code.emplace(std::string(s.key), failsim::sim::describe_values(s));
+  }
+  // The docs': the rows "| `KEY` | VALUES | effect |" of the section on SimGrid settings.
+  const std::string docs = read_file(FAILSIM_SOURCE_DIR "/docs/cli.md");
+  const auto section = docs.find("### SimGrid settings: `--cfg=` and `--log=`");
+  REQUIRE(section != std::string::npos);
+  std::map<std::string, std::string> listed;
+  std::istringstream lines(docs.substr(section, docs.find("\n### ", section + 1) - section));
+  const std::regex row(R"(^\| `(\w+/[\w-]+)` \| ([^|]+) \|)");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) CHECK(listed.emplace(m[1].str(), m[2].str()).second);
+  }
+  CHECK(code.size() == 6);
+  const auto rows = [](const std::map<std::string, std::string>& settings) {
+    std::string text;
+    for (const auto& [key, values] : settings) text += key + " | " + values + "\n";
+    return text;
+  };
+  CHECK(rows(listed) == rows(code));
 }
 
 TEST_CASE("failsim run --seed replaces the scenario's seed and a bad seed is exit 2", "[cli]") {
@@ -515,6 +617,138 @@ TEST_CASE("failsim --version and --help", "[cli]") {
   // Numbers say so in the help.
   const auto help = run_cli("run --help", dir);
   CHECK_THAT(help.out, Catch::Contains("--seed INTEGER") && Catch::Contains("--threads INTEGER"));
+}
+
+TEST_CASE("command-line errors name the option, the expectation, the value found and the usage",
+          "[cli]") {
+  TempDir dir;
+  const std::string q = "scenarios/examples/quickstart.json";
+  const auto usage = [](const std::string& command, const std::string& words) {
+    return "usage: " + command + words + " ('" + command + " --help' explains them)\n";
+  };
+  const std::string run = usage("failsim run", " SCENARIO [OPTIONS]");
+  const std::string fit = usage("failsim trace fit", " TRACE [OPTIONS]");
+  const std::string train = usage("failsim train", " [OPTIONS]");
+  const std::string top = usage("failsim", " SUBCOMMAND [OPTIONS]");
+  const std::string subcommands = "run, validate, train, plot, table, sweep, report, trace";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      // Unknown options, with the closest one when one is close.
+      {"run " + q + " --sed 3",
+       "failsim run: expected one of its options, found unknown option '--sed' (did you mean "
+       "'--seed'?)\n" +
+           run},
+      {"run " + q + " --frobnicate",
+       "failsim run: expected one of its options, found unknown option '--frobnicate'\n" + run},
+      {"run " + q + " --thread=4",
+       "failsim run: expected one of its options, found unknown option '--thread=4' (did you "
+       "mean '--threads'?)\n" +
+           run},
+      // An option without its value.
+      {"run " + q + " -o",
+       "failsim run: -o/--output: expected a value after it, found nothing (the command line "
+       "ends there)\n" +
+           run},
+      {"run " + q + " --seed",
+       "failsim run: --seed: expected an integer after it, found nothing (the command line "
+       "ends there)\n" +
+           run},
+      // Values of the wrong type, out of range, not one of a set.
+      {"trace fit t.json --nodes many",
+       "failsim trace fit: --nodes: expected a whole number >= 1, found many\n" + fit},
+      {"trace fit t.json --nodes 0",
+       "failsim trace fit: --nodes: expected a whole number >= 1, found 0\n" + fit},
+      {"trace fit t.json --nodes -1",
+       "failsim trace fit: --nodes: expected a whole number >= 1, found -1\n" + fit},
+      {"trace fit t.json --nodes 99999999999999999999",
+       "failsim trace fit: --nodes: expected a whole number in [1, 18446744073709551615], found "
+       "99999999999999999999\n" +
+           fit},
+      {"train --epochs 1.5",
+       "failsim train: --epochs: expected a whole number >= 1, found 1.5\n" + train},
+      {"train --epochs 0x10",
+       "failsim train: --epochs: expected a whole number >= 1, found 0x10\n" + train},
+      {"train --model cnnn",
+       "failsim train: --model: expected one of softmax, mlp, cnn, found cnnn (did you mean "
+       "'cnn'?)\n" +
+           train},
+      {"train --seed x", "failsim train: --seed: expected a whole number >= 0, found x\n" + train},
+      {"train --seed -1",
+       "failsim train: --seed: expected a whole number >= 0, found -1\n" + train},
+      {"run " + q + " --dry-run=maybe",
+       "failsim run: --dry-run: expected no value (a flag), or true or false, found maybe\n" + run},
+      // Subcommands: unknown, of a subcommand, none.
+      {"runn x.json", "failsim: expected a subcommand (" + subcommands +
+                          "), found unknown subcommand 'runn' (did you mean 'run'?)\n" + top},
+      {"", "failsim: expected a subcommand (" + subcommands + "), found none\n" + top},
+      {"trace fitt t.json",
+       "failsim trace: expected a subcommand (fit), found unknown subcommand 'fitt' (did you "
+       "mean 'fit'?)\n" +
+           usage("failsim trace", " SUBCOMMAND")},
+      // Arguments: one too many, a required one missing.
+      {"run a.json b.json -q",
+       "failsim run: expected 1 argument (SCENARIO) besides the options, found 2 (one more: "
+       "'b.json')\n" +
+           run},
+      {"run",
+       "failsim run: SCENARIO: expected scenario file (docs/scenario-format.md), found "
+       "none\n" +
+           run},
+      // Options that exclude each other.
+      {"sweep s.json --dry-run --collect",
+       "failsim sweep: expected at most one of --dry-run and --collect, found both\n" +
+           usage("failsim sweep", " SWEEP [OPTIONS]")},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli(args, dir);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+  // Bytes that are not UTF-8 are echoed printable.
+  const auto bytes = run_cli("run " + q + " --\xff", dir);
+  CHECK(bytes.status == 2);
+  CHECK_THAT(bytes.err, Catch::StartsWith("failsim run: expected one of its options, found "
+                                          "unknown option '--\\xff'"));
+}
+
+TEST_CASE("parse_error_message: options that need others, required options, an unknown form",
+          "[cli]") {
+  // Forms no failsim subcommand has yet, on an app of this test's own.
+  const auto message = [](const std::string& args) {
+    CLI::App app{"a test"};
+    app.require_subcommand(1);
+    CLI::App* sub = app.add_subcommand("demo", "a demo");
+    std::string text;
+    int count = 0;
+    CLI::Option* x = sub->add_option("-x,--ex", text, "an x");
+    sub->add_option("--why", text, "a why")->needs(x);
+    sub->add_option("--count", count, "a count of things")->required();
+    CLI::App* pick = app.add_subcommand("pick", "pick one");
+    bool one = false, other = false;
+    pick->add_flag("--a", one, "one");
+    pick->add_flag("--b", other, "the other");
+    pick->require_option(1);
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return failsim::cli::parse_error_message(app, e);
+    }
+    return std::string("parsed");
+  };
+  const std::string demo = "\nusage: failsim demo [OPTIONS] ('failsim demo --help' explains them)";
+  CHECK(message("demo --count 2") == "parsed");
+  CHECK(message("demo --why 1 --count 2") ==
+        "failsim demo: --why: expected -x/--ex with it, found --why alone" + demo);
+  CHECK(message("demo -x 1") ==
+        "failsim demo: --count: expected a count of things, found none" + demo);
+  CHECK(message("demo --count 2.5") ==
+        "failsim demo: --count: expected an integer, found 2.5" + demo);
+  CHECK(message("pick") ==
+        "failsim pick: expected a command line as the usage below, found an error: Exactly 1 "
+        "option from [--a,--b] is required\nusage: failsim pick [OPTIONS] ('failsim pick --help' "
+        "explains "
+        "them)");
 }
 
 TEST_CASE("failsim train: impossible input is exit 2 with an expected/found message, no training",
@@ -1123,7 +1357,12 @@ TEST_CASE("run --dry-run checks as run does, prints the estimate, simulates and 
       "run scenarios/examples/quickstart.json --dry-run --cfg=network/model:Nope -o '" + out + "'",
       dir);
   CHECK(cfg.status == 2);
-  CHECK_THAT(cfg.err, Catch::Contains("--cfg/--log: expected settings SimGrid 3.32 accepts"));
+  CHECK_THAT(cfg.err, Catch::StartsWith("failsim run: --cfg: network/model: expected one of "));
+  const auto log = run_cli(
+      "run scenarios/examples/quickstart.json --dry-run --log=root.thresh:bogus -o '" + out + "'",
+      dir);
+  CHECK(log.status == 2);
+  CHECK_THAT(log.err, Catch::Contains("--cfg/--log: expected settings SimGrid 3.32 accepts"));
   const std::string file = dir.file("a-file");
   write_text(file, "not a directory");
   const auto unwritable =
@@ -1195,6 +1434,7 @@ TEST_CASE("failsim trace fit: the shipped trace's figures, as JSON too; a bad tr
   // check said "Value 0 not in range 0.000000 to 1.797e308").
   const auto zero = run_cli("trace fit " + trace + " --nodes 0", dir);
   CHECK(zero.status == 2);
-  CHECK_THAT(zero.err,
-             Catch::Contains("--nodes: expected a count of nodes greater than 0, found 0"));
+  CHECK(zero.err ==
+        "failsim trace fit: --nodes: expected a whole number >= 1, found 0\n"
+        "usage: failsim trace fit TRACE [OPTIONS] ('failsim trace fit --help' explains them)\n");
 }

@@ -204,11 +204,11 @@ TEST_CASE("failsim sweep --emit slurm: bad options are exit 2 and write nothing"
     CHECK_THAT(r.err, Catch::Contains(message));
     CHECK_FALSE(fs::exists(out));
   };
-  bad("--emit pbs", "--emit: pbs not in {slurm}");
-  bad("--emit slurm --chunk 0",
-      "--chunk: expected a count of runs per array task greater than 0, found 0");
+  bad("--emit pbs",
+      "failsim sweep: --emit: expected one of slurm, found pbs\nusage: failsim sweep");
+  bad("--emit slurm --chunk 0", "failsim sweep: --chunk: expected a whole number >= 1, found 0");
   bad("--emit slurm --array-limit 0",
-      "--array-limit: expected a count of array tasks greater than 0, found 0");
+      "failsim sweep: --array-limit: expected a whole number >= 1, found 0");
   bad("--chunk 2",
       "failsim sweep: --chunk: expected with --emit slurm only (an option of the "
       "Slurm scripts), found it without");

@@ -4,12 +4,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -259,17 +261,78 @@ TEST_CASE("branches forked mid-run with 2 threads equal their own runs on 1 thre
   }
 }
 
-TEST_CASE("the thread count of a run must be at least 1", "[threads][cli]") {
+TEST_CASE("the thread count of a run is in [1, 4 x the CPUs]", "[threads][cli]") {
   const TempDir dir;
-  for (const std::string bad : {"0", "-1", "two", "1025", "99999999999999999999999"}) {
-    const auto run = run_cli("run -q --threads " + bad +
-                                 " scenarios/examples/quickstart.json -o '" + dir.file("out") + "'",
-                             dir);
-    CHECK(run.status == 2);
-    CHECK(run.err.find("--threads: expected an integer in [1, 1024], found " + bad) !=
-          std::string::npos);
+  const int cpus = MathPool::hardware_threads();
+  const std::string most = std::to_string(4 * cpus);
+  const auto run = [&](const std::string& threads) {
+    return run_cli("run -q --threads " + threads + " scenarios/examples/quickstart.json -o '" +
+                       dir.file("out") + "'",
+                   dir);
+  };
+  for (const std::string& bad :
+       {std::string("0"), std::string("-1"), std::string("two"), std::to_string(4 * cpus + 1),
+        std::string("1024"), std::string("99999999999999999999999")}) {
+    const auto r = run(bad);
+    CHECK(r.status == 2);
+    CHECK(r.err == "failsim run: --threads: expected an integer in [1, " + most + "] (4 x the " +
+                       std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") +
+                       " this process may use), found " + bad + "\n");
     CHECK_FALSE(fs::exists(dir.file("out")));
   }
+  // The most it takes runs (its results are those of one thread: every thread count's are).
+  CHECK(run(most).status == 0);
+}
+
+/// The soft address-space limit that leaves `room` bytes above what this process maps now.
+rlim_t address_space_with_room(rlim_t room) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024 + room;
+  }
+  return RLIM_INFINITY;
+}
+
+TEST_CASE("a pool whose threads the system refuses stops those it started and says how many",
+          "[threads]") {
+  // In a child: an address-space limit 2 MiB above what it maps leaves no room for a thread's
+  // stack (8 MiB by default), so the first background thread is refused.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const rlim_t limit = address_space_with_room(2 << 20);
+    const rlimit as{limit, limit};
+    if (setrlimit(RLIMIT_AS, &as) != 0) _exit(10);
+    try {
+      MathPool pool(4);
+      _exit(11);  // every thread started
+    } catch (const failsim::sim::ThreadsRefused& e) {
+      const bool said =
+          std::string(e.what()).rfind("the system started 1 of the 4 threads asked for (", 0) == 0;
+      _exit(e.started() == 1 && e.asked() == 4 && said ? 0 : 12);
+    }
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("failsim run: threads the system refuses are exit 2 with the count, nothing written",
+          "[threads][cli]") {
+  const TempDir dir;
+  // Every thread's stack is as large as `ulimit -s`: with 3 GiB stacks under a 5 GiB address
+  // space the first background thread fits and the second does not.
+  const auto r =
+      failsim::testing::run_shell("ulimit -s 3000000 && ulimit -v 5000000 && '" FAILSIM_BINARY
+                                  "' run -q --threads 3 scenarios/examples/quickstart.json -o '" +
+                                      dir.file("out") + "'",
+                                  dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("failsim run: --threads: expected a number of threads the "
+                                      "system starts, found 3: the system started 2 of the 3 "
+                                      "threads asked for ("));
+  CHECK_FALSE(fs::exists(dir.file("out")));
 }
 
 }  // namespace

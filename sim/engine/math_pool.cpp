@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace failsim::sim {
@@ -27,7 +28,15 @@ struct MathPoolForkGuard {
     for (MathPool* pool : pools()) pool->stop_background();
   }
   static void resume() {
-    for (MathPool* pool : pools()) pool->start_background();
+    for (MathPool* pool : pools()) {
+      // The same threads ran before the fork; should the system refuse one now, the pool goes
+      // on with those it has (the results do not depend on their number), as nothing can be
+      // thrown from here.
+      try {
+        pool->start_background();
+      } catch (const std::system_error&) {
+      }
+    }
     mutex().unlock();
   }
   static void add(MathPool* pool) {
@@ -42,12 +51,26 @@ struct MathPoolForkGuard {
   }
 };
 
+ThreadsRefused::ThreadsRefused(int started, int asked, const std::string& reason)
+    : std::runtime_error("the system started " + std::to_string(started) + " of the " +
+                         std::to_string(asked) + " threads asked for (" + reason + ")"),
+      started_(started),
+      asked_(asked) {}
+
 MathPool::MathPool(int threads) : threads_(threads) {
   if (threads < 1) {
     throw std::invalid_argument("MathPool: need at least 1 thread, got " + std::to_string(threads));
   }
   MathPoolForkGuard::add(this);
-  start_background();
+  try {
+    start_background();
+  } catch (const std::system_error& e) {
+    // The calling thread is one of them (the simulation thread computes too).
+    const int started = static_cast<int>(background_.size()) + 1;
+    MathPoolForkGuard::remove(this);
+    stop_background();
+    throw ThreadsRefused(started, threads, e.code().message());
+  }
 }
 
 MathPool::~MathPool() {

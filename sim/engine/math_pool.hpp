@@ -21,12 +21,27 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace failsim::sim {
 
 class MathPool;
+
+/// The system refused a thread of a pool (a process or address-space limit): what() reads
+/// "the system started 3 of the 8 threads asked for (Resource temporarily unavailable)".
+class ThreadsRefused : public std::runtime_error {
+ public:
+  ThreadsRefused(int started, int asked, const std::string& reason);
+  int started() const { return started_; }
+  int asked() const { return asked_; }
+
+ private:
+  int started_;
+  int asked_;
+};
 
 /// A unit of math. Subclasses hold their inputs and outputs and compute in run().
 class MathJob {
@@ -50,7 +65,8 @@ class MathJob {
 
 class MathPool {
  public:
-  /// `threads` >= 1 (throws std::invalid_argument otherwise).
+  /// `threads` >= 1 (throws std::invalid_argument otherwise). Throws ThreadsRefused, with the
+  /// threads it started stopped again, when the system does not start them all.
   explicit MathPool(int threads);
   ~MathPool();
   MathPool(const MathPool&) = delete;

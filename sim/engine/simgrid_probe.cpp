@@ -24,6 +24,7 @@
 #include <stdexcept>
 
 #include "input/input_error.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 
 namespace failsim::sim {
 
@@ -383,6 +384,7 @@ void check_platform_probe(const PlatformCluster& platform, const ProbeLines& lin
 
 ActorStacks probe_simgrid_setup(const std::vector<std::string>& user_args, const Scenario& scenario,
                                 const ResolvedJob& job, const std::string& file_label) {
+  check_simgrid_args(user_args);  // the settings failsim takes, before SimGrid sees them
   const ClusterConfig& cluster = scenario.cluster;
   const PlatformCluster* platform =
       cluster.kind == ClusterKind::PLATFORM ? &cluster.platform : nullptr;

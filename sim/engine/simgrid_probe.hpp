@@ -38,9 +38,10 @@ struct ActorStacks {
 ///     scenario gives exist (check_platform_hosts), that the role hosts have speeds > 0, and
 ///     that every server host and every worker host are connected by a route whose links have
 ///     bandwidths > 0.
-/// Throws InputError when SimGrid rejects them:
-///   `--cfg/--log: expected settings SimGrid 3.32 accepts, found --cfg=network/model:Nope
-///    (Model 'Nope' is invalid! Valid models are: ...)`
+/// First, every --cfg= setting must be one failsim takes (check_simgrid_args,
+/// simgrid_settings.hpp). Throws InputError when that fails, or when SimGrid rejects them:
+///   `--cfg/--log: expected settings SimGrid 3.32 accepts, found --log=root.thresh:bogus
+///    (Unknown priority name: bogus)`
 ///   `<file_label>: /cluster/platform: expected a platform file SimGrid 3.32 loads, found
 ///    lab.xml (Parse error at lab.xml:13: Invalid XML ...)`
 /// Costs a fork and an empty engine: a few milliseconds. Returns the actors' stacks.

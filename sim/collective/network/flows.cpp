@@ -359,9 +359,21 @@ FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
 }
 
 FlowSet::~FlowSet() {
-  // Not while an exception unwinds the actor (a ForcefulKillException when it is killed): a
-  // simcall then could not return. Those flows run on; only a coordinator's death does that.
-  if (std::uncaught_exceptions() == 0) cancel();
+  if (std::uncaught_exceptions() == 0) {
+    cancel();
+    return;
+  }
+  // An exception unwinds: an actor killed (a ForcefulKillException; only a coordinator's death
+  // does that), or the run interrupted (input::Interrupted, thrown out of Engine::run from the
+  // time-advance callback, unwinds the job and its background sets from maestro). No simcall can
+  // be made then, so the flows are not cancelled: they run on, or die with the process. And the
+  // last handle of a comm still running must not be dropped either: SimGrid's Comm destructor
+  // then prints "freed before its completion" and a backtrace, one per flow, on the way out of a
+  // SIGTERM that should end with one line and status 143. So those handles are leaked on
+  // purpose (intrusive_ptr::detach keeps the reference): a few hundred bytes a flow, once.
+  for (std::size_t i = arrived_; i < comms_.size(); ++i) {
+    if (comms_[i]) static_cast<void>(comms_[i].detach());
+  }
 }
 
 bool FlowSet::all_arrived() {

@@ -63,7 +63,8 @@ class FlowSet {
   FlowSet(const FlowSet&) = delete;
   FlowSet& operator=(const FlowSet&) = delete;
   /// Cancels the flows still running: a set dropped unfinished leaves nothing on the network
-  /// (except while an exception unwinds the actor, when no simcall can be made).
+  /// (except while an exception unwinds, when no simcall can be made: the flows then run on and
+  /// their handles are leaked, see flows.cpp).
   ~FlowSet();
 
   std::size_t size() const { return comms_.size(); }
