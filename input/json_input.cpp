@@ -110,10 +110,10 @@ class CheckedDomBuilder {
   /// A new array or object, below the frames open (the top level has none).
   void open(bool is_array) {
     if (frames_.size() >= static_cast<std::size_t>(MAX_JSON_DEPTH)) {
-      throw InputError(file_, location().pointer,
-                       fmt::format("at most {} levels of nested arrays and objects",
-                                   MAX_JSON_DEPTH),
-                       "deeper nesting");
+      throw InputError(
+          file_, location().pointer,
+          fmt::format("at most {} levels of nested arrays and objects", MAX_JSON_DEPTH),
+          "deeper nesting");
     }
     frames_.push_back(Frame{is_array, {}, {}, 0});
   }
