@@ -45,45 +45,58 @@ std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
   return {line, static_cast<int>(index - line_start) + 1};
 }
 
-/// A parser callback refusing duplicate keys (nlohmann would silently keep the last one, and a
-/// pasted-in second "learning_rate" must not silently win).
-class DuplicateKeyCheck {
+/// A SAX handler building the document with nlohmann's own DOM builder while it refuses
+/// duplicate keys (nlohmann would silently keep the last one, and a pasted-in second
+/// "learning_rate" must not silently win) and nesting deeper than MAX_JSON_DEPTH, naming where.
+/// Not nlohmann's callback parser: after each object it ends, that one scans the enclosing
+/// container for a discarded element, so an array of n objects took O(n^2) (150,000 listed
+/// failure events: more than 20 s).
+class CheckedDomBuilder {
  public:
-  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+  using json = nlohmann::json;
 
-  bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start:
-        // nlohmann reports the depth of the new container's parent: the top level is depth 0.
-        if (depth >= MAX_JSON_DEPTH) {
-          throw InputError(
-              file_, location().pointer,
-              fmt::format("at most {} levels of nested arrays and objects", MAX_JSON_DEPTH),
-              "deeper nesting");
-        }
-        frames_.push_back(Frame{event == Event::array_start, {}, {}, 0});
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        frames_.pop_back();
-        element_done();
-        break;
-      case Event::key: {
-        Frame& top = frames_.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second) {
-          throw InputError(file_, location().pointer, "each key at most once in an object",
-                           "'" + top.key + "' a second time");
-        }
-        break;
-      }
-      case Event::value:
-        element_done();
-        break;
+  CheckedDomBuilder(json& result, std::string file) : dom_(result), file_(std::move(file)) {}
+
+  bool null() { return value_done(dom_.null()); }
+  bool boolean(bool v) { return value_done(dom_.boolean(v)); }
+  bool number_integer(json::number_integer_t v) { return value_done(dom_.number_integer(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return value_done(dom_.number_unsigned(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    return value_done(dom_.number_float(v, text));
+  }
+  bool string(json::string_t& v) { return value_done(dom_.string(v)); }
+  bool binary(json::binary_t& v) { return value_done(dom_.binary(v)); }
+
+  bool start_object(std::size_t size) {
+    open(false);
+    return dom_.start_object(size);
+  }
+  bool start_array(std::size_t size) {
+    open(true);
+    return dom_.start_array(size);
+  }
+  bool end_object() {
+    close();
+    return dom_.end_object();
+  }
+  bool end_array() {
+    close();
+    return dom_.end_array();
+  }
+
+  bool key(json::string_t& key) {
+    Frame& top = frames_.back();
+    top.key = key;
+    if (!top.keys.insert(top.key).second) {
+      throw InputError(file_, location().pointer, "each key at most once in an object",
+                       "'" + top.key + "' a second time");
     }
-    return true;
+    return dom_.key(key);
+  }
+
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    return dom_.parse_error(position, token, e);  // throws e
   }
 
  private:
@@ -93,6 +106,27 @@ class DuplicateKeyCheck {
     std::string key;
     std::size_t index;
   };
+
+  /// A new array or object, below the frames open (the top level has none).
+  void open(bool is_array) {
+    if (frames_.size() >= static_cast<std::size_t>(MAX_JSON_DEPTH)) {
+      throw InputError(
+          file_, location().pointer,
+          fmt::format("at most {} levels of nested arrays and objects", MAX_JSON_DEPTH),
+          "deeper nesting");
+    }
+    frames_.push_back(Frame{is_array, {}, {}, 0});
+  }
+
+  void close() {
+    frames_.pop_back();
+    element_done();
+  }
+
+  bool value_done(bool keep_parsing) {
+    element_done();
+    return keep_parsing;
+  }
 
   void element_done() {
     if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
@@ -104,6 +138,7 @@ class DuplicateKeyCheck {
     return where;
   }
 
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
   std::string file_;
   std::vector<Frame> frames_;
 };
@@ -143,7 +178,10 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& file_label) {
   try {
-    return nlohmann::json::parse(text, DuplicateKeyCheck(file_label));
+    nlohmann::json result;
+    CheckedDomBuilder builder(result, file_label);
+    nlohmann::json::sax_parse(text, &builder);
+    return result;
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte);
     throw InputError(file_label, "", "valid JSON", printable(strip_json_exception_prefix(e.what())),

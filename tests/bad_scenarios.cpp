@@ -1099,6 +1099,38 @@ const std::vector<BadScenario>& catalogue() {
                   "/output/max_size=4GiB, or write fewer events)",
                   "events (2.88e+06 failures, 2.88e+06 restarts, 0 checkpoints"},
                  RESOLVE),
+      collective("a job whose nodes fail faster than it restarts, stopped by version only",
+                 R"({"data": null, "model": null, "workload": {"math": "none"},
+                     "stop": {"time": null, "version": 1000},
+                     "failures": {"stochastic": [{"target": "node",
+                     "lifetime": {"distribution": "exponential", "mean": "1s"},
+                     "repair": {"distribution": "fixed", "value": "1s"}}]}})",
+                 "/failures/stochastic/0/lifetime",
+                 {"bad.json: /failures/stochastic/0/lifetime: expected a run of at most 3600 s",
+                  "failures and as many restarts from 2 nodes of 1 s mean lifetime and 1 s mean "
+                  "repair, 3.85e+82 of them before each restart completes (it needs 95.1 s "
+                  "without a failure), over at least"},
+                 RESOLVE),
+      collective("listed straggler spells that outgrow the result's size limit",
+                 R"({"data": null, "model": null, "workload": {"math": "none"},
+                     "output": {"max_size": "1kB"},
+                     "failures": {"stragglers": [
+                     {"target": "node", "index": 0, "from": "1s", "to": "2s", "slowdown": 2},
+                     {"target": "node", "index": 1, "from": "1s", "to": "2s", "slowdown": 2},
+                     {"target": "node", "index": 0, "from": "3s", "to": "4s", "slowdown": 2},
+                     {"target": "node", "index": 1, "from": "3s", "to": "4s", "slowdown": 2},
+                     {"target": "node", "index": 0, "from": "5s", "to": "6s", "slowdown": 2},
+                     {"target": "node", "index": 1, "from": "5s", "to": "6s", "slowdown": 2},
+                     {"target": "node", "index": 0, "from": "7s", "to": "8s", "slowdown": 2},
+                     {"target": "node", "index": 1, "from": "7s", "to": "8s", "slowdown": 2},
+                     {"target": "node", "index": 0, "from": "9s", "to": "10s", "slowdown": 2},
+                     {"target": "node", "index": 1, "from": "9s", "to": "10s", "slowdown": 2}]}})",
+                 "/output/max_size",
+                 {"bad.json: /output/max_size: expected a result of at most",
+                  "found 1.16e-06 GiB: 0 events",
+                  "with 10 listed failure events and straggler "
+                  "spells at 125 bytes each (result.json's copy of the scenario)"},
+                 RESOLVE),
       // The collective sections' readers.
       collective(
           "time only without a transformer (the plan's own check comes after this one)",

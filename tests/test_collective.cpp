@@ -328,31 +328,39 @@ TEST_CASE("A node lost for good with no stop time ends the run where nothing can
 }
 
 TEST_CASE("A job that never restarts stops at the work limit", "[collective][work]") {
-  // Nodes fail every 50 ms on average (25 ms between the two), a restart takes 356 ms: the job
-  // never comes back, and a stop by version cannot come. The resolve step could not know (the
-  // stop's 10 steps take 0.06 s at least: 2.4 failures expected then); the job counts its events
-  // as it runs and stops once they pass output.max_size (100 kB: 303 events of 330 bytes).
+  // Both nodes fail 290 ms after each return (fixed lifetimes, 1 ms repairs) and a restart takes
+  // 300 ms (100 ms each of scheduler, start and set-up): from the first failure at 0.29 s on,
+  // every restart is cut short, and the stop at version 100 cannot come. The resolve step does
+  // not foresee it: it takes the lifetimes as exponential (lambda = 2 / 0.29 s, R = 0.3 s: 7.9
+  // failures a restart, 33 over the stop's 100 steps of at least 6 ms). The job counts the
+  // events it holds as it runs and stops once they pass output.max_size (100 kB: 303 events of
+  // 330 bytes). By 0.3 s it holds 10 (start, 4 checkpoints, 2 failures, detected, rolled_back,
+  // restart); every 0.291 s after, 2 failures and a restart: 304 after the 98th such cycle, so
+  // the next failures' moment, 0.29 + 99 x 0.291 s, is the stop.
   const IsolatedRun run = run_isolated(
       build("never", {{"output", {{"max_size", "100kB"}}},
+                      {"stop", {{"version", 100}}},
                       {"failures",
-                       {{"detection", {{"timeout", "10ms"}}},
+                       {{"detection", {{"kind", "watchdog"}, {"timeout", "10ms"}}},
                         {"stochastic",
                          {{{"target", "node"},
-                           {"lifetime", {{"distribution", "exponential"}, {"mean", "50ms"}}},
+                           {"lifetime", {{"distribution", "fixed"}, {"value", "290ms"}}},
                            {"repair", {{"distribution", "fixed"}, {"value", "1ms"}}}}}}}}})
           .dump());
   const json& summary = run.result["summary"];
   CHECK(summary["stop_reason"] == "work limit");
-  const auto failures = summary["collective"]["failures"].get<double>();
-  const auto restarts = summary["collective"]["restarts"].get<double>();
-  const auto checkpoints = summary["collective"]["checkpoints"].get<double>();
-  const double rows = failures + restarts + 2.0 * checkpoints;
-  const double limit = 100e3 / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
-  CHECK(rows > limit);
-  CHECK(rows < limit + 3.0);  // the stop comes at the first deadline past the limit
+  // No restart got through: the job never trained again after the first failure.
+  CHECK(events_of(run, "training_resumed").empty());
+  CHECK(summary["collective"]["failures"] == 2 + 2 * 98);
+  CHECK(summary["collective"]["restarts"] == 1 + 98);
+  CHECK(summary["end_time"].get<double>() == near(0.29 + 99 * 0.291));
+  // The events it held (every kind) just beyond the limit, then the stop's own.
+  CHECK(100e3 / (EVENT_JSON_BYTES + EVENT_CSV_BYTES) == Approx(303.03).epsilon(1e-4));
+  CHECK(run.result["events"].size() == 304 + 1);
   const auto stops = events_of(run, "stop");
   REQUIRE(stops.size() == 1);
   CHECK(stops[0]["details"]["reason"] == "work limit");
+  CHECK(run.result["events"].back()["type"] == "stop");
 }
 
 TEST_CASE("A replayed trace's faults fail their nodes and name their causes", "[collective]") {

@@ -212,27 +212,37 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   CHECK(w.steps == std::floor(3600.0 / plan.compute_seconds) + 1.0);
   // 2 nodes x 3600 / (50 + 10), and the scheduled event; as many restarts.
   CHECK(w.failures == Approx(2.0 * 3600.0 / 60.0 + 1.0));
+  CHECK(w.failures_per_restart == 1.0);  // the stop time bounds the failures, restarts or not
   CHECK(w.restarts == w.failures);
   // 16 accelerators x 3600 / (80 + 10), and the scheduled spell.
   CHECK(w.spells == Approx(16.0 * 3600.0 / 90.0 + 1.0));
   CHECK(w.checkpoints == std::floor(w.steps / 10.0));
   CHECK(w.event_rows == Approx(w.failures + w.restarts + 2.0 * w.checkpoints));
+  // The scheduled event and the spell, copied into result.json's scenario.
+  CHECK(w.listed_events == 2.0);
   CHECK(w.wall_seconds() ==
         Approx(w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
                2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +
                w.spells / failsim::sim::COLLECTIVE_SPELLS_PER_WALL_SECOND +
                w.checkpoints / failsim::sim::COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND));
   CHECK(w.max_event_rows ==
-        Approx(failsim::sim::DEFAULT_MAX_RESULT_BYTES /
-               (failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES)));
+        Approx(
+            (failsim::sim::DEFAULT_MAX_RESULT_BYTES - 2.0 * failsim::sim::LISTED_EVENT_JSON_BYTES) /
+            (failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES)));
 
   // Without a stop time the horizon is the least time the stop's steps take: a lower bound.
+  // And the run lasts until restarts get through: a restart needs R = 60 + 30 + 5 + 0.005 x 16
+  // ranks = 95.08 s without a failure of the 2 nodes (each 1 / 50 s), so each failure costs
+  // e^(0.04 x 95.08) = 44.9 failures before one does.
   doc["stop"] = {{"version", 100}};
   const auto by_version = resolve(parse_scenario(doc, "w.json"), "w.json").collective_work;
   CHECK_FALSE(by_version.horizon_known);
   CHECK(by_version.steps == 100.0);
   CHECK(by_version.horizon == Approx(100.0 * plan.compute_seconds));
-  CHECK(by_version.failures == Approx(2.0 * by_version.horizon / 60.0 + 1.0));
+  CHECK(by_version.failures_per_restart == Approx(std::exp(2.0 / 50.0 * 95.08)));
+  CHECK(by_version.failures ==
+        Approx((2.0 * by_version.horizon / 60.0 + 1.0) * by_version.failures_per_restart));
+  CHECK(by_version.restarts == by_version.failures);
   CHECK(by_version.checkpoints == 10.0);
   // The smaller of updates and version bounds the steps.
   doc["stop"] = {{"version", 100}, {"updates", 40}};
@@ -262,6 +272,28 @@ TEST_CASE("output.max_size raises the limit of a collective run's result", "[res
   no_csv.events = false;
   CHECK(job.collective_work.result_bytes(no_csv) ==
         Approx(5.76e6 * failsim::sim::EVENT_JSON_BYTES));
+}
+
+TEST_CASE("listed failure events and spells count in a collective result's size",
+          "[resolve][work]") {
+  // result.json copies failures.events and failures.stragglers into its scenario section: 3
+  // events and 2 spells at LISTED_EVENT_JSON_BYTES each, beside the events' own 330 bytes.
+  json doc = json::parse(MINIMAL_COLLECTIVE);
+  doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"},
+      "failures": {"events": [{"target": "node", "index": 0, "at": "1s", "down_for": "1s"},
+                              {"target": "node", "index": 1, "at": "2s", "down_for": "1s"},
+                              {"target": "node", "index": 0, "at": "3s", "down_for": "1s"}],
+        "stragglers": [{"target": "node", "index": 0, "from": "1s", "to": "2s", "slowdown": 2},
+                       {"target": "node", "index": 1, "from": "1s", "to": "2s", "slowdown": 2}]},
+      "output": {"max_size": "1MB"}})"));
+  const auto s = parse_scenario(doc, "l.json");
+  const failsim::sim::CollectiveWork w = resolve(s, "l.json").collective_work;
+  CHECK(w.listed_events == 5.0);
+  const double row = failsim::sim::EVENT_JSON_BYTES + failsim::sim::EVENT_CSV_BYTES;
+  CHECK(w.result_bytes(s.output) ==
+        Approx(w.event_rows * row + 5.0 * failsim::sim::LISTED_EVENT_JSON_BYTES));
+  // What they leave of output.max_size is what the job's events may fill while it runs.
+  CHECK(w.max_event_rows == Approx((1e6 - 5.0 * failsim::sim::LISTED_EVENT_JSON_BYTES) / row));
 }
 
 TEST_CASE("resolve: Fashion-MNIST from its headers, limits applied", "[resolve]") {

@@ -442,7 +442,7 @@ bool CollectiveJob::over_work_limit() {
   over_work_limit_ =
       collective_wall_seconds(static_cast<double>(counts_.steps_completed), failures + restarts,
                               0.0, checkpoints) > options_.max_work_seconds ||
-      collective_event_rows(failures, restarts, checkpoints) > options_.max_event_rows;
+      static_cast<double>(recorder_.events().size()) > options_.max_event_rows;
   return over_work_limit_;
 }
 

@@ -51,7 +51,8 @@ class CollectiveJob {
     /// limit": a run whose stop the resolve step could not bound (by updates or version while
     /// failures keep the job down or rolling back).
     double max_work_seconds = MAX_COLLECTIVE_WALL_SECONDS;
-    /// The events the result may hold (collective_event_rows of its counts) before the same stop.
+    /// The events the result may hold (the recorder's events, every kind: they are the result's
+    /// size and the run's memory) before the same stop.
     double max_event_rows = DEFAULT_MAX_RESULT_BYTES / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
   };
 

@@ -76,7 +76,39 @@ double process_events(ClusterTarget target, const ClusterPlatformConfig& platfor
          (mean_of(up) + mean_of(down));
 }
 
+/// `failures` expected when each costs `per_restart` before a restart completes (none stay none).
+double with_restarts(double failures, double per_restart) {
+  return failures > 0.0 ? failures * per_restart : 0.0;
+}
+
+/// ", N of them before each restart completes (...)" when failures cost more failures before a
+/// restart completes (w.failures_per_restart), else nothing; `them` names the failures.
+std::string restart_text(const Scenario& s, const CollectivePlan& plan, const CollectiveWork& w,
+                         const char* them = "of them") {
+  if (!(w.failures_per_restart > 1.0)) return "";
+  return fmt::format(
+      ", {} {} before each restart completes (it needs {:.3g} s without a "
+      "failure)",
+      count(w.failures_per_restart), them, restart_seconds(s, plan));
+}
+
 }  // namespace
+
+double restart_seconds(const Scenario& s, const CollectivePlan& plan) {
+  const RestartConfig& r = s.collective.recovery.restart;
+  return r.scheduler_delay + r.process_start + plan.restart_init_seconds;
+}
+
+double failures_per_restart(const Scenario& s, const CollectivePlan& plan) {
+  double rate = 0.0;  // lambda, failures a second
+  for (const auto& [p, field] : failure_processes(s.collective.failures)) {
+    rate +=
+        static_cast<double>(component_count(p.target, s.collective.platform)) / mean_of(p.lifetime);
+  }
+  const double r = restart_seconds(s, plan);
+  if (!(rate > 0.0) || !(r > 0.0)) return 1.0;
+  return std::exp(rate * r);
+}
 
 double collective_event_rows(double failures, double restarts, double checkpoints) {
   return failures + restarts + 2.0 * checkpoints;
@@ -96,7 +128,7 @@ double CollectiveWork::wall_seconds() const {
 
 double CollectiveWork::result_bytes(const OutputConfig& output) const {
   return event_rows * (EVENT_JSON_BYTES + (output.events ? EVENT_CSV_BYTES : 0.0)) +
-         timeseries_rows * TIMESERIES_ROW_BYTES;
+         timeseries_rows * TIMESERIES_ROW_BYTES + listed_events * LISTED_EVENT_JSON_BYTES;
 }
 
 CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan& plan) {
@@ -114,8 +146,13 @@ CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan&
   }
   w.failures += static_cast<double>(f.events.size());
   if (f.trace) w.failures += static_cast<double>(f.trace->outages.size());
+  // Without a stop time the run lasts until its restarts get through: every failure costs
+  // e^(lambda R) of them first (with a stop time, the processes' own counts bound them).
+  if (!w.horizon_known) w.failures_per_restart = failures_per_restart(s, plan);
+  w.failures = with_restarts(w.failures, w.failures_per_restart);
   w.restarts = w.failures;
   w.spells = static_cast<double>(f.stragglers.size());
+  w.listed_events = static_cast<double>(f.events.size() + f.stragglers.size());
   for (const StochasticStragglers& st : f.stochastic_stragglers) {
     w.spells += process_events(st.target, platform, w.horizon, st.every, st.duration);
   }
@@ -127,7 +164,10 @@ CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan&
   }
   w.event_rows = collective_event_rows(w.failures, w.restarts, w.checkpoints);
   const double row_bytes = EVENT_JSON_BYTES + (s.output.events ? EVENT_CSV_BYTES : 0.0);
-  w.max_event_rows = s.output.max_size.value_or(DEFAULT_MAX_RESULT_BYTES) / row_bytes;
+  // What the listed events leave of output.max_size (the estimate refuses a run they fill).
+  w.max_event_rows = std::max(0.0, s.output.max_size.value_or(DEFAULT_MAX_RESULT_BYTES) -
+                                       w.listed_events * LISTED_EVENT_JSON_BYTES) /
+                     row_bytes;
   w.timeseries_rows = s.output.timeseries ? w.evaluations : 0.0;
   return w;
 }
@@ -142,19 +182,23 @@ Source largest_source(const Scenario& s, const CollectivePlan& plan, const Colle
       {collective_wall_seconds(steps, 0, 0, 0), steps_field,
        fmt::format("{} steps of at least {:.3g} s", count(steps), plan.compute_seconds)});
   const ClusterFailureConfig& f = s.collective.failures;
+  const std::string restarts = restart_text(s, plan, w);
   for (const auto& [p, field] : failure_processes(f)) {
-    const double n =
-        process_events(p.target, s.collective.platform, w.horizon, p.lifetime, p.repair);
-    sources.push_back({collective_wall_seconds(0, 2.0 * n, 0, 0), field,
-                       fmt::format("{} failures and as many restarts from {} {}s of {} s mean "
-                                   "lifetime and {} s mean repair",
-                                   count(n), component_count(p.target, s.collective.platform),
-                                   to_string(p.target), mean_of(p.lifetime), mean_of(p.repair))});
+    const double n = with_restarts(
+        process_events(p.target, s.collective.platform, w.horizon, p.lifetime, p.repair),
+        w.failures_per_restart);
+    sources.push_back(
+        {collective_wall_seconds(0, 2.0 * n, 0, 0), field,
+         fmt::format("{} failures and as many restarts from {} {}s of {} s mean "
+                     "lifetime and {} s mean repair{}",
+                     count(n), component_count(p.target, s.collective.platform),
+                     to_string(p.target), mean_of(p.lifetime), mean_of(p.repair), restarts)});
   }
   if (f.trace) {
-    const double n = static_cast<double>(f.trace->outages.size());
+    const double n =
+        with_restarts(static_cast<double>(f.trace->outages.size()), w.failures_per_restart);
     sources.push_back({collective_wall_seconds(0, 2.0 * n, 0, 0), "/failures/trace/file",
-                       fmt::format("{} replayed outages", count(n))});
+                       fmt::format("{} replayed outages{}", count(n), restarts)});
   }
   for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i) {
     const StochasticStragglers& st = f.stochastic_stragglers[i];
@@ -183,6 +227,15 @@ void check_stop_bounds(const Scenario& s, const std::string& file) {
   }
 }
 
+/// The listed events and spells that result.json's scenario copies, when there are some.
+std::string listed_text(const CollectiveWork& w) {
+  if (!(w.listed_events > 0.0)) return "";
+  return fmt::format(
+      ", with {} listed failure events and straggler spells at {:.0f} bytes each "
+      "(result.json's copy of the scenario)",
+      count(w.listed_events), LISTED_EVENT_JSON_BYTES);
+}
+
 std::string horizon_text(const CollectiveWork& w) {
   return w.horizon_known
              ? fmt::format("over the stop time of {:.6g} s", w.horizon)
@@ -206,7 +259,11 @@ CollectiveWork check_collective_limits(const Scenario& s, const CollectivePlan& 
                     MAX_COLLECTIVE_WALL_SECONDS, COLLECTIVE_STEPS_PER_WALL_SECOND,
                     COLLECTIVE_FAILURES_PER_WALL_SECOND, COLLECTIVE_SPELLS_PER_WALL_SECOND,
                     COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND),
-        fmt::format("{}{} s: {}, {}", w.horizon_known ? "" : "at least ", count(w.wall_seconds()),
+        fmt::format("{}: {}, {}",
+                    std::isinf(w.wall_seconds())
+                        ? std::string("unbounded")
+                        : fmt::format("{}{} s", w.horizon_known ? "" : "at least ",
+                                      count(w.wall_seconds())),
                     top.what, horizon_text(w)));
   }
   const double limit = s.output.max_size.value_or(DEFAULT_MAX_RESULT_BYTES);
@@ -218,11 +275,12 @@ CollectiveWork check_collective_limits(const Scenario& s, const CollectivePlan& 
                     "e.g. --set /output/max_size=4GiB, or write fewer events)",
                     limit / DEFAULT_MAX_RESULT_BYTES),
         fmt::format("{:.3g} GiB: {} events ({} failures, {} restarts, {} checkpoints of 2 "
-                    "events) at {:.0f} bytes each and {} timeseries rows, {}",
+                    "events) at {:.0f} bytes each and {} timeseries rows{}, {}{}",
                     bytes / DEFAULT_MAX_RESULT_BYTES, count(w.event_rows), count(w.failures),
                     count(w.restarts), count(w.checkpoints),
                     EVENT_JSON_BYTES + (s.output.events ? EVENT_CSV_BYTES : 0.0),
-                    count(w.timeseries_rows), horizon_text(w)));
+                    count(w.timeseries_rows), listed_text(w), horizon_text(w),
+                    restart_text(s, plan, w, "failures")));
   }
   return w;
 }

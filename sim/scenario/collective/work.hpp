@@ -46,6 +46,11 @@ constexpr double EVENT_CSV_BYTES = 100.0;
 constexpr double EVENT_JSON_BYTES = 230.0;
 /// A timeseries row: scenarios/cluster/diloco.json writes 1,154 bytes for 24 rows and a header.
 constexpr double TIMESERIES_ROW_BYTES = 60.0;
+/// A listed failure event or straggler spell (failures.events, failures.stragglers), copied
+/// into result.json's "scenario" section (indented 8 deep): the 150,000 node events of
+/// tests/hostile's events-at-same-instant take 18.6 MB there (124 bytes each), the 150,000
+/// accelerator events of events-every-ns, with times of 14 digits, 20.4 MB (136 bytes each).
+constexpr double LISTED_EVENT_JSON_BYTES = 125.0;
 /// The default of output.max_size: a result of at most 1 GiB. The run holds its events in
 /// memory until it writes them (about 2.4 kB each: 441 MB for the 155,939), so 1 GiB of result
 /// is about 8 GB of memory.
@@ -60,10 +65,14 @@ struct CollectiveWork {
   double steps = 0.0;          ///< steps at most (at least, with a stop by version only)
   double failures = 0.0;       ///< outages: scheduled, replayed and random
   double restarts = 0.0;       ///< at most one per failure
+  /// Failures that each failure costs before a restart completes (with no stop time; 1 with
+  /// one): e^(lambda R) (see failures_per_restart).
+  double failures_per_restart = 1.0;
   double spells = 0.0;         ///< straggler spells, scheduled and random
   double checkpoints = 0.0;    ///< every design's, over `steps`
   double evaluations = 0.0;    ///< scheduled (real math only)
   double event_rows = 0.0;     ///< events the result records
+  double listed_events = 0.0;  ///< failures.events and stragglers, in result.json's scenario
   double timeseries_rows = 0.0;
   /// The work the job may do while it runs (collective_wall_seconds of its counts), beyond
   /// which it stops with stop_reason "work limit": for the runs whose horizon is not known.
@@ -74,7 +83,8 @@ struct CollectiveWork {
 
   /// Wall seconds at the measured rates (collective_wall_seconds).
   double wall_seconds() const;
-  /// Bytes of events.csv, timeseries.csv and result.json's events and evaluations.
+  /// Bytes of events.csv, timeseries.csv, result.json's events and evaluations, and its copy of
+  /// the listed events and spells.
   double result_bytes(const OutputConfig& output) const;
 };
 
@@ -86,6 +96,17 @@ double collective_event_rows(double failures, double restarts, double checkpoint
 /// estimate before a run, and the job's own account while it runs.
 double collective_wall_seconds(double steps, double failures_and_restarts, double spells,
                                double checkpoints);
+
+/// The simulated seconds a restart of the job needs without a failure: the scheduler's delay,
+/// the processes' start and the communicators' set-up (restart_processes of the job).
+double restart_seconds(const Scenario& s, const CollectivePlan& plan);
+
+/// The failures each failure costs in expectation before the job's restart completes, when no
+/// stop time bounds the run: the restart needs R = restart_seconds without a failure while the
+/// random processes fail at lambda = sum over their components of 1 / mean lifetime together,
+/// so a restart gets through with probability e^(-lambda R) and e^(lambda R) failures come
+/// before one does (infinite when that overflows). 1 without random failures.
+double failures_per_restart(const Scenario& s, const CollectivePlan& plan);
 
 /// The work of `s` with its plan (see CollectiveWork).
 CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan& plan);
