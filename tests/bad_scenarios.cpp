@@ -1111,8 +1111,9 @@ const std::vector<BadScenario>& catalogue() {
                   "repair, 3.85e+82 of them before each restart completes (it needs 95.1 s "
                   "without a failure), over at least"},
                  RESOLVE),
-      collective("listed straggler spells that outgrow the result's size limit",
-                 R"({"data": null, "model": null, "workload": {"math": "none"},
+      collective(
+          "listed straggler spells that outgrow the result's size limit",
+          R"({"data": null, "model": null, "workload": {"math": "none"},
                      "output": {"max_size": "1kB"},
                      "failures": {"stragglers": [
                      {"target": "node", "index": 0, "from": "1s", "to": "2s", "slowdown": 2},
@@ -1125,12 +1126,12 @@ const std::vector<BadScenario>& catalogue() {
                      {"target": "node", "index": 1, "from": "7s", "to": "8s", "slowdown": 2},
                      {"target": "node", "index": 0, "from": "9s", "to": "10s", "slowdown": 2},
                      {"target": "node", "index": 1, "from": "9s", "to": "10s", "slowdown": 2}]}})",
-                 "/output/max_size",
-                 {"bad.json: /output/max_size: expected a result of at most",
-                  "found 1.16e-06 GiB: 0 events",
-                  "with 10 listed failure events and straggler "
-                  "spells at 125 bytes each (result.json's copy of the scenario)"},
-                 RESOLVE),
+          "/output/max_size",
+          {"bad.json: /output/max_size: expected a result of at most 1000 B (output.max_size",
+           "found 1.22 kiB: 0 events",
+           "with 10 listed failure events and straggler "
+           "spells at 125 bytes each (result.json's copy of the scenario)"},
+          RESOLVE),
       // The collective sections' readers.
       collective(
           "time only without a transformer (the plan's own check comes after this one)",

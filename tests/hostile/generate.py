@@ -679,12 +679,15 @@ scen("storm-diloco", "storm", "DiLoCo under nanosecond node failures", BASE_TIME
 scen("storm-universal", "storm", "universal under nanosecond node failures, never waits", BASE_TIME,
      dict(storm("node", EXP("1ns"), EXP("1ns"), {"version": 50}),
           **{"/recovery/strategy": "universal", "/recovery/universal": {"wait_limit": 0}}))
-scen("events-at-same-instant", "storm", "150,000 failure events at one instant", BASE_TIME,
-     {"/failures/events/0/at": 1800}, generate=[
+# The two lists below write about 65 MiB at the default output.max_size (1 GiB); with max_size
+# at 40 MiB, under the runner's 50 MiB cap, the run must keep to it (refused or stopped).
+scen("events-at-same-instant", "storm", "150,000 failure events at one instant, max_size 40 MiB",
+     BASE_TIME, {"/failures/events/0/at": 1800, "/output/max_size": "40MiB"}, generate=[
          {"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/events",
           "count": 150000, "step_field": "at", "step": 0}])
-scen("events-every-ns", "storm", "150,000 failure events a nanosecond apart", BASE_TIME,
-     {"/failures/events/0": {"target": "accelerator", "index": 0, "at": 60, "down_for": 1e-9}},
+scen("events-every-ns", "storm", "150,000 failure events a nanosecond apart, max_size 40 MiB",
+     BASE_TIME, {"/failures/events/0": {"target": "accelerator", "index": 0, "at": 60, "down_for": 1e-9},
+                 "/output/max_size": "40MiB"},
      generate=[{"file": "scenario.json", "kind": "repeat_list", "pointer": "/failures/events",
                 "count": 150000, "step_field": "at", "step": 1e-9}], dry=True)
 scen("events-at-1e300", "huge-value", "a failure at 1e300 s", BASE_TIME, {"/failures/events/0/at": "1e300s"})

@@ -9,6 +9,7 @@
 
 #include "input/input_error.hpp"
 #include "sim/scenario/collective/recovery.hpp"
+#include "sim/scenario/format_bytes.hpp"
 
 namespace failsim::sim {
 namespace {
@@ -271,13 +272,13 @@ CollectiveWork check_collective_limits(const Scenario& s, const CollectivePlan& 
   if (bytes > limit) {
     throw input::InputError(
         file, "/output/max_size",
-        fmt::format("a result of at most {:.4g} GiB (output.max_size, default 1 GiB: raise it, "
+        fmt::format("a result of at most {} (output.max_size, default 1 GiB: raise it, "
                     "e.g. --set /output/max_size=4GiB, or write fewer events)",
-                    limit / DEFAULT_MAX_RESULT_BYTES),
-        fmt::format("{:.3g} GiB: {} events ({} failures, {} restarts, {} checkpoints of 2 "
+                    format_bytes(limit)),
+        fmt::format("{}: {} events ({} failures, {} restarts, {} checkpoints of 2 "
                     "events) at {:.0f} bytes each and {} timeseries rows{}, {}{}",
-                    bytes / DEFAULT_MAX_RESULT_BYTES, count(w.event_rows), count(w.failures),
-                    count(w.restarts), count(w.checkpoints),
+                    format_bytes(bytes), count(w.event_rows), count(w.failures), count(w.restarts),
+                    count(w.checkpoints),
                     EVENT_JSON_BYTES + (s.output.events ? EVENT_CSV_BYTES : 0.0),
                     count(w.timeseries_rows), listed_text(w), horizon_text(w),
                     restart_text(s, plan, w, "failures")));
