@@ -4,6 +4,8 @@
 
 #include <csignal>
 
+#include "input/printable.hpp"
+
 namespace failsim::input {
 
 namespace {
@@ -44,5 +46,10 @@ std::string signal_name(int signal) {
 Interrupted::Interrupted(int signal, const std::string& where)
     : std::runtime_error(fmt::format("interrupted by {} {}", signal_name(signal), where)),
       signal_(signal) {}
+
+void throw_interrupted(long long i, long long n, std::string_view doing, std::string_view unit) {
+  throw Interrupted(caught_interrupt(),
+                    fmt::format("while {}, at {} {} of {}", doing, unit, grouped(i), grouped(n)));
+}
 
 }  // namespace failsim::input

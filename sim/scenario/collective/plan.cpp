@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "input/interrupt.hpp"
 #include "sim/scenario/collective/collective_time.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 #include "sim/scenario/format_bytes.hpp"
@@ -50,24 +51,35 @@ void require_read(const Scenario& s, const std::optional<RealModelSize>& real) {
     throw std::invalid_argument("plan_collective: real math without the real model's sizes");
 }
 
+// The loops as long as the job's ranks (up to 10,000,000) look for a caught signal every
+// input::POLL_EVERY ranks or groups: a plan of millions of ranks takes seconds to build.
 void place(CollectivePlan& plan) {
   const int ranks = plan.ranks();
   plan.node_of_rank.resize(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) plan.node_of_rank[r] = r / plan.accelerators_per_node;
+  for (int r = 0; r < ranks; ++r) {
+    input::poll_interrupt(r, ranks, "placing the plan's ranks", "rank");
+    plan.node_of_rank[r] = r / plan.accelerators_per_node;
+  }
+  const auto poll = [](std::size_t built, long long groups, const char* doing) {
+    input::poll_interrupt(static_cast<long long>(built), groups, doing, "group");
+  };
   for (int d = 0; d < plan.dp; ++d) {
     for (int p = 0; p < plan.pp; ++p) {
+      poll(plan.tp_groups.size(), 1LL * plan.dp * plan.pp, "building the tensor-parallel groups");
       std::vector<int>& group = plan.tp_groups.emplace_back();
       for (int t = 0; t < plan.tp; ++t) group.push_back(plan.rank_of({d, p, t}));
     }
   }
   for (int d = 0; d < plan.dp; ++d) {
     for (int t = 0; t < plan.tp; ++t) {
+      poll(plan.pipelines.size(), 1LL * plan.dp * plan.tp, "building the pipelines");
       std::vector<int>& chain = plan.pipelines.emplace_back();
       for (int p = 0; p < plan.pp; ++p) chain.push_back(plan.rank_of({d, p, t}));
     }
   }
   for (int p = 0; p < plan.pp; ++p) {
     for (int t = 0; t < plan.tp; ++t) {
+      poll(plan.dp_groups.size(), 1LL * plan.pp * plan.tp, "building the data-parallel groups");
       std::vector<int>& group = plan.dp_groups.emplace_back();
       for (int d = 0; d < plan.dp; ++d) group.push_back(plan.rank_of({d, p, t}));
     }
@@ -359,6 +371,7 @@ void plan_checkpoint(const Scenario& s, CollectivePlan& plan) {
   plan.checkpoint_read_bytes.assign(ranks, 0.0);
   const CollectivePlan::CheckpointShare share = plan.checkpoint_share(plan.dp);
   for (int r = 0; r < plan.ranks(); ++r) {
+    input::poll_interrupt(r, plan.ranks(), "planning the ranks' checkpoint shares", "rank");
     const bool replica_zero = plan.coordinates(r).d == 0;
     plan.checkpoint_write_bytes[r] = replica_zero ? share.write_first : share.write_other;
     plan.checkpoint_read_bytes[r] = share.read;
