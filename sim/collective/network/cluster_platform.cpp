@@ -9,6 +9,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "input/interrupt.hpp"
 #include "sim/collective/network/topology/platform_checks.hpp"
 #include "sim/collective/network/topology/topology.hpp"
 
@@ -76,6 +77,7 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
 
   // Node n <-> file system: bypass routes of the root through node n's NIC link.
   for (int n = 0; n < nodes; ++n) {
+    input::poll_interrupt(n, nodes, "routing the nodes to the file system", "node", 256);
     const auto i = static_cast<std::size_t>(n);
     root->add_bypass_route(fabric.zones[i], fs_zone->get_netpoint(), fabric.gateways[i], fs_gateway,
                            {sg4::LinkInRoute(out.nic_up[i])});

@@ -4,10 +4,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include <simgrid/s4u.hpp>
+
+#include "input/interrupt.hpp"
 
 namespace failsim::sim {
 
@@ -43,6 +46,12 @@ std::pair<NetPoint*, NetPoint*> make_node_zone(sg4::NetZone* parent,
   sg4::NetZone* zone = sg4::create_star_zone(fmt::format("node-{}", n))->set_parent(parent);
   NetPoint* node_switch = zone->create_router(fmt::format("node-{}-switch", n));
   for (int g = 0; g < config.node.accelerators; ++g) {
+    // At each node's first (a node's zone takes longer as there are more), and every 4,096 of a
+    // node of up to 65,536: SimGrid searches every zone's names for each host and link.
+    input::poll_interrupt(1LL * n * config.node.accelerators + g,
+                          1LL * config.platform_nodes() * config.node.accelerators,
+                          "creating the nodes' accelerators", "accelerator",
+                          std::min(config.node.accelerators, 4096));
     const std::string name = fmt::format("node-{}-acc-{}", n, g);
     sg4::Host* host = zone->create_host(name, config.node.accelerator_speed);
     sg4::Link* link = zone->create_split_duplex_link(name + "-link", config.node.intra_bandwidth)
