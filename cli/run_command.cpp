@@ -179,11 +179,16 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
         sim::format_bytes(s.collective.platform.node.device_memory),
         sim::format_bytes(p.memory.model_states), sim::format_bytes(p.memory.activations),
         sim::format_bytes(p.checkpoint_bytes));
+    // The work estimate of the resolve step (sim/scenario/collective/work.hpp): a bound when
+    // the stop time bounds the run, else the least its stop's steps take.
+    const sim::CollectiveWork& cw = job.collective_work;
     fmt::print(
         "  this machine: {} of memory ({} math), {:.3g} random failures expected; wall "
-        "time: unknown (docs/performance.md, \"Collective protocol\")\n",
+        "time: about {:.1f} s {} (set-up {:.1f} s, simulation {:.1f} s; docs/scenario-format.md, "
+        "\"Limits\")\n",
         sim::format_bytes(m.resident_bytes()), s.collective.workload.real_math ? "real" : "no",
-        w.failures);
+        cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least",
+        cw.setup_seconds, cw.wall_seconds() - cw.setup_seconds);
     return;
   }
   fmt::print(
@@ -350,6 +355,10 @@ int run_scenario(RunOptions o) {
       print_estimate(set, sim::check_run_set(set, options));
     } catch (const input::InputError& e) {
       return fail(e, BAD_INPUT);
+    } catch (const input::Interrupted& e) {
+      // Caught while the plan of a large job was built: a dry run writes nothing anyway.
+      fmt::print(stderr, "failsim run: {}; a dry run, nothing was written\n", e.what());
+      return 128 + e.signal();
     }
     return OK;
   }

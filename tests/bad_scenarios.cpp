@@ -1049,6 +1049,23 @@ const std::vector<BadScenario>& catalogue() {
                  {"bad.json: /stop/version: expected a run of at most 3600 s of wall time",
                   "1e+12 steps of at least"},
                  RESOLVE),
+      collective("ten million accelerators on 4,096 nodes: a set-up of hours",
+                 R"({"platform": {"nodes": 4096,
+                                  "node": {"preset": "h100-8x", "accelerators": 2441}}})",
+                 "/platform/nodes",
+                 {"bad.json: /platform/nodes: expected a set-up of at most 3600 s of wall time "
+                  "before the first simulated event (about an hour at the measured",
+                  " s: 9,998,336 ranks on 4,096 nodes of 2,441 accelerators (the plan and the "
+                  "step network",
+                  "the platform"},
+                 RESOLVE),
+      collective("a million spare nodes' worth of accelerators: a set-up of hours",
+                 R"({"platform": {"nodes": 2, "spares": 4000,
+                                  "node": {"preset": "h100-8x", "accelerators": 2048}}})",
+                 "/platform/spares",
+                 {"bad.json: /platform/spares: expected a set-up of at most 3600 s",
+                  "ranks on 2 nodes of 2,048 accelerators and 4,000 spares"},
+                 RESOLVE),
       collective("a stop by target accuracy only",
                  R"({"stop": {"time": null, "target_accuracy": 0.9}})", "/stop",
                  {"bad.json: /stop: expected a stop by 'time', 'updates' or 'version' for a "

@@ -188,6 +188,45 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   CHECK(one.shards[0].update_flops == one.time.update_flops);
 }
 
+TEST_CASE("a collective run's set-up: linear in ranks and streams, by accelerator x node in "
+          "the platform, refused beyond the hour before the plan",
+          "[resolve][work]") {
+  namespace sim = failsim::sim;
+  json doc = json::parse(MINIMAL_COLLECTIVE);
+  doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"}})"));
+  const auto setup = [&](int nodes, int per_node) {
+    doc["platform"]["nodes"] = nodes;
+    doc["platform"]["node"] = {{"preset", "h100-8x"}, {"accelerators", per_node}};
+    return sim::estimate_collective_setup(parse_scenario(doc, "s.json"));
+  };
+  // Twice the nodes of as many accelerators: twice the ranks' part, four times the platform's
+  // quadratic part.
+  const sim::CollectiveSetup small = setup(100, 64), large = setup(200, 64);
+  CHECK(large.ranks == Approx(2.0 * small.ranks));
+  CHECK(large.platform - 200 * 64 * sim::PLATFORM_SECONDS_PER_ACCELERATOR ==
+        Approx(4.0 * (small.platform - 100 * 64 * sim::PLATFORM_SECONDS_PER_ACCELERATOR)));
+  CHECK(small.schedules == 0.0);
+  // Spares are platform, not ranks.
+  doc["platform"]["spares"] = 100;
+  const sim::CollectiveSetup spared = setup(100, 64);
+  CHECK(spared.ranks == small.ranks);
+  CHECK(spared.platform == Approx(sim::collective_platform_seconds(200, 200 * 64)));
+  doc["platform"].erase("spares");
+  // 4,096 nodes of 2,441 accelerators (9,998,336 ranks, within the rank cap): hours. The plan is
+  // never built: the refusal comes first, whatever the layout says.
+  const auto huge = setup(4096, 2441);
+  REQUIRE(huge.total() > sim::MAX_COLLECTIVE_WALL_SECONDS);
+  const auto e = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
+  CHECK(e.json_path() == "/platform/nodes");
+  CHECK_THAT(e.what(), Catch::Contains("expected a set-up of at most 3600 s of wall time") &&
+                           Catch::Contains(" s: 9,998,336 ranks on 4,096 nodes of 2,441 "
+                                           "accelerators (the plan and the step network"));
+  // The dry run's estimate holds the set-up.
+  const sim::CollectiveSetup two = setup(2, 8);
+  const auto fits = resolve(parse_scenario(doc, "s.json"), "s.json");
+  CHECK(fits.collective_work.setup_seconds == Approx(two.total()));
+}
+
 TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   // MINIMAL_COLLECTIVE, time only: 2 nodes of 8 accelerators, a stop of 1 h.
   json doc = json::parse(MINIMAL_COLLECTIVE);
@@ -217,8 +256,15 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   CHECK(w.spells == Approx(16.0 * 3600.0 / 90.0 + 1.0));
   CHECK(w.checkpoints == std::floor(w.steps / 10.0));
   CHECK(w.event_rows == Approx(w.failures + w.restarts + 2.0 * w.checkpoints));
+  // The set-up: 16 ranks on 2 nodes of 8, and 2 + 16 random streams and 2 scheduled entries.
+  namespace sim = failsim::sim;
+  CHECK(w.setup_seconds ==
+        Approx(16.0 * sim::SETUP_SECONDS_PER_RANK +
+               16.0 * (sim::PLATFORM_SECONDS_PER_ACCELERATOR +
+                       2.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR_NODE) +
+               20.0 * sim::SETUP_SECONDS_PER_STREAM));
   CHECK(w.wall_seconds() ==
-        Approx(w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
+        Approx(w.setup_seconds + w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
                2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +
                w.spells / failsim::sim::COLLECTIVE_SPELLS_PER_WALL_SECOND +
                w.checkpoints / failsim::sim::COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND));

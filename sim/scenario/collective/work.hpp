@@ -51,6 +51,54 @@ constexpr double TIMESERIES_ROW_BYTES = 60.0;
 /// is about 8 GB of memory.
 constexpr double DEFAULT_MAX_RESULT_BYTES = 1024.0 * 1024.0 * 1024.0;
 
+// The set-up of a collective run, before its first simulated event (issue 32, class 4): the
+// plan (ranks placed, groups built, checkpoint shares), the platform SimGrid builds (a zone per
+// node, a host and a link per accelerator, the fabric, the file system's routes), the step
+// network (a flow and a route per rank and group) and the job's schedules (a random stream and a
+// first draw per component of every failure and straggler process). Measured by
+// bench/setup-rates.py at 4fea192 on the 2-core development machine under a load of 5 to 7 (CPU
+// time, which the load changes little): the plan by `failsim run --dry-run` of 1 to 4 million
+// ranks, the rest by result.json's setup_seconds of runs of up to 32,768 ranks and 4,096 nodes,
+// fitted by least squares; the constants are the measured ones rounded up.
+/// Per rank of the job: the plan's 2.6e-6 s measured (and 271 bytes), and the step network's
+/// and the job's share, below what the fit resolves at 32,768 ranks.
+constexpr double SETUP_SECONDS_PER_RANK = 5e-6;
+/// The platform, in SimGrid 3.32: each accelerator's host and link cost a constant
+/// (PLATFORM_SECONDS_PER_ACCELERATOR, fit 1.6e-5 to 1.9e-5 s) and a search of every node's zone
+/// for their names (PLATFORM_SECONDS_PER_ACCELERATOR_NODE per accelerator and node, fit 3.5e-7
+/// s), which makes the construction quadratic: 4,096 nodes of 4 accelerators took 26.7 s (the
+/// model says 27.2 s), 2,048 of 8 took 8.5 s (13.8 s). Both must be measured again
+/// (bench/setup-rates.py) when the platform's construction changes: a platform built in time
+/// linear in its nodes has no accelerator x node term.
+constexpr double PLATFORM_SECONDS_PER_ACCELERATOR = 2.5e-5;
+constexpr double PLATFORM_SECONDS_PER_ACCELERATOR_NODE = 4e-7;
+/// Per random stream of a failure or straggler process (a component of its target), and per
+/// scheduled failure, outage of a trace or scheduled spell: below what the fit resolves (65,536
+/// streams changed the set-up by less than 0.02 s); an upper bound.
+constexpr double SETUP_SECONDS_PER_STREAM = 1e-6;
+
+/// A collective run's set-up in wall seconds, by part.
+struct CollectiveSetup {
+  double ranks = 0.0;      ///< the plan and the step network
+  double platform = 0.0;   ///< SimGrid's platform
+  double schedules = 0.0;  ///< the failure and straggler schedules
+  double total() const { return ranks + platform + schedules; }
+};
+
+/// The platform's construction for `nodes` nodes of `accelerators` accelerators in all (spares
+/// included): accelerators x (PLATFORM_SECONDS_PER_ACCELERATOR + nodes x
+/// PLATFORM_SECONDS_PER_ACCELERATOR_NODE).
+double collective_platform_seconds(double nodes, double accelerators);
+
+/// The set-up of `s` (protocol COLLECTIVE), from its platform and failures alone: the plan's
+/// ranks are the job's accelerators (the plan refuses a layout of any other count).
+CollectiveSetup estimate_collective_setup(const Scenario& s);
+
+/// Refuses `s` (input::InputError naming the field to change, the limit and the estimate by part)
+/// when its set-up would take more than MAX_COLLECTIVE_WALL_SECONDS, before its plan is built;
+/// returns the estimate otherwise.
+CollectiveSetup check_collective_setup(const Scenario& s, const std::string& file);
+
 /// A collective run's work, before it starts. Counts are expectations (random processes at
 /// their means) over the horizon: the stop time, or when no stop time bounds the run, the least
 /// time its steps take (then the counts are lower bounds).
@@ -65,6 +113,8 @@ struct CollectiveWork {
   double evaluations = 0.0;    ///< scheduled (real math only)
   double event_rows = 0.0;     ///< events the result records
   double timeseries_rows = 0.0;
+  /// Wall seconds before the first simulated event (estimate_collective_setup).
+  double setup_seconds = 0.0;
   /// The work the job may do while it runs (collective_wall_seconds of its counts), beyond
   /// which it stops with stop_reason "work limit": for the runs whose horizon is not known.
   double max_wall_seconds = MAX_COLLECTIVE_WALL_SECONDS;
@@ -72,7 +122,7 @@ struct CollectiveWork {
   /// job stops as well (with the same reason).
   double max_event_rows = DEFAULT_MAX_RESULT_BYTES / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
 
-  /// Wall seconds at the measured rates (collective_wall_seconds).
+  /// Wall seconds at the measured rates: the set-up and collective_wall_seconds of the counts.
   double wall_seconds() const;
   /// Bytes of events.csv, timeseries.csv and result.json's events and evaluations.
   double result_bytes(const OutputConfig& output) const;
