@@ -306,7 +306,7 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
     if (progress) fmt::print(stderr, "\n");
     fmt::print(stderr, "failsim run: {}; nothing was written to {}\n", e.what(),
                fmt::join(set.directories, ", "));
-    return 128 + e.signal();
+    input::exit_interrupted(e.signal());
   }
   if (progress && result.member == 0) fmt::print(stderr, "\n");
   int status = report(result, set.directories[result.member], o);
@@ -352,13 +352,23 @@ int run_scenario(RunOptions o) {
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
   if (o.dry_run) {
     try {
-      print_estimate(set, sim::check_run_set(set, options));
+      // Kept to the process's end, not freed: the process ends here, and a plan of millions of
+      // ranks takes seconds to free (a signal would find nothing that looks for it).
+      static const sim::CheckedRun* const checked =
+          new sim::CheckedRun(sim::check_run_set(set, options));
+      print_estimate(set, *checked);
+      if (const int signal = input::caught_interrupt()) {
+        // Caught after the last check that looks: the estimate stands, the status says so.
+        fmt::print(stderr, "failsim run: interrupted by {} after the dry run's checks\n",
+                   input::signal_name(signal));
+        input::exit_interrupted(signal);
+      }
     } catch (const input::InputError& e) {
       return fail(e, BAD_INPUT);
     } catch (const input::Interrupted& e) {
       // Caught while the plan of a large job was built: a dry run writes nothing anyway.
       fmt::print(stderr, "failsim run: {}; a dry run, nothing was written\n", e.what());
-      return 128 + e.signal();
+      input::exit_interrupted(e.signal());
     }
     return OK;
   }

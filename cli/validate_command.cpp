@@ -15,6 +15,7 @@
 #include "input/interrupt.hpp"
 #include "input/json_input.hpp"
 #include "sim/engine/simgrid_probe.hpp"
+#include "sim/scenario/collective/plan.hpp"
 #include "sim/scenario/resolve.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sweep/plan.hpp"
@@ -27,6 +28,16 @@ namespace {
 /// scenario, whose reader names what is wrong.
 bool is_sweep(const nlohmann::json& doc) {
   return doc.is_object() && doc.contains("scenarios") && !doc.contains("model");
+}
+
+/// Ends the command (input::exit_interrupted) when a signal was caught during a check that
+/// does not look for one: after `file`, the next file is not begun.
+void stop_if_interrupted(const std::string& file) {
+  if (const int signal = input::caught_interrupt()) {
+    fmt::print(stderr, "failsim validate: interrupted by {} after checking {}\n",
+               input::signal_name(signal), file);
+    input::exit_interrupted(signal);
+  }
 }
 
 /// Checks one file and prints "FILE: ok" or its error; returns OK or BAD_INPUT. Throws
@@ -44,9 +55,12 @@ int validate_file(const std::string& file, const std::vector<std::string>& simgr
       return OK;
     }
     const sim::Scenario scenario = sim::parse_scenario(doc, file);
-    const sim::ResolvedJob job = sim::resolve(scenario, file);
+    sim::ResolvedJob job = sim::resolve(scenario, file);
     sim::probe_simgrid_setup(simgrid_args, scenario, job, file);
     fmt::print("{}: ok\n", file);
+    stop_if_interrupted(file);
+    // A plan of millions of ranks takes seconds to free: freed with looks for a signal.
+    if (job.collective) sim::release_groups(*job.collective);
     return OK;
   } catch (const input::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
@@ -75,14 +89,9 @@ Command add_validate_command(CLI::App& app) {
                 if (validate_file(file, simgrid_args) != OK) status = BAD_INPUT;
               } catch (const input::Interrupted& e) {
                 fmt::print(stderr, "failsim validate: {} (checking {})\n", e.what(), file);
-                return 128 + e.signal();
+                input::exit_interrupted(e.signal());
               }
-              // Caught in a check that does not look for it: the next file is not begun.
-              if (const int signal = input::caught_interrupt()) {
-                fmt::print(stderr, "failsim validate: interrupted by {} after checking {}\n",
-                           input::signal_name(signal), file);
-                return 128 + signal;
-              }
+              stop_if_interrupted(file);
             }
             return status;
           }};

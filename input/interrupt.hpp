@@ -37,6 +37,16 @@ class Interrupted : public std::runtime_error {
 [[noreturn]] void throw_interrupted(long long i, long long n, std::string_view doing,
                                     std::string_view unit);
 
+/// Ends the process at once with status 128 + `signal`, its output flushed: for a command that
+/// has said where the signal stopped it and wrote nothing. What it built is not taken apart (a
+/// SimGrid platform of a million hosts or a plan of millions of ranks takes seconds to free,
+/// longer than the second a signal is answered in).
+[[noreturn]] void exit_interrupted(int signal);
+
+/// Throws Interrupted(caught_interrupt(), where) when a signal was caught: between two steps of
+/// a set-up that do not look themselves, e.g. "after the resolve step".
+void throw_if_interrupted(std::string_view where);
+
 /// Iterations of a set-up loop between two looks for a signal when each is cheap (a push, a
 /// random draw, a small vector: well under a microsecond), so that the looks are milliseconds
 /// apart and cost nothing measurable.

@@ -5,6 +5,7 @@
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
+#include <exception>
 #include <utility>
 
 #include "input/interrupt.hpp"
@@ -28,6 +29,10 @@ RunSetup::RunSetup(const std::vector<std::string>& simgrid_args, Clock::time_poi
   int argc = static_cast<int>(argv.size());
   xbt_log_control_set("root.thresh:critical");  // quiet unless --log= asks otherwise
   engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+}
+
+RunSetup::~RunSetup() {
+  if (std::uncaught_exceptions() > 0) static_cast<void>(engine_.release());
 }
 
 void RunSetup::watch(std::function<void(const Progress&)> on_progress) {

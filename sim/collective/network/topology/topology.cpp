@@ -51,7 +51,7 @@ std::pair<NetPoint*, NetPoint*> make_node_zone(sg4::NetZone* parent,
     input::poll_interrupt(1LL * n * config.node.accelerators + g,
                           1LL * config.platform_nodes() * config.node.accelerators,
                           "creating the nodes' accelerators", "accelerator",
-                          std::min(config.node.accelerators, 4096));
+                          std::min(config.node.accelerators, 512));
     const std::string name = fmt::format("node-{}-acc-{}", n, g);
     sg4::Host* host = zone->create_host(name, config.node.accelerator_speed);
     sg4::Link* link = zone->create_split_duplex_link(name + "-link", config.node.intra_bandwidth)
