@@ -184,6 +184,81 @@ TEST_CASE("SIGTERM on failsim run: exit 143 with the same message", "[cli][inter
   CHECK_FALSE(fs::exists(out));
 }
 
+namespace {
+/// A time-only collective job of 4,194,304 ranks (64 nodes of 65,536 accelerators, data
+/// parallel): its plan alone takes seconds to build, its platform minutes.
+const char* const FOUR_MILLION_RANKS = R"({
+  "protocol": "collective", "name": "four-million-ranks", "seed": 1,
+  "platform": {
+    "node": {"accelerators": 65536, "accelerator_speed": "312Tf", "device_memory": "80GB",
+             "host_memory": "1TiB", "intra_bandwidth": "300GBps", "intra_latency": "1us",
+             "nics": 4, "nic_bandwidth": "200Gbps", "nic_latency": "2us"},
+    "nodes": 64,
+    "topology": {"kind": "fat-tree", "nodes_per_leaf": 16, "spines": 4},
+    "file_system": {"write_bandwidth": "20GBps", "read_bandwidth": "40GBps"}
+  },
+  "layout": {"dp": 4194304, "tp": 1, "pp": 1, "zero_stage": 1, "micro_batches": 1},
+  "workload": {"transformer": {"parameters": 1e9, "layers": 8, "hidden": 1024, "sequence": 1,
+                               "global_batch_tokens": 4194304},
+               "achieved_fraction": 0.4, "math": "none"},
+  "stop": {"time": "1h"},
+  "recovery": {"strategy": "checkpoint-restart", "checkpoint": {"every_steps": 0}}
+})";
+
+/// `failsim ARGS` sent SIGTERM after `seconds`, in an address space of 4 GiB at most (should the
+/// signal go unanswered, the set-up must not take the machine's memory); stderr ends with the
+/// line "answered in N ms": from the signal to the process's end.
+failsim::testing::CliOutcome sigterm_after(const std::string& args, double seconds,
+                                           const TempDir& dir) {
+  return run_shell("(ulimit -v 4194304; '" FAILSIM_BINARY "' " + args + " & pid=$!; sleep " +
+                       std::to_string(seconds) +
+                       "; kill -TERM $pid; start=$(date +%s%N); wait $pid; status=$?; "
+                       "end=$(date +%s%N); echo \"answered in $(( (end - start) / 1000000 )) "
+                       "ms\" >&2; exit $status)",
+                   dir);
+}
+
+/// The milliseconds of sigterm_after's last line, -1 if there is none.
+long answered_ms(const std::string& err) {
+  const std::string mark = "answered in ";
+  const auto at = err.rfind(mark);
+  return at == std::string::npos ? -1 : std::stol(err.substr(at + mark.size()));
+}
+}  // namespace
+
+TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, where it was",
+          "[cli][interrupt]") {
+  TempDir dir;
+  const std::string scenario = dir.file("big.json"), out = dir.file("out");
+  failsim::testing::write_text(scenario, FOUR_MILLION_RANKS);
+  // The plan of 4,194,304 ranks takes seconds (2.6e-6 s a rank, sim/scenario/collective/work.hpp):
+  // the signal comes while it is built, long before the first simulated event.
+  const auto r = sigterm_after("run '" + scenario + "' -q -o '" + out + "'", 1.0, dir);
+  CHECK(r.status == 143);
+  CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM while [a-z' -]+, at "
+                                   "[a-z]+ [0-9,]+ of [0-9,]+; nothing was written to " +
+                                   out + "\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(r.err) >= 0);
+  CHECK(answered_ms(r.err) <= 1000);
+  CHECK_FALSE(fs::exists(out));
+
+  // A dry run and validate build the same plan, and stop alike.
+  const auto dry = sigterm_after("run '" + scenario + "' --dry-run -o '" + out + "'", 1.0, dir);
+  CHECK(dry.status == 143);
+  CHECK_THAT(dry.err, Catch::Matches("failsim run: interrupted by SIGTERM while [a-z' -]+, at "
+                                     "[a-z]+ [0-9,]+ of [0-9,]+; a dry run, nothing was "
+                                     "written\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(dry.err) <= 1000);
+  const auto validate = sigterm_after("validate '" + scenario + "'", 1.0, dir);
+  CHECK(validate.status == 143);
+  CHECK_THAT(validate.err, Catch::Matches("failsim validate: interrupted by SIGTERM while [a-z' "
+                                          "-]+, at [a-z]+ [0-9,]+ of [0-9,]+ \\(checking " +
+                                          scenario + "\\)\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(validate.err) <= 1000);
+  CHECK(validate.out.empty());
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
           "[cli][interrupt][sweep]") {
   TempDir dir;

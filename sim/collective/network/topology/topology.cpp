@@ -46,7 +46,7 @@ std::pair<NetPoint*, NetPoint*> make_node_zone(sg4::NetZone* parent,
   sg4::NetZone* zone = sg4::create_star_zone(fmt::format("node-{}", n))->set_parent(parent);
   NetPoint* node_switch = zone->create_router(fmt::format("node-{}-switch", n));
   for (int g = 0; g < config.node.accelerators; ++g) {
-    // At each node's first (a node's zone takes longer as there are more), and every 4,096 of a
+    // At each node's first (a node's zone takes longer as there are more), and every 512 of a
     // node of up to 65,536: SimGrid searches every zone's names for each host and link.
     input::poll_interrupt(1LL * n * config.node.accelerators + g,
                           1LL * config.platform_nodes() * config.node.accelerators,
