@@ -187,8 +187,8 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
         "time: about {:.1f} s {} (set-up {:.1f} s, simulation {:.1f} s; docs/scenario-format.md, "
         "\"Limits\")\n",
         sim::format_bytes(m.resident_bytes()), s.collective.workload.real_math ? "real" : "no",
-        cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least",
-        cw.setup_seconds, cw.wall_seconds() - cw.setup_seconds);
+        cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least", cw.setup_seconds,
+        cw.wall_seconds() - cw.setup_seconds);
     return;
   }
   fmt::print(

@@ -27,7 +27,8 @@ TEST_CASE("grouped writes a count with a comma between groups of three digits") 
 
 TEST_CASE("poll_interrupt throws where the loop was, at its every-th iterations only") {
   // No signal caught: every iteration goes on.
-  for (long long i = 0; i < 100; ++i) poll_interrupt(i, 100, "building the plan's ranks", "rank", 1);
+  for (long long i = 0; i < 100; ++i)
+    poll_interrupt(i, 100, "building the plan's ranks", "rank", 1);
   failsim::input::catch_interrupts();
   std::raise(SIGTERM);
   REQUIRE(failsim::input::caught_interrupt() == SIGTERM);

@@ -188,9 +188,10 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   CHECK(one.shards[0].update_flops == one.time.update_flops);
 }
 
-TEST_CASE("a collective run's set-up: linear in ranks and streams, by accelerator x node in "
-          "the platform, refused beyond the hour before the plan",
-          "[resolve][work]") {
+TEST_CASE(
+    "a collective run's set-up: linear in ranks and streams, by accelerator x node in "
+    "the platform, refused beyond the hour before the plan",
+    "[resolve][work]") {
   namespace sim = failsim::sim;
   json doc = json::parse(MINIMAL_COLLECTIVE);
   doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"}})"));
@@ -258,11 +259,10 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   CHECK(w.event_rows == Approx(w.failures + w.restarts + 2.0 * w.checkpoints));
   // The set-up: 16 ranks on 2 nodes of 8, and 2 + 16 random streams and 2 scheduled entries.
   namespace sim = failsim::sim;
-  CHECK(w.setup_seconds ==
-        Approx(16.0 * sim::SETUP_SECONDS_PER_RANK +
-               16.0 * (sim::PLATFORM_SECONDS_PER_ACCELERATOR +
-                       2.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR_NODE) +
-               20.0 * sim::SETUP_SECONDS_PER_STREAM));
+  CHECK(w.setup_seconds == Approx(16.0 * sim::SETUP_SECONDS_PER_RANK +
+                                  16.0 * (sim::PLATFORM_SECONDS_PER_ACCELERATOR +
+                                          2.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR_NODE) +
+                                  20.0 * sim::SETUP_SECONDS_PER_STREAM));
   CHECK(w.wall_seconds() ==
         Approx(w.setup_seconds + w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
                2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +

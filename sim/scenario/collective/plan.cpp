@@ -472,7 +472,8 @@ void build_plan(const Scenario& s, const std::optional<RealModelSize>& real,
 }  // namespace
 
 void release_groups(CollectivePlan& plan) {
-  for (std::vector<std::vector<int>>* groups : {&plan.tp_groups, &plan.pipelines, &plan.dp_groups}) {
+  for (std::vector<std::vector<int>>* groups :
+       {&plan.tp_groups, &plan.pipelines, &plan.dp_groups}) {
     const auto total = static_cast<long long>(groups->size());
     try {
       while (!groups->empty()) {

@@ -299,9 +299,9 @@ std::vector<StreamSource> stream_sources(const Scenario& s) {
     // A process of failures.stochastic is named by its target; the rate table's by its file.
     const std::string lifetime = "/lifetime";
     const bool stochastic = field.ends_with(lifetime);
-    out.push_back({static_cast<double>(component_count(p.target, s.collective.platform)),
-                   stochastic ? field.substr(0, field.size() - lifetime.size()) + "/target"
-                              : field});
+    out.push_back(
+        {static_cast<double>(component_count(p.target, s.collective.platform)),
+         stochastic ? field.substr(0, field.size() - lifetime.size()) + "/target" : field});
   }
   for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i)
     out.push_back(
@@ -337,10 +337,9 @@ CollectiveSetup check_collective_setup(const Scenario& s, const std::string& fil
   std::string field = platform.spares > platform.nodes ? "/platform/spares" : "/platform/nodes";
   if (setup.schedules > setup.ranks + setup.platform) {
     const std::vector<StreamSource> sources = stream_sources(s);
-    field = std::max_element(sources.begin(), sources.end(),
-                             [](const StreamSource& a, const StreamSource& b) {
-                               return a.streams < b.streams;
-                             })
+    field = std::max_element(
+                sources.begin(), sources.end(),
+                [](const StreamSource& a, const StreamSource& b) { return a.streams < b.streams; })
                 ->field;
   }
   throw input::InputError(
@@ -352,16 +351,16 @@ CollectiveSetup check_collective_setup(const Scenario& s, const std::string& fil
                   MAX_COLLECTIVE_WALL_SECONDS, SETUP_SECONDS_PER_RANK,
                   PLATFORM_SECONDS_PER_ACCELERATOR, PLATFORM_SECONDS_PER_ACCELERATOR_NODE,
                   SETUP_SECONDS_PER_STREAM),
-      fmt::format("{:.3g} s: {} ranks on {} nodes of {} accelerators{} (the plan and the step "
-                  "network {:.3g} s, the platform {:.3g} s, the failure and straggler "
-                  "schedules {:.3g} s)",
-                  setup.total(), input::grouped(static_cast<long long>(platform.nodes) *
-                                                platform.node.accelerators),
-                  input::grouped(platform.nodes), input::grouped(platform.node.accelerators),
-                  platform.spares > 0
-                      ? fmt::format(" and {} spares", input::grouped(platform.spares))
-                      : std::string(),
-                  setup.ranks, setup.platform, setup.schedules));
+      fmt::format(
+          "{:.3g} s: {} ranks on {} nodes of {} accelerators{} (the plan and the step "
+          "network {:.3g} s, the platform {:.3g} s, the failure and straggler "
+          "schedules {:.3g} s)",
+          setup.total(),
+          input::grouped(static_cast<long long>(platform.nodes) * platform.node.accelerators),
+          input::grouped(platform.nodes), input::grouped(platform.node.accelerators),
+          platform.spares > 0 ? fmt::format(" and {} spares", input::grouped(platform.spares))
+                              : std::string(),
+          setup.ranks, setup.platform, setup.schedules));
 }
 
 }  // namespace failsim::sim
