@@ -366,6 +366,15 @@ def first_line(err):
     return line[:300]
 
 
+def nothing_written(code, out_dir, new_files):
+    """Clean unless the case left an output directory with files or new files elsewhere."""
+    if os.path.exists(out_dir) and tree_files(out_dir):
+        return "unclear", f"exit {code} and a half-written output directory"
+    if new_files:
+        return "unclear", f"exit {code} and files written: {', '.join(new_files[:3])}"
+    return "clean", ""
+
+
 def classify(case, code, timed_out, term_answered, output_blown, err, written, cap, new_files, out_dir,
              longest_arg=0):
     if timed_out:
@@ -403,11 +412,7 @@ def classify(case, code, timed_out, term_answered, output_blown, err, written, c
     wrapped = WRAPPED_COUNT.search(text)
     if wrapped:
         return "unclear", f"exit {code}; the message prints an overflowed count ({wrapped.group(0)!r})"
-    if os.path.exists(out_dir) and tree_files(out_dir):
-        return "unclear", f"exit {code} and a half-written output directory"
-    if new_files:
-        return "unclear", f"exit {code} and files written: {', '.join(new_files[:3])}"
-    return "clean", ""
+    return nothing_written(code, out_dir, new_files)
 
 
 def classify_interrupted(code, timed_out, answered_in, err, written, cap, new_files, out_dir,
@@ -437,11 +442,7 @@ def classify_interrupted(code, timed_out, answered_in, err, written, cap, new_fi
         return "unclear", f"exit {code}; a message of {len(lines)} lines, {len(text)} characters"
     if "interrupted by SIGTERM" not in text:
         return "unclear", f"exit {code}; the message does not say it was interrupted by SIGTERM"
-    if os.path.exists(out_dir) and tree_files(out_dir):
-        return "unclear", f"exit {code} and a half-written output directory"
-    if new_files:
-        return "unclear", f"exit {code} and files written: {', '.join(new_files[:3])}"
-    return "clean", ""
+    return nothing_written(code, out_dir, new_files)
 
 
 # ---------------------------------------------------------------------------------------------
