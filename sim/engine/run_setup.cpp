@@ -32,7 +32,9 @@ RunSetup::RunSetup(const std::vector<std::string>& simgrid_args, Clock::time_poi
 }
 
 RunSetup::~RunSetup() {
-  if (std::uncaught_exceptions() > 0) static_cast<void>(engine_.release());
+  // A caught signal never goes away: unwinding with one caught is the way to exit_interrupted.
+  if (std::uncaught_exceptions() > 0 && input::caught_interrupt() != 0)
+    static_cast<void>(engine_.release());
 }
 
 void RunSetup::watch(std::function<void(const Progress&)> on_progress) {
