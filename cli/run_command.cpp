@@ -183,11 +183,17 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
         sim::format_bytes(s.collective.platform.node.device_memory),
         sim::format_bytes(p.memory.model_states), sim::format_bytes(p.memory.activations),
         sim::format_bytes(p.checkpoint_bytes));
+    // The work estimate of the resolve step (sim/scenario/collective/work.hpp): a bound when
+    // the stop time bounds the run, else the least its stop's steps take.
+    const sim::CollectiveWork& cw = job.collective_work;
     fmt::print(
-        "  this machine: {} of memory ({} math), {:.3g} random failures expected; wall "
-        "time: unknown (docs/performance.md, \"Collective protocol\")\n",
-        sim::format_bytes(m.resident_bytes()), s.collective.workload.real_math ? "real" : "no",
-        w.failures);
+        "  this machine: {} of memory (set-up {}, {} math {}), {:.3g} random failures expected; "
+        "wall time: about {:.1f} s {} (set-up {:.1f} s, simulation {:.1f} s; "
+        "docs/scenario-format.md, \"Limits\")\n",
+        sim::format_bytes(cw.setup_bytes + m.resident_bytes()), sim::format_bytes(cw.setup_bytes),
+        s.collective.workload.real_math ? "real" : "no", sim::format_bytes(m.resident_bytes()),
+        cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least", cw.setup_seconds,
+        cw.wall_seconds() - cw.setup_seconds);
     return;
   }
   fmt::print(
@@ -322,7 +328,7 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
     if (progress) fmt::print(stderr, "\n");
     fmt::print(stderr, "failsim run: {}; nothing was written to {}\n", e.what(),
                fmt::join(set.directories, ", "));
-    return 128 + e.signal();
+    input::exit_interrupted(e.signal());
   }
   if (progress && result.member == 0) fmt::print(stderr, "\n");
   int status = report(result, set.directories[result.member], o);
@@ -368,9 +374,23 @@ int run_scenario(RunOptions o) {
   for (const auto& l : o.simgrid_log) options.simgrid_args.push_back("--log=" + l);
   if (o.dry_run) {
     try {
-      print_estimate(set, sim::check_run_set(set, options));
+      // Kept to the process's end, not freed: the process ends here, and a plan of millions of
+      // ranks takes seconds to free (a signal would find nothing that looks for it).
+      static const sim::CheckedRun* const checked =
+          new sim::CheckedRun(sim::check_run_set(set, options));
+      print_estimate(set, *checked);
+      if (const int signal = input::caught_interrupt()) {
+        // Caught after the last check that looks: the estimate stands, the status says so.
+        fmt::print(stderr, "failsim run: interrupted by {} after the dry run's checks\n",
+                   input::signal_name(signal));
+        input::exit_interrupted(signal);
+      }
     } catch (const input::InputError& e) {
       return fail(e, BAD_INPUT);
+    } catch (const input::Interrupted& e) {
+      // Caught while the plan of a large job was built: a dry run writes nothing anyway.
+      fmt::print(stderr, "failsim run: {}; a dry run, nothing was written\n", e.what());
+      input::exit_interrupted(e.signal());
     }
     return OK;
   }

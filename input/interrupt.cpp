@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "input/printable.hpp"
 
 namespace failsim::input {
 
@@ -44,5 +48,19 @@ std::string signal_name(int signal) {
 Interrupted::Interrupted(int signal, const std::string& where)
     : std::runtime_error(fmt::format("interrupted by {} {}", signal_name(signal), where)),
       signal_(signal) {}
+
+void exit_interrupted(int signal) {
+  std::fflush(nullptr);
+  std::_Exit(128 + signal);
+}
+
+void throw_if_interrupted(std::string_view where) {
+  if (const int signal = caught_interrupt()) throw Interrupted(signal, std::string(where));
+}
+
+void throw_interrupted(long long i, long long n, std::string_view doing, std::string_view unit) {
+  throw Interrupted(caught_interrupt(),
+                    fmt::format("while {}, at {} {} of {}", doing, unit, grouped(i), grouped(n)));
+}
 
 }  // namespace failsim::input

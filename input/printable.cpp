@@ -67,4 +67,17 @@ std::string printable_excerpt(std::string_view text, std::size_t limit) {
   return fmt::format("{}... ({} bytes)", printable(text.substr(0, limit)), text.size());
 }
 
+std::string grouped(long long n) {
+  // Digits of |n| from the unsigned value: -LLONG_MIN does not fit in a long long.
+  const unsigned long long magnitude =
+      n < 0 ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
+  const std::string digits = std::to_string(magnitude);
+  std::string out = n < 0 ? "-" : "";
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
 }  // namespace failsim::input

@@ -25,4 +25,8 @@ std::string printable(std::string_view text);
 /// names a value, it does not print a megabyte of it (a sweep's message holds a point's whole).
 std::string printable_excerpt(std::string_view text, std::size_t limit = 1024);
 
+/// `n` in decimal with a comma between groups of three digits: "10,000,000", "-1,234", "999".
+/// For counts a message names, which are easier to read so at the sizes of a large job.
+std::string grouped(long long n);
+
 }  // namespace failsim::input

@@ -20,6 +20,11 @@ set, for at most --timeout seconds (default 20). Classes (docs/testing.md, "The 
   unclear   any other non-zero exit, or an error message that is long, not UTF-8, holds a
             traceback or names no expectation and found value, or a half-written output directory
 
+A case with "interrupt_after": S is sent SIGTERM S seconds after it starts, as `kill` would send
+it (to the process, not its group): unless it ended before, it is clean only if it exits with
+status 143 within INTERRUPT_ANSWER seconds (1) of the signal, with a short UTF-8 message that says
+it was "interrupted by SIGTERM", and wrote nothing; later it is a hang, otherwise unclear.
+
 Prints one line per case that is not clean, then the count per class; exits 1 unless every case
 is clean. Standard library only.
 """
@@ -42,6 +47,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(REPO, "tests", "hostile")
 CLASSES = ["clean", "crash", "hang", "blow-up", "unclear"]
+# Seconds within which a case's SIGTERM ("interrupt_after") must end it.
+INTERRUPT_ANSWER = 1.0
 MAX_MESSAGE_LINES = 6
 MAX_MESSAGE_CHARS = 4000
 # A count of things that is negative or zero in a message: a product that wrapped around.
@@ -287,11 +294,16 @@ def run_one(case, args, base_tmp):
                                 preexec_fn=limits, start_new_session=True)
         timed_out = term_answered = output_blown = False
         status = rusage = None
+        interrupt_after = case.get("interrupt_after")
+        signalled_at = None  # when the case's own SIGTERM was sent
         while True:
             pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
             elapsed = time.monotonic() - start
+            if interrupt_after is not None and signalled_at is None and elapsed >= interrupt_after:
+                os.kill(proc.pid, signal.SIGTERM)
+                signalled_at = time.monotonic()
             if tree_size(root) - inputs > cap or elapsed > args.timeout:
                 output_blown = elapsed <= args.timeout
                 timed_out = not output_blown
@@ -307,9 +319,14 @@ def run_one(case, args, base_tmp):
                     kill_tree(proc.pid, signal.SIGKILL)
                     _, status, rusage = os.wait4(proc.pid, 0)
                 break
-            time.sleep(0.1 if elapsed < 2 else 0.3)
+            # Finely after the case's SIGTERM (its answer is timed), and before it is due.
+            near_signal = interrupt_after is not None and (
+                signalled_at is not None or interrupt_after - elapsed < 0.3)
+            time.sleep(0.01 if near_signal else 0.1 if elapsed < 2 else 0.3)
         proc.returncode = 0  # reaped by wait4: keep Popen from waiting again
-    seconds = time.monotonic() - start
+    ended = time.monotonic()
+    seconds = ended - start
+    answered_in = ended - signalled_at if signalled_at is not None and not timed_out else None
     # Children of a sweep left behind (their own groups): stop them too.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -326,8 +343,13 @@ def run_one(case, args, base_tmp):
               "max_rss_mib": round(rusage.ru_maxrss / 1024, 1) if rusage else None,
               "written_bytes": written}
     longest_arg = max((len(a) for a in argv), default=0)
-    verdict, why = classify(case, code, timed_out, term_answered, output_blown, err, written, cap,
-                            new_files, out_dir, longest_arg)
+    if signalled_at is not None:
+        result["answered_in"] = round(answered_in, 3) if answered_in is not None else None
+        verdict, why = classify_interrupted(code, timed_out, answered_in, err, written, cap,
+                                            new_files, out_dir, longest_arg)
+    else:
+        verdict, why = classify(case, code, timed_out, term_answered, output_blown, err, written,
+                                cap, new_files, out_dir, longest_arg)
     result["verdict"], result["why"] = verdict, why
     result["message"] = first_line(err)
     if args.keep:
@@ -342,6 +364,15 @@ def first_line(err):
     text = err.decode("utf-8", "backslashreplace").strip()
     line = text.splitlines()[0] if text else ""
     return line[:300]
+
+
+def nothing_written(code, out_dir, new_files):
+    """Clean unless the case left an output directory with files or new files elsewhere."""
+    if os.path.exists(out_dir) and tree_files(out_dir):
+        return "unclear", f"exit {code} and a half-written output directory"
+    if new_files:
+        return "unclear", f"exit {code} and files written: {', '.join(new_files[:3])}"
+    return "clean", ""
 
 
 def classify(case, code, timed_out, term_answered, output_blown, err, written, cap, new_files, out_dir,
@@ -381,11 +412,37 @@ def classify(case, code, timed_out, term_answered, output_blown, err, written, c
     wrapped = WRAPPED_COUNT.search(text)
     if wrapped:
         return "unclear", f"exit {code}; the message prints an overflowed count ({wrapped.group(0)!r})"
-    if os.path.exists(out_dir) and tree_files(out_dir):
-        return "unclear", f"exit {code} and a half-written output directory"
-    if new_files:
-        return "unclear", f"exit {code} and files written: {', '.join(new_files[:3])}"
-    return "clean", ""
+    return nothing_written(code, out_dir, new_files)
+
+
+def classify_interrupted(code, timed_out, answered_in, err, written, cap, new_files, out_dir,
+                         longest_arg=0):
+    """A case that was sent its SIGTERM ("interrupt_after") before it ended."""
+    if timed_out or answered_in is None:
+        return "hang", "its SIGTERM not answered before the timeout"
+    if answered_in > INTERRUPT_ANSWER:
+        return "hang", f"its SIGTERM answered in {answered_in:.2f} s (over {INTERRUPT_ANSWER:g} s)"
+    if written > cap:
+        return "blow-up", f"output over {cap // (1024 * 1024)} MiB ({written / 1048576:.0f} MiB written)"
+    for marker in OOM_MARKERS:
+        if marker in err:
+            return "blow-up", marker.decode()
+    if code == -signal.SIGTERM:
+        return "unclear", "ended by its SIGTERM without a message (the signal was not caught)"
+    if code < 0:
+        return "crash", signal.Signals(-code).name
+    if code != 128 + signal.SIGTERM:
+        return "unclear", f"exit {code} after its SIGTERM (expected 143)"
+    try:
+        text = err.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return "unclear", f"exit {code}; stderr not UTF-8 (byte {e.start})"
+    lines = [l for l in text.splitlines() if l.strip()]
+    if not lines or len(lines) > MAX_MESSAGE_LINES or len(text) > MAX_MESSAGE_CHARS + longest_arg:
+        return "unclear", f"exit {code}; a message of {len(lines)} lines, {len(text)} characters"
+    if "interrupted by SIGTERM" not in text:
+        return "unclear", f"exit {code}; the message does not say it was interrupted by SIGTERM"
+    return nothing_written(code, out_dir, new_files)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "input/input_error.hpp"
+#include "input/interrupt.hpp"
 #include "sim/collective/run_collective.hpp"
 #include "sim/ps/branching.hpp"
 #include "sim/ps/run_ps.hpp"
@@ -15,6 +17,12 @@
 XBT_LOG_NEW_CATEGORY(failsim, "failsim: simulation of parallel training under failures");
 
 namespace failsim::sim {
+
+namespace {
+/// Hands `job` to the process's exit instead of freeing it: a plan of millions of ranks takes
+/// half a second to free, and an interrupted command exits at once (input::exit_interrupted).
+void leave_to_exit(ResolvedJob&& job) { static_cast<void>(new ResolvedJob(std::move(job))); }
+}  // namespace
 
 CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
   // Branches share one parameter-server simulation up to a failure that tells them apart: a
@@ -34,26 +42,37 @@ CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
   // Every check that needs the data's and the model's sizes, as `failsim validate` makes them.
   CheckedRun checked;
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const ResolvedJob r = resolve(members[m], labels[m]);
-    if (m == 0) checked.job = r;
+    ResolvedJob r = resolve(members[m], labels[m]);
+    // Moved, not copied: a collective job's plan holds millions of ranks' groups.
+    if (m == 0) checked.job = std::move(r);
   }
-  // Its checks: scenarios not run together (a collective scenario has no branches: above).
-  if (scenario.protocol != Protocol::COLLECTIVE) static_cast<void>(Branching(members, labels));
-  // SimGrid aborts on settings or a platform file it refuses: find out in a child process first.
-  checked.stacks =
-      probe_simgrid_setup(options.simgrid_args, scenario, checked.job, options.file_label);
+  try {
+    // Between the resolve step and SimGrid's probe, which does not look for a signal itself.
+    input::throw_if_interrupted("after the resolve step");
+    // Its checks: scenarios not run together (a collective scenario has no branches: above).
+    if (scenario.protocol != Protocol::COLLECTIVE) static_cast<void>(Branching(members, labels));
+    // SimGrid aborts on settings or a platform file it refuses: find out in a child process.
+    checked.stacks =
+        probe_simgrid_setup(options.simgrid_args, scenario, checked.job, options.file_label);
+  } catch (const input::Interrupted&) {
+    leave_to_exit(std::move(checked.job));
+    throw;
+  }
   return checked;
 }
 
 RunResult run(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const ResolvedJob resolved = check_run(scenario, options).job;
-  switch (scenario.protocol) {
-    case Protocol::COLLECTIVE:
+  if (scenario.protocol == Protocol::COLLECTIVE) {
+    ResolvedJob resolved = check_run(scenario, options).job;
+    try {
       return run_collective(scenario, resolved, options);
-    case Protocol::PARAMETER_SERVER:
-      break;
+    } catch (const input::Interrupted&) {
+      leave_to_exit(std::move(resolved));
+      throw;
+    }
   }
+  const ResolvedJob resolved = check_run(scenario, options).job;
   return run_ps(scenario, resolved, options, wall_start);
 }
 

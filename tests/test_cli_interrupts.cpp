@@ -201,6 +201,86 @@ TEST_CASE("SIGTERM while background flows run: exit 143, one line, no SimGrid ba
       "/platform/file_system/write_bandwidth=1GBps");
 }
 
+namespace {
+/// A time-only collective job of 655,360 ranks (10 nodes of 65,536 accelerators, data parallel),
+/// about the largest within the set-up's limits (43 minutes, 15 GiB, most of both for its first
+/// step): its plan and its platform take seconds to build.
+const char* const LARGEST_JOB = R"({
+  "protocol": "collective", "name": "largest-job", "seed": 1,
+  "platform": {
+    "node": {"accelerators": 65536, "accelerator_speed": "312Tf", "device_memory": "80GB",
+             "host_memory": "1TiB", "intra_bandwidth": "300GBps", "intra_latency": "1us",
+             "nics": 4, "nic_bandwidth": "200Gbps", "nic_latency": "2us"},
+    "nodes": 10,
+    "topology": {"kind": "fat-tree", "nodes_per_leaf": 16, "spines": 4},
+    "file_system": {"write_bandwidth": "20GBps", "read_bandwidth": "40GBps"}
+  },
+  "layout": {"dp": 655360, "tp": 1, "pp": 1, "zero_stage": 1, "micro_batches": 1},
+  "workload": {"transformer": {"parameters": 1e9, "layers": 8, "hidden": 1024, "sequence": 1,
+                               "global_batch_tokens": 655360},
+               "achieved_fraction": 0.4, "math": "none"},
+  "stop": {"time": "1h"},
+  "recovery": {"strategy": "checkpoint-restart", "checkpoint": {"every_steps": 0}}
+})";
+
+/// `failsim ARGS` sent SIGTERM after `seconds`, in an address space of 4 GiB at most (should the
+/// signal go unanswered, the set-up must not take the machine's memory); stderr ends with the
+/// line "answered in N ms": from the signal to the process's end.
+failsim::testing::CliOutcome sigterm_after(const std::string& args, double seconds,
+                                           const TempDir& dir) {
+  return run_shell("(ulimit -v 4194304; '" FAILSIM_BINARY "' " + args + " & pid=$!; sleep " +
+                       std::to_string(seconds) +
+                       "; kill -TERM $pid; start=$(date +%s%N); wait $pid; status=$?; "
+                       "end=$(date +%s%N); echo \"answered in $(( (end - start) / 1000000 )) "
+                       "ms\" >&2; exit $status)",
+                   dir);
+}
+
+/// The milliseconds of sigterm_after's last line, -1 if there is none.
+long answered_ms(const std::string& err) {
+  const std::string mark = "answered in ";
+  const auto at = err.rfind(mark);
+  return at == std::string::npos ? -1 : std::stol(err.substr(at + mark.size()));
+}
+}  // namespace
+
+TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, where it was",
+          "[cli][interrupt]") {
+  TempDir dir;
+  const std::string scenario = dir.file("big.json"), out = dir.file("out");
+  failsim::testing::write_text(scenario, LARGEST_JOB);
+  // The plan and the platform of 655,360 ranks take seconds (sim/scenario/collective/work.hpp):
+  // the signal comes while they are built, long before the first simulated event.
+  const auto r = sigterm_after("run '" + scenario + "' -q -o '" + out + "'", 1.0, dir);
+  CHECK(r.status == 143);
+  CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM while [a-z' -]+, at "
+                                   "[a-z]+ [0-9,]+ of [0-9,]+; nothing was written to " +
+                                   out + "\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(r.err) >= 0);
+  CHECK(answered_ms(r.err) <= 1000);
+  CHECK_FALSE(fs::exists(out));
+
+  // A dry run and validate build the plan only: under a second for this job (0.35 s and 0.49 s
+  // on the idle development machine), so validate is given it 20 times and stops in one of them.
+  const auto dry = sigterm_after("run '" + scenario + "' --dry-run -o '" + out + "'", 2.0, dir);
+  CHECK(dry.status == 0);
+  CHECK_THAT(dry.out, Catch::Contains("this machine: 15 GiB of memory (set-up 15 GiB, no math"));
+  std::string twenty;
+  for (int i = 0; i < 20; ++i) twenty += " '" + scenario + "'";
+  const auto validate = sigterm_after("validate" + twenty, 1.0, dir);
+  CHECK(validate.status == 143);
+  // In a copy's plan, or between two copies.
+  CHECK_THAT(validate.err,
+             Catch::Matches("failsim validate: interrupted by SIGTERM (while [a-z' -]+, at [a-z]+ "
+                            "[0-9,]+ of [0-9,]+ \\(checking " +
+                            scenario + "\\)|after checking " + scenario +
+                            ")\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(validate.err) <= 1000);
+  // The copies checked before the signal, each "ok"; none after.
+  CHECK_THAT(validate.out, Catch::Matches("(" + scenario + ": ok\n){0,19}"));
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
           "[cli][interrupt][sweep]") {
   TempDir dir;

@@ -150,8 +150,7 @@ TEST_CASE("the fabric zone's routes are the old platform's, link by link and to 
 
 TEST_CASE("a signal caught while the platform is built stops it at the next poll",
           "[collective][platform][interrupt]") {
-  const ClusterPlatformConfig c = config(600, 0, 2, 8, 2, 1, 0.0);
-  const auto interrupted_at = [&c](const std::string& raise_at) {
+  const auto interrupted_at = [](const ClusterPlatformConfig& c, const std::string& raise_at) {
     return in_child([&c, raise_at] {
       xbt_log_control_set("root.thresh:critical");
       sg4::Engine engine("test_fabric_routes");
@@ -169,11 +168,18 @@ TEST_CASE("a signal caught while the platform is built stops it at the next poll
       return std::string("not interrupted");
     });
   };
-  CHECK(interrupted_at("") ==
+  const ClusterPlatformConfig c = config(600, 0, 2, 8, 2, 1, 0.0);
+  CHECK(interrupted_at(c, "") ==
         fmt::format("interrupted by SIGTERM while building the platform, at node 0 of 600 ({})",
                     SIGTERM));
-  // Polled every 256 nodes: a signal during node 300 stops the construction before node 512.
-  CHECK(interrupted_at("node-300-acc-0") ==
+  // Polled every 512 accelerators: a signal during node 300 (accelerator 600) stops the
+  // construction at accelerator 1,024, node 512's first.
+  CHECK(interrupted_at(c, "node-300-acc-0") ==
         fmt::format("interrupted by SIGTERM while building the platform, at node 512 of 600 ({})",
+                    SIGTERM));
+  // Inside a node too: one node of 2,048 accelerators stops at accelerator 512.
+  const ClusterPlatformConfig one_node = config(1, 0, 2048, 8, 2, 1, 0.0);
+  CHECK(interrupted_at(one_node, "node-0-acc-300") ==
+        fmt::format("interrupted by SIGTERM while building the platform, at node 0 of 1 ({})",
                     SIGTERM));
 }

@@ -188,6 +188,74 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
   CHECK(one.shards[0].update_flops == one.time.update_flops);
 }
 
+TEST_CASE(
+    "a collective run's set-up: linear in ranks, accelerators, nodes and streams, quadratic in "
+    "the ranks for the first step, refused beyond the hour or 16 GiB before the plan",
+    "[resolve][work]") {
+  namespace sim = failsim::sim;
+  json doc = json::parse(MINIMAL_COLLECTIVE);
+  doc.merge_patch(json::parse(R"({"data": null, "model": null, "workload": {"math": "none"}})"));
+  const auto setup = [&](int nodes, int per_node) {
+    doc["platform"]["nodes"] = nodes;
+    doc["platform"]["node"] = {{"preset", "h100-8x"}, {"accelerators", per_node}};
+    return sim::estimate_collective_setup(parse_scenario(doc, "s.json"));
+  };
+  // Twice the nodes of as many accelerators: twice the ranks' part and the platform's, which is
+  // linear in the accelerators and the nodes.
+  const sim::CollectiveSetup small = setup(100, 64), large = setup(200, 64);
+  CHECK(large.ranks == Approx(2.0 * small.ranks));
+  CHECK(large.platform == Approx(2.0 * small.platform));
+  CHECK(small.platform == Approx(100 * 64 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
+                                 100 * sim::PLATFORM_SECONDS_PER_NODE));
+  CHECK(small.schedules == 0.0);
+  // The first step's flows: four times as long for twice the ranks.
+  CHECK(small.first_step == Approx(6400.0 * 6400.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+  CHECK(large.first_step == Approx(4.0 * small.first_step));
+  CHECK(small.total() ==
+        Approx(small.ranks + small.platform + small.schedules + small.first_step));
+  CHECK(small.bytes == Approx(6400.0 * (sim::SETUP_BYTES_PER_RANK +
+                                        sim::SETUP_BYTES_PER_ACCELERATOR)));
+  // Spares are platform, not ranks.
+  doc["platform"]["spares"] = 100;
+  const sim::CollectiveSetup spared = setup(100, 64);
+  CHECK(spared.ranks == small.ranks);
+  CHECK(spared.platform == Approx(sim::collective_platform_seconds(200, 200 * 64)));
+  CHECK(spared.first_step == small.first_step);
+  CHECK(spared.bytes == Approx(small.bytes + 6400.0 * sim::SETUP_BYTES_PER_ACCELERATOR));
+  // 2 nodes and 4,000 spare nodes of 2,048 accelerators: 8 million accelerators, 33 GB of
+  // platform for 4,096 ranks, refused by memory though its time is within the hour.
+  doc["platform"]["spares"] = 4000;
+  const auto spare_heavy = setup(2, 2048);
+  REQUIRE(spare_heavy.total() < sim::MAX_COLLECTIVE_WALL_SECONDS);
+  REQUIRE(spare_heavy.bytes > sim::MAX_COLLECTIVE_SETUP_BYTES);
+  const auto m = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
+  CHECK(m.json_path() == "/platform/spares");
+  CHECK_THAT(m.what(), Catch::Contains("expected a set-up of at most 16 GiB of memory") &&
+                           Catch::Contains("found 31.3 GiB: 4,096 ranks on 2 nodes of 2,048 "
+                                           "accelerators and 4,000 spares"));
+  doc["platform"].erase("spares");
+  // 512 nodes of 512 accelerators: 262,144 ranks, whose first step alone takes 10 minutes and
+  // memory 6 GiB: within both limits. 1,024 nodes of as many: 1,048,576 ranks, over the hour.
+  const auto quarter = setup(512, 512);
+  CHECK(quarter.total() < sim::MAX_COLLECTIVE_WALL_SECONDS);
+  CHECK(quarter.bytes < sim::MAX_COLLECTIVE_SETUP_BYTES);
+  CHECK(setup(1024, 1024).first_step > sim::MAX_COLLECTIVE_WALL_SECONDS);
+  // 4,096 nodes of 2,441 accelerators (9,998,336 ranks, within the rank cap): hours. The plan is
+  // never built: the refusal comes first, whatever the layout says.
+  const auto huge = setup(4096, 2441);
+  REQUIRE(huge.total() > sim::MAX_COLLECTIVE_WALL_SECONDS);
+  const auto e = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
+  CHECK(e.json_path() == "/platform/nodes");
+  CHECK_THAT(e.what(), Catch::Contains("expected a set-up of at most 3600 s of wall time up to "
+                                       "the end of the first step") &&
+                           Catch::Contains(" s: 9,998,336 ranks on 4,096 nodes of 2,441 "
+                                           "accelerators (the plan and the step network"));
+  // The dry run's estimate holds the set-up.
+  const sim::CollectiveSetup two = setup(2, 8);
+  const auto fits = resolve(parse_scenario(doc, "s.json"), "s.json");
+  CHECK(fits.collective_work.setup_seconds == Approx(two.total()));
+}
+
 TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   // MINIMAL_COLLECTIVE, time only: 2 nodes of 8 accelerators, a stop of 1 h.
   json doc = json::parse(MINIMAL_COLLECTIVE);
@@ -220,8 +288,18 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   CHECK(w.event_rows == Approx(w.failures + w.restarts + 2.0 * w.checkpoints));
   // The scheduled event and the spell, copied into result.json's scenario.
   CHECK(w.listed_events == 2.0);
+  // The set-up: 16 ranks on 2 nodes of 8, 2 + 16 random streams and 2 scheduled entries, and
+  // the first step of 16 ranks.
+  namespace sim = failsim::sim;
+  CHECK(w.setup_seconds == Approx(16.0 * sim::SETUP_SECONDS_PER_RANK +
+                                  16.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
+                                  2.0 * sim::PLATFORM_SECONDS_PER_NODE +
+                                  20.0 * sim::SETUP_SECONDS_PER_STREAM +
+                                  16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+  CHECK(w.setup_bytes ==
+        Approx(16.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
   CHECK(w.wall_seconds() ==
-        Approx(w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
+        Approx(w.setup_seconds + w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
                2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +
                w.spells / failsim::sim::COLLECTIVE_SPELLS_PER_WALL_SECOND +
                w.checkpoints / failsim::sim::COLLECTIVE_CHECKPOINTS_PER_WALL_SECOND));

@@ -5,6 +5,7 @@
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
+#include <exception>
 #include <utility>
 
 #include "input/interrupt.hpp"
@@ -28,6 +29,12 @@ RunSetup::RunSetup(const std::vector<std::string>& simgrid_args, Clock::time_poi
   int argc = static_cast<int>(argv.size());
   xbt_log_control_set("root.thresh:critical");  // quiet unless --log= asks otherwise
   engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+}
+
+RunSetup::~RunSetup() {
+  // A caught signal never goes away: unwinding with one caught is the way to exit_interrupted.
+  if (std::uncaught_exceptions() > 0 && input::caught_interrupt() != 0)
+    static_cast<void>(engine_.release());
 }
 
 void RunSetup::watch(std::function<void(const Progress&)> on_progress) {

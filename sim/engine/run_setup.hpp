@@ -50,6 +50,10 @@ class RunSetup {
   /// SimGrid's log threshold set to critical first (quiet unless --log= asks otherwise).
   /// `wall_start` is when the run began (setup_seconds and wall_seconds count from it).
   RunSetup(const std::vector<std::string>& simgrid_args, Clock::time_point wall_start);
+  /// Takes the engine apart, but not when an exception unwinds the run after a signal was
+  /// caught (input::Interrupted): the process is about to exit, and a platform of a million
+  /// hosts takes a second to free.
+  ~RunSetup();
   RunSetup(const RunSetup&) = delete;
   RunSetup& operator=(const RunSetup&) = delete;
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <stdexcept>
 
 #include "input/input_error.hpp"
+#include "input/interrupt.hpp"
 #include "sim/engine/simgrid_settings.hpp"
 
 namespace failsim::sim {
@@ -288,8 +290,16 @@ ProbeRun run_probe(const std::vector<std::string>& simgrid_args, const PlatformC
   char buffer[4096];
   for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
     if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
+      if (errno != EINTR) break;
+      // Ctrl-C or SIGTERM (input::catch_interrupts, no SA_RESTART): the child is not waited for.
+      if (const int signal = input::caught_interrupt()) {
+        kill(pid, SIGKILL);
+        close(fds[0]);
+        while (waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+        }
+        throw input::Interrupted(signal, "while SimGrid's settings were tried in a child process");
+      }
+      continue;
     }
     run.text.append(buffer, static_cast<std::size_t>(n));
   }

@@ -408,6 +408,8 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
 
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   check_cluster_size(s, file);
+  // Before anything as large as the job is built (the plan's ranks, SimGrid's platform).
+  check_collective_setup(s, file);
   ResolvedJob job;
   const std::optional<RealModelSize> real = resolve_real_math(s, job, file);
   // The recovery design's checks before the plan (its room's DesignChecks).

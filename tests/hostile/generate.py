@@ -21,6 +21,10 @@ cases.json holds a list of cases, each:
   generate   (optional) files made at run time in the copy of the case, before the run
   exits      (optional) exit statuses besides 0 and 2 that are clean for this case (3 for an
              output directory that cannot be written, as docs/cli.md says)
+  interrupt_after
+             (optional) seconds after which the case is sent SIGTERM: unless it ended before, it
+             must exit 143 within a second with its "interrupted by SIGTERM" message, writing
+             nothing (a set-up of millions of ranks must answer a signal as a simulation does)
   note       what the case does
 Files of a case may hold @REPO@, replaced by the repository's root in the copy.
 """
@@ -190,23 +194,26 @@ def scenario(base, changes):
     return doc
 
 
-def add(name, cls, note, files=None, argv=None, generate=None, exits=None):
+def add(name, cls, note, files=None, argv=None, generate=None, exits=None, interrupt_after=None):
     assert name not in files_of, name
     entry = {"name": name, "class": cls, "argv": argv or RUN, "note": note}
     if generate:
         entry["generate"] = generate
     if exits:
         entry["exits"] = exits
+    if interrupt_after is not None:
+        entry["interrupt_after"] = interrupt_after
     cases.append(entry)
     files_of[name] = files or {}
 
 
 def scen(name, cls, note, base, changes, argv=None, extra=None, generate=None, dry=False,
-         exits=None):
-    """A case whose scenario.json is base with changes; with dry=True also NAME-dry (--dry-run)."""
+         exits=None, interrupt_after=None):
+    """A case whose scenario.json is base with changes; with dry=True also NAME-dry (--dry-run).
+    interrupt_after is the run's (the dry run's SIGTERM, if any, is a case of its own)."""
     files = {"scenario.json": scenario(base, changes)}
     files.update(extra or {})
-    add(name, cls, note, files, argv or RUN, generate, exits)
+    add(name, cls, note, files, argv or RUN, generate, exits, interrupt_after)
     if dry:
         add(name + "-dry", "dry-run", note + " (--dry-run)", copy.deepcopy(files), DRY,
             copy.deepcopy(generate), exits)
@@ -422,16 +429,51 @@ scen("setup-ten-million-ranks", "setup-size", "10,000,000 ranks: 2,500 nodes of 
                  "/layout/micro_batches": 1, "/workload/transformer/sequence": 1,
                  "/workload/transformer/global_batch_tokens": 10000000,
                  "/workload/transformer/parameters": 1e9}, dry=True)
+# Set-ups within the limit that take minutes: SIGTERM while they are built must end them within
+# a second, with where they were (the run's, the dry run's and validate's).
 scen("setup-million-ranks-hierarchical", "setup-size",
-     "1,048,576 ranks (4,096 nodes of 256) with a hierarchical all-reduce", BASE_TIME,
+     "1,048,576 ranks (4,096 nodes of 256) with a hierarchical all-reduce, SIGTERM at 5 s", BASE_TIME,
      {"/platform/nodes": 4096, "/platform/node/accelerators": 256,
       "/platform/topology/nodes_per_leaf": 64, "/platform/topology/spines": 64,
       "/layout/dp": 65536, "/layout/tp": 16, "/layout/pp": 1, "/layout/zero_stage": 1,
       "/layout/micro_batches": 1, "/layout/dp_algorithm": "hierarchical",
-      "/workload/transformer/sequence": 16, "/workload/transformer/global_batch_tokens": 1048576}, dry=True)
-scen("setup-4096-nodes", "setup-size", "4,096 nodes (the cap) of 4 accelerators", BASE_TIME,
-     {"/platform/nodes": 4096, "/layout/dp": 4096, "/layout/tp": 2, "/layout/pp": 2,
-      "/workload/transformer/global_batch_tokens": 4096 * 8 * 2048}, dry=True)
+      "/workload/transformer/sequence": 16, "/workload/transformer/global_batch_tokens": 1048576},
+     dry=True, interrupt_after=5)
+scen("setup-4096-nodes", "setup-size", "4,096 nodes (the cap) of 4 accelerators, SIGTERM at 5 s",
+     BASE_TIME, {"/platform/nodes": 4096, "/layout/dp": 4096, "/layout/tp": 2, "/layout/pp": 2,
+                 "/workload/transformer/global_batch_tokens": 4096 * 8 * 2048},
+     dry=True, interrupt_after=5)
+TWO_MILLION = {"/platform/nodes": 32, "/platform/node/accelerators": 65536,
+               "/platform/topology/nodes_per_leaf": 16, "/layout/dp": 2097152, "/layout/tp": 1,
+               "/layout/pp": 1, "/layout/zero_stage": 1, "/layout/micro_batches": 1,
+               "/workload/transformer/sequence": 1,
+               "/workload/transformer/global_batch_tokens": 2097152,
+               "/workload/transformer/parameters": 1e9}
+scen("setup-two-million-ranks", "setup-size",
+     "2,097,152 ranks (32 nodes of 65,536), SIGTERM at 2 s", BASE_TIME, TWO_MILLION,
+     interrupt_after=2)
+# Ten million ranks on 160 nodes: within the set-up limit (on 2,500 nodes they are refused).
+TEN_MILLION = dict(TWO_MILLION, **{"/platform/nodes": 160, "/platform/node/accelerators": 62500,
+                                   "/layout/dp": 10000000,
+                                   "/workload/transformer/global_batch_tokens": 10000000})
+add("setup-ten-million-ranks-160-nodes-dry", "dry-run",
+    "10,000,000 ranks (160 nodes of 62,500), --dry-run, SIGTERM at 1 s while the plan is built",
+    {"scenario.json": scenario(BASE_TIME, TEN_MILLION)}, DRY, interrupt_after=1)
+add("setup-ten-million-ranks-160-nodes-validate", "validate",
+    "10,000,000 ranks (160 nodes of 62,500), validate, SIGTERM at 1 s while the plan is built",
+    {"scenario.json": scenario(BASE_TIME, TEN_MILLION)}, VALIDATE, interrupt_after=1)
+scen("setup-failure-streams", "setup-size",
+     "1,048,576 accelerators, each with a random failure and a straggler process (2 million "
+     "streams), SIGTERM at 5 s", BASE_TIME,
+     dict(TWO_MILLION, **{"/platform/nodes": 16, "/layout/dp": 1048576,
+                          "/workload/transformer/global_batch_tokens": 1048576,
+                          "/failures/stochastic": [{"target": "accelerator",
+                                                    "lifetime": EXP("1000d"), "repair": FIX("1h")}],
+                          "/failures/stochastic_stragglers": [{"target": "accelerator",
+                                                               "every": EXP("1000d"),
+                                                               "duration": FIX("1h"),
+                                                               "slowdown": 2}]}),
+     interrupt_after=5)
 scen("setup-nodes-4097", "setup-size", "4,097 nodes (one over the cap)", BASE_TIME,
      {"/platform/nodes": 4097})
 scen("setup-spares-million", "setup-size", "1,000,000 spares", BASE_TIME, {"/platform/spares": 1000000})

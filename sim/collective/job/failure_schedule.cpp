@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "input/interrupt.hpp"
 #include "sim/engine/training_math.hpp"
 #include "sim/scenario/distribution.hpp"
 
@@ -46,6 +47,7 @@ std::vector<models::Rng> component_streams(std::uint64_t root, ClusterTarget tar
   std::vector<models::Rng> streams;
   const int count = component_count(target, platform);
   for (int c = 0; c < count; ++c) {
+    input::poll_interrupt(c, count, "seeding the components' random streams", "component");
     streams.emplace_back(models::derive_seed(per_kind, static_cast<std::uint64_t>(c)));
   }
   return streams;
@@ -70,6 +72,8 @@ FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
                                  const ClusterPlatformConfig& platform, std::uint64_t seed)
     : failures_(failures), platform_(platform) {
   for (std::size_t i = 0; i < failures.events.size(); ++i) {
+    input::poll_interrupt(static_cast<long long>(i), static_cast<long long>(failures.events.size()),
+                          "scheduling the failure events", "event");
     const ClusterFailureEvent& e = failures.events[i];
     Entry entry;
     entry.outage.at = e.at;
@@ -86,7 +90,10 @@ FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
   std::size_t order = failures.events.size();
   if (failures.trace) {
     const std::vector<int> node = trace_nodes(*failures.trace, platform.nodes, seed);
+    const auto outages = static_cast<long long>(failures.trace->outages.size());
     for (const TraceOutage& t : failures.trace->outages) {
+      input::poll_interrupt(static_cast<long long>(order - failures.events.size()), outages,
+                            "scheduling the trace's outages", "outage");
       Entry entry;
       entry.outage.at = t.at;
       entry.outage.target = ClusterTarget::NODE;
@@ -108,7 +115,10 @@ FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
   for (std::size_t p = 0; p < processes_.size(); ++p) {
     streams_.push_back(component_streams(root, processes_[p].target, platform));
     const int count = static_cast<int>(streams_.back().size());
-    for (int c = 0; c < count; ++c) heap_.push(draw_next(static_cast<int>(p), c, 0.0));
+    for (int c = 0; c < count; ++c) {
+      input::poll_interrupt(c, count, "drawing the random failures' first lifetimes", "component");
+      heap_.push(draw_next(static_cast<int>(p), c, 0.0));
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "input/interrupt.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
 #include "sim/engine/training_math.hpp"
 #include "sim/scenario/distribution.hpp"
@@ -11,7 +12,12 @@ namespace failsim::sim {
 StragglerSchedule::StragglerSchedule(const ClusterFailureConfig& failures,
                                      const ClusterPlatformConfig& platform, std::uint64_t seed)
     : failures_(failures) {
-  for (const StragglerEvent& s : failures.stragglers) {
+  // Built before the simulation runs: loops as long as the input look for a signal.
+  const std::vector<StragglerEvent>& spells = failures.stragglers;
+  for (std::size_t i = 0; i < spells.size(); ++i) {
+    input::poll_interrupt(static_cast<long long>(i), static_cast<long long>(spells.size()),
+                          "scheduling the straggler spells", "spell");
+    const StragglerEvent& s = spells[i];
     push({s.from, true, s.slowdown});
     push({s.to, false, s.slowdown});
   }
@@ -19,7 +25,10 @@ StragglerSchedule::StragglerSchedule(const ClusterFailureConfig& failures,
   for (std::size_t p = 0; p < failures.stochastic_stragglers.size(); ++p) {
     streams_.push_back(component_streams(root, failures.stochastic_stragglers[p].target, platform));
     const int count = static_cast<int>(streams_.back().size());
-    for (int c = 0; c < count; ++c) draw_next(static_cast<int>(p), c, 0.0);
+    for (int c = 0; c < count; ++c) {
+      input::poll_interrupt(c, count, "drawing the straggler spells' first starts", "component");
+      draw_next(static_cast<int>(p), c, 0.0);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/engine/log.hpp"
+#include "sim/engine/setup_interrupts.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(collectives, failsim, "collectives of the collective protocol");
 
@@ -63,6 +64,9 @@ double ring_latency(const Hosts& ring) {
   if (ring.size() < 2) return alpha;
   std::vector<sg4::Link*> links;
   for (std::size_t i = 0; i < ring.size(); ++i) {
+    // A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
+    poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ring.size()),
+                        "computing a ring's routes", "rank", 4096);
     double latency = 0.0;
     links.clear();
     ring[i]->route_to(ring[(i + 1) % ring.size()], links, &latency);

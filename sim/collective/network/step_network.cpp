@@ -4,9 +4,16 @@
 
 #include <algorithm>
 
+#include "sim/engine/setup_interrupts.hpp"
+
 namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
+
+namespace {
+/// Groups between two looks for a signal: a group costs a route per rank (ring_latency).
+constexpr long long POLL_GROUPS = 256;
+}  // namespace
 
 simgrid::s4u::Host* StepNetwork::host(int rank) const {
   // Ranks fill the plan's nodes in order, as the accelerators are numbered (node-major); the
@@ -39,9 +46,18 @@ void StepNetwork::assign(const Assignment& assignment) {
   // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
   // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
   const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
+  // Built before the run (and again in the job's actor after a failure): the loops over groups
+  // look for a signal between groups (poll_outside_actors), each group being up to millions of
+  // flows whose routes SimGrid computes.
+  const auto poll = [](std::size_t group, std::size_t groups, const char* doing) {
+    poll_outside_actors(static_cast<long long>(group), static_cast<long long>(groups), doing,
+                        "group", POLL_GROUPS);
+  };
   if (k > 0) {
     std::vector<Collective> groups;
-    for (const std::vector<int>& group : plan.tp_groups) {
+    for (std::size_t i = 0; i < plan.tp_groups.size(); ++i) {
+      poll(i, plan.tp_groups.size(), "building the tensor-parallel all-reduces' flows");
+      const std::vector<int>& group = plan.tp_groups[i];
       if (!active(plan.coordinates(group.front()).d)) continue;
       const std::vector<sg4::Host*> ring = hosts(group);
       Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
@@ -57,7 +73,9 @@ void StepNetwork::assign(const Assignment& assignment) {
   // Pipeline: one micro-batch's activations from every stage to the next, in every chain.
   if (plan.pp > 1) {
     std::vector<Collective> sends;
-    for (const std::vector<int>& chain : plan.pipelines) {
+    for (std::size_t i = 0; i < plan.pipelines.size(); ++i) {
+      poll(i, plan.pipelines.size(), "building the pipelines' flows");
+      const std::vector<int>& chain = plan.pipelines[i];
       if (!active(plan.coordinates(chain.front()).d)) continue;
       for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
         sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
@@ -69,7 +87,9 @@ void StepNetwork::assign(const Assignment& assignment) {
   for (const DataParallelCollective& dc :
        assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives) {
     std::vector<Collective> groups;
-    for (const std::vector<int>& all : plan.dp_groups) {
+    for (std::size_t i = 0; i < plan.dp_groups.size(); ++i) {
+      poll(i, plan.dp_groups.size(), "building the data-parallel collectives' flows");
+      const std::vector<int>& all = plan.dp_groups[i];
       std::vector<int> group;
       for (int r : all) {
         if (active(plan.coordinates(r).d)) group.push_back(r);

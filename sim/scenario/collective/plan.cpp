@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
+#include "input/interrupt.hpp"
 #include "sim/scenario/collective/collective_time.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 #include "sim/scenario/format_bytes.hpp"
@@ -50,31 +52,53 @@ void require_read(const Scenario& s, const std::optional<RealModelSize>& real) {
     throw std::invalid_argument("plan_collective: real math without the real model's sizes");
 }
 
+// The loops as long as the job's ranks (up to 10,000,000) look for a caught signal every
+// input::POLL_EVERY ranks or groups: a plan of millions of ranks takes seconds to build. The
+// lists are reserved whole: a list of millions of groups that grows moves them all at once, a
+// pause of a second with no look.
 void place(CollectivePlan& plan) {
   const int ranks = plan.ranks();
   plan.node_of_rank.resize(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) plan.node_of_rank[r] = r / plan.accelerators_per_node;
+  for (int r = 0; r < ranks; ++r) {
+    input::poll_interrupt(r, ranks, "placing the plan's ranks", "rank");
+    plan.node_of_rank[r] = r / plan.accelerators_per_node;
+  }
+  const auto poll = [](std::size_t built, long long groups, const char* doing) {
+    input::poll_interrupt(static_cast<long long>(built), groups, doing, "group");
+  };
+  plan.tp_groups.reserve(static_cast<std::size_t>(plan.dp) * plan.pp);
   for (int d = 0; d < plan.dp; ++d) {
     for (int p = 0; p < plan.pp; ++p) {
+      poll(plan.tp_groups.size(), 1LL * plan.dp * plan.pp, "building the tensor-parallel groups");
       std::vector<int>& group = plan.tp_groups.emplace_back();
+      group.reserve(static_cast<std::size_t>(plan.tp));
       for (int t = 0; t < plan.tp; ++t) group.push_back(plan.rank_of({d, p, t}));
     }
   }
+  plan.pipelines.reserve(static_cast<std::size_t>(plan.dp) * plan.tp);
   for (int d = 0; d < plan.dp; ++d) {
     for (int t = 0; t < plan.tp; ++t) {
+      poll(plan.pipelines.size(), 1LL * plan.dp * plan.tp, "building the pipelines");
       std::vector<int>& chain = plan.pipelines.emplace_back();
+      chain.reserve(static_cast<std::size_t>(plan.pp));
       for (int p = 0; p < plan.pp; ++p) chain.push_back(plan.rank_of({d, p, t}));
     }
   }
+  plan.dp_groups.reserve(static_cast<std::size_t>(plan.pp) * plan.tp);
   for (int p = 0; p < plan.pp; ++p) {
     for (int t = 0; t < plan.tp; ++t) {
+      poll(plan.dp_groups.size(), 1LL * plan.pp * plan.tp, "building the data-parallel groups");
       std::vector<int>& group = plan.dp_groups.emplace_back();
+      group.reserve(static_cast<std::size_t>(plan.dp));
       for (int d = 0; d < plan.dp; ++d) group.push_back(plan.rank_of({d, p, t}));
     }
   }
-  plan.tp_inside_nodes = std::all_of(plan.tp_groups.begin(), plan.tp_groups.end(), [&](auto& g) {
-    return plan.node_of_rank[g.front()] == plan.node_of_rank[g.back()];
-  });
+  plan.tp_inside_nodes = true;
+  for (std::size_t i = 0; i < plan.tp_groups.size() && plan.tp_inside_nodes; ++i) {
+    poll(i, static_cast<long long>(plan.tp_groups.size()), "placing the tensor-parallel groups");
+    const std::vector<int>& g = plan.tp_groups[i];
+    plan.tp_inside_nodes = plan.node_of_rank[g.front()] == plan.node_of_rank[g.back()];
+  }
 }
 
 void check_placement(const Scenario& s, const CollectivePlan& plan, const std::string& file) {
@@ -359,6 +383,7 @@ void plan_checkpoint(const Scenario& s, CollectivePlan& plan) {
   plan.checkpoint_read_bytes.assign(ranks, 0.0);
   const CollectivePlan::CheckpointShare share = plan.checkpoint_share(plan.dp);
   for (int r = 0; r < plan.ranks(); ++r) {
+    input::poll_interrupt(r, plan.ranks(), "planning the ranks' checkpoint shares", "rank");
     const bool replica_zero = plan.coordinates(r).d == 0;
     plan.checkpoint_write_bytes[r] = replica_zero ? share.write_first : share.write_other;
     plan.checkpoint_read_bytes[r] = share.read;
@@ -413,11 +438,13 @@ std::vector<std::vector<int>> CollectivePlan::by_node(const std::vector<int>& gr
   return parts;
 }
 
-CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelSize>& real,
-                               const std::string& file) {
+namespace {
+
+/// plan_collective's work, into `plan`.
+void build_plan(const Scenario& s, const std::optional<RealModelSize>& real,
+                const std::string& file, CollectivePlan& plan) {
   require_read(s, real);
   const LayoutConfig& l = s.collective.layout;
-  CollectivePlan plan;
   plan.dp = l.dp;
   plan.tp = l.tp;
   plan.pp = l.pp;
@@ -440,6 +467,38 @@ CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelS
   check_fewest_replicas(s, plan, design, file);
   plan_checkpoint(s, plan);
   check_host_copies(s, plan, design, file);
+}
+
+}  // namespace
+
+void release_groups(CollectivePlan& plan) {
+  for (std::vector<std::vector<int>>* groups :
+       {&plan.tp_groups, &plan.pipelines, &plan.dp_groups}) {
+    const auto total = static_cast<long long>(groups->size());
+    try {
+      while (!groups->empty()) {
+        input::poll_interrupt(total - static_cast<long long>(groups->size()), total,
+                              "freeing the plan's groups", "group");
+        groups->pop_back();
+      }
+    } catch (const input::Interrupted&) {
+      static_cast<void>(new CollectivePlan(std::move(plan)));
+      throw;
+    }
+  }
+}
+
+CollectivePlan plan_collective(const Scenario& s, const std::optional<RealModelSize>& real,
+                               const std::string& file) {
+  CollectivePlan plan;
+  try {
+    build_plan(s, real, file, plan);
+  } catch (const input::Interrupted&) {
+    // Millions of groups take half a second to free: an interrupted command leaves them to its
+    // exit (input::exit_interrupted), which comes at once.
+    static_cast<void>(new CollectivePlan(std::move(plan)));
+    throw;
+  }
   return plan;
 }
 

@@ -151,6 +151,12 @@ struct CollectivePlan {
   double restart_init_seconds = 0.0;
 };
 
+/// Frees the plan's groups (its lists of millions of small lists, which take seconds to free)
+/// a few thousand at a time, looking for a signal between: a command that is done with a large
+/// plan stays interruptible while it lets it go. Throws input::Interrupted, leaving what it has
+/// not freed to the process's exit.
+void release_groups(CollectivePlan& plan);
+
 /// Plans the collective job of `scenario` (protocol COLLECTIVE), parsed from `file_label`, with
 /// the real model's sizes when the workload has real math (`real` must then be set, and is
 /// ignored otherwise). Throws input::InputError, naming the field to change, for a layout

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "input/input_error.hpp"
+#include "input/printable.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 #include "sim/scenario/format_bytes.hpp"
 
@@ -124,7 +125,7 @@ double collective_wall_seconds(double steps, double failures_and_restarts, doubl
 }
 
 double CollectiveWork::wall_seconds() const {
-  return collective_wall_seconds(steps, failures + restarts, spells, checkpoints);
+  return setup_seconds + collective_wall_seconds(steps, failures + restarts, spells, checkpoints);
 }
 
 double CollectiveWork::result_bytes(const OutputConfig& output) const {
@@ -170,6 +171,9 @@ CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan&
                                        w.listed_events * LISTED_EVENT_JSON_BYTES) /
                      row_bytes;
   w.timeseries_rows = s.output.timeseries ? w.evaluations : 0.0;
+  const CollectiveSetup setup = estimate_collective_setup(s);
+  w.setup_seconds = setup.total();
+  w.setup_bytes = setup.bytes;
   return w;
 }
 
@@ -213,6 +217,11 @@ Source largest_source(const Scenario& s, const CollectivePlan& plan, const Colle
   const auto [ckpts, ckpt_field] = checkpoints(s, w.steps);
   sources.push_back({collective_wall_seconds(0, 0, 0, ckpts), ckpt_field,
                      fmt::format("{} checkpoints", count(ckpts))});
+  // The set-up (estimate_collective_setup), alone within the limit but not with the rest.
+  sources.push_back({w.setup_seconds, "/platform/nodes",
+                     fmt::format("a set-up of {:.3g} s for {} ranks on {} nodes", w.setup_seconds,
+                                 input::grouped(s.collective.platform.accelerators()),
+                                 input::grouped(s.collective.platform.nodes))});
   return *std::max_element(sources.begin(), sources.end(),
                            [](const Source& a, const Source& b) { return a.seconds < b.seconds; });
 }
@@ -323,6 +332,111 @@ CollectiveWork check_collective_work(const Scenario& s, const CollectivePlan& pl
   if (s.collective.workload.real_math)
     check_real_math(s, plan, estimate_collective_work(s, plan), file);
   return check_collective_limits(s, plan, file);
+}
+
+// ---- The set-up ---------------------------------------------------------------------------
+
+double collective_platform_seconds(double nodes, double accelerators) {
+  return accelerators * PLATFORM_SECONDS_PER_ACCELERATOR + nodes * PLATFORM_SECONDS_PER_NODE;
+}
+
+namespace {
+
+/// A random process of the schedules, with the field that names it.
+struct StreamSource {
+  double streams = 0.0;
+  std::string field;
+};
+
+/// Every random process's streams (failures over the platform, spares included; stragglers over
+/// the job's nodes), and the scheduled entries (events, a trace's outages, spells) as one more.
+std::vector<StreamSource> stream_sources(const Scenario& s) {
+  const ClusterFailureConfig& f = s.collective.failures;
+  ClusterPlatformConfig job_nodes = s.collective.platform;
+  job_nodes.spares = 0;
+  std::vector<StreamSource> out;
+  for (const auto& [p, field] : failure_processes(f)) {
+    // A process of failures.stochastic is named by its target; the rate table's by its file.
+    const std::string lifetime = "/lifetime";
+    const bool stochastic = field.ends_with(lifetime);
+    out.push_back(
+        {static_cast<double>(component_count(p.target, s.collective.platform)),
+         stochastic ? field.substr(0, field.size() - lifetime.size()) + "/target" : field});
+  }
+  for (std::size_t i = 0; i < f.stochastic_stragglers.size(); ++i)
+    out.push_back(
+        {static_cast<double>(component_count(f.stochastic_stragglers[i].target, job_nodes)),
+         fmt::format("/failures/stochastic_stragglers/{}/target", i)});
+  out.push_back({static_cast<double>(f.events.size() + f.stragglers.size() +
+                                     (f.trace ? f.trace->outages.size() : 0)),
+                 "/failures/events"});
+  return out;
+}
+
+}  // namespace
+
+CollectiveSetup estimate_collective_setup(const Scenario& s) {
+  const ClusterPlatformConfig& platform = s.collective.platform;
+  // In doubles: the counts were checked in 64 bits by the reader, their products are not ints.
+  const double nodes = platform.platform_nodes();
+  const double per_node = platform.node.accelerators;
+  const double ranks = static_cast<double>(platform.nodes) * per_node;
+  CollectiveSetup setup;
+  setup.ranks = ranks * SETUP_SECONDS_PER_RANK;
+  setup.platform = collective_platform_seconds(nodes, nodes * per_node);
+  setup.first_step = ranks * ranks * FIRST_STEP_SECONDS_PER_RANK_PAIR;
+  setup.bytes = ranks * SETUP_BYTES_PER_RANK + nodes * per_node * SETUP_BYTES_PER_ACCELERATOR;
+  for (const StreamSource& source : stream_sources(s))
+    setup.schedules += source.streams * SETUP_SECONDS_PER_STREAM;
+  return setup;
+}
+
+CollectiveSetup check_collective_setup(const Scenario& s, const std::string& file) {
+  const CollectiveSetup setup = estimate_collective_setup(s);
+  const bool too_long = setup.total() > MAX_COLLECTIVE_WALL_SECONDS;
+  if (!too_long && setup.bytes <= MAX_COLLECTIVE_SETUP_BYTES) return setup;
+  const ClusterPlatformConfig& platform = s.collective.platform;
+  // The field to change: the process of the most streams when the schedules dominate, else the
+  // platform's nodes (the ranks are nodes x accelerators a node), or its spares when they are
+  // more.
+  std::string field = platform.spares > platform.nodes ? "/platform/spares" : "/platform/nodes";
+  if (too_long && setup.schedules > setup.ranks + setup.platform + setup.first_step) {
+    const std::vector<StreamSource> sources = stream_sources(s);
+    field = std::max_element(
+                sources.begin(), sources.end(),
+                [](const StreamSource& a, const StreamSource& b) { return a.streams < b.streams; })
+                ->field;
+  }
+  const std::string job = fmt::format(
+      "{} ranks on {} nodes of {} accelerators{}",
+      input::grouped(static_cast<long long>(platform.nodes) * platform.node.accelerators),
+      input::grouped(platform.nodes), input::grouped(platform.node.accelerators),
+      platform.spares > 0 ? fmt::format(" and {} spares", input::grouped(platform.spares))
+                          : std::string());
+  if (!too_long) {
+    throw input::InputError(
+        file, field,
+        fmt::format("a set-up of at most {} of memory (at the measured {} a rank and {} an "
+                    "accelerator of the platform; docs/scenario-format.md, \"Limits\")",
+                    format_bytes(MAX_COLLECTIVE_SETUP_BYTES),
+                    format_bytes(SETUP_BYTES_PER_RANK),
+                    format_bytes(SETUP_BYTES_PER_ACCELERATOR)),
+        fmt::format("{}: {}", format_bytes(setup.bytes), job));
+  }
+  throw input::InputError(
+      file, field,
+      fmt::format("a set-up of at most {:.0f} s of wall time up to the end of the first step "
+                  "(about an hour at the measured {:.2g} s a rank, {:.2g} s an accelerator and "
+                  "{:.2g} s a node of the platform, {:.2g} s a random stream, {:.2g} s a pair "
+                  "of ranks for the first step's flows; docs/scenario-format.md, \"Limits\")",
+                  MAX_COLLECTIVE_WALL_SECONDS, SETUP_SECONDS_PER_RANK,
+                  PLATFORM_SECONDS_PER_ACCELERATOR, PLATFORM_SECONDS_PER_NODE,
+                  SETUP_SECONDS_PER_STREAM, FIRST_STEP_SECONDS_PER_RANK_PAIR),
+      fmt::format("{:.3g} s: {} (the plan and the step network {:.3g} s, the platform {:.3g} s, "
+                  "the failure and straggler schedules {:.3g} s, the first step's flows {:.3g} "
+                  "s)",
+                  setup.total(), job, setup.ranks, setup.platform, setup.schedules,
+                  setup.first_step));
 }
 
 }  // namespace failsim::sim

@@ -56,6 +56,75 @@ constexpr double LISTED_EVENT_JSON_BYTES = 125.0;
 /// is about 8 GB of memory.
 constexpr double DEFAULT_MAX_RESULT_BYTES = 1024.0 * 1024.0 * 1024.0;
 
+// The set-up of a collective run, before its first simulated event (issue 32, class 4): the
+// plan (ranks placed, groups built, checkpoint shares), the platform SimGrid builds (a zone per
+// node, a host and a link per accelerator, the fabric, the file system's routes), the step
+// network (a flow and a route per rank and group) and the job's schedules (a random stream and a
+// first draw per component of every failure and straggler process). Measured by
+// bench/setup-rates.py at 4fea192 on the 2-core development machine under a load of 5 to 7 (CPU
+// time, which the load changes little): the plan by `failsim run --dry-run` of 1 to 4 million
+// ranks, the rest by result.json's setup_seconds of runs of up to 32,768 ranks and 4,096 nodes,
+// fitted by least squares; the constants are the measured ones rounded up.
+/// Per rank of the job: the plan's 2.6e-6 s measured (and 271 bytes), and the step network's
+/// and the job's share, below what the fit resolves at 32,768 ranks.
+constexpr double SETUP_SECONDS_PER_RANK = 5e-6;
+/// The platform (FabricZone, built in time linear in its nodes): each accelerator's host and
+/// link (PLATFORM_SECONDS_PER_ACCELERATOR, fit 1.1e-5 s on the idle machine at the merge of the
+/// fabric zone, 1.6e-5 to 1.9e-5 s under a load of 5 to 7 before it) and each node's NIC links
+/// (PLATFORM_SECONDS_PER_NODE, fit 8.9e-6 s; a term in the square of the nodes fit 7e-10 s, 0.01
+/// s at 4,096 nodes, noise). The zone per node that SimGrid searched by name at each host made
+/// this quadratic before (4,096 nodes of 4 accelerators: 26.7 s, now 0.2 s).
+constexpr double PLATFORM_SECONDS_PER_ACCELERATOR = 2.5e-5;
+constexpr double PLATFORM_SECONDS_PER_NODE = 2e-5;
+/// The job's first step, simulated flow by flow (later ones of the same shape reuse its time):
+/// SimGrid 3.32 walks a list of every flow in flight at each flow's end (docs/performance.md,
+/// "Flows without SimGrid's list walk"), so it costs a constant per pair of ranks. Measured by
+/// the first step of data-parallel jobs of 16 accelerators a node, stopped after 1 update, CPU
+/// time less the set-up (idle machine, at the fabric zone's merge): 4.7e-9 s at 32,768 ranks
+/// (5.0 s), 4.6e-9 at 65,536 (19.6 s), 3.6e-9 at 131,072 (62 s); 5.2e-9 at 16,384 (1.4 s, its
+/// sets from endpoint actors) and 1e-8 at 8,192 (0.7 s), both below a second.
+constexpr double FIRST_STEP_SECONDS_PER_RANK_PAIR = 6e-9;
+/// Per random stream of a failure or straggler process (a component of its target), and per
+/// scheduled failure, outage of a trace or scheduled spell: below what the fit resolves (65,536
+/// streams changed the set-up by less than 0.02 s); an upper bound.
+constexpr double SETUP_SECONDS_PER_STREAM = 1e-6;
+
+/// The memory a collective run holds once its first step has run (peak resident set over a
+/// 16-rank run's, same runs): per rank (the plan, the step network, the first step's flows and,
+/// between 8,192 and 24,000 ranks, an endpoint actor's stack each) 14 to 19 kB measured from
+/// 4,096 to 16,384 ranks, 2 kB beyond; per accelerator of the platform (a host and its link,
+/// spares included: 2 nodes and 30 to 1,022 spare nodes, 32,768 to 262,144 accelerators) 3.0 to
+/// 4.0 kB. The random streams' share is below what the fit resolves.
+constexpr double SETUP_BYTES_PER_RANK = 20.0 * 1024.0;
+constexpr double SETUP_BYTES_PER_ACCELERATOR = 4.0 * 1024.0;
+/// The memory a collective run's set-up may take: 16 GiB, within the development machine's 23
+/// GiB and CI's 24 GiB.
+constexpr double MAX_COLLECTIVE_SETUP_BYTES = 16.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// A collective run's set-up in wall seconds, by part, and its memory.
+struct CollectiveSetup {
+  double ranks = 0.0;       ///< the plan and the step network
+  double platform = 0.0;    ///< SimGrid's platform
+  double schedules = 0.0;   ///< the failure and straggler schedules
+  double first_step = 0.0;  ///< the first step's flows (FIRST_STEP_SECONDS_PER_RANK_PAIR)
+  double bytes = 0.0;       ///< memory (SETUP_BYTES_PER_RANK, SETUP_BYTES_PER_ACCELERATOR)
+  double total() const { return ranks + platform + schedules + first_step; }
+};
+
+/// The platform's construction for `nodes` nodes of `accelerators` accelerators in all (spares
+/// included): accelerators x PLATFORM_SECONDS_PER_ACCELERATOR + nodes x
+/// PLATFORM_SECONDS_PER_NODE.
+double collective_platform_seconds(double nodes, double accelerators);
+
+/// The set-up of `s` (protocol COLLECTIVE), from its platform and failures alone: the plan's
+/// ranks are the job's accelerators (the plan refuses a layout of any other count).
+CollectiveSetup estimate_collective_setup(const Scenario& s);
+
+/// Refuses `s` (input::InputError naming the field to change, the limit and the estimate by part)
+/// when its set-up would take more than MAX_COLLECTIVE_WALL_SECONDS or its memory more than
+/// MAX_COLLECTIVE_SETUP_BYTES, before its plan is built; returns the estimate otherwise.
+CollectiveSetup check_collective_setup(const Scenario& s, const std::string& file);
+
 /// A collective run's work, before it starts. Counts are expectations (random processes at
 /// their means) over the horizon: the stop time, or when no stop time bounds the run, the least
 /// time its steps take (then the counts are lower bounds).
@@ -74,6 +143,10 @@ struct CollectiveWork {
   double event_rows = 0.0;     ///< events the result records
   double listed_events = 0.0;  ///< failures.events and stragglers, in result.json's scenario
   double timeseries_rows = 0.0;
+  /// Wall seconds before the first simulated event and of the first step, and the memory they
+  /// take (estimate_collective_setup).
+  double setup_seconds = 0.0;
+  double setup_bytes = 0.0;
   /// The work the job may do while it runs (collective_wall_seconds of its counts), beyond
   /// which it stops with stop_reason "work limit": for the runs whose horizon is not known.
   double max_wall_seconds = MAX_COLLECTIVE_WALL_SECONDS;
@@ -81,7 +154,7 @@ struct CollectiveWork {
   /// job stops as well (with the same reason).
   double max_event_rows = DEFAULT_MAX_RESULT_BYTES / (EVENT_JSON_BYTES + EVENT_CSV_BYTES);
 
-  /// Wall seconds at the measured rates (collective_wall_seconds).
+  /// Wall seconds at the measured rates: the set-up and collective_wall_seconds of the counts.
   double wall_seconds() const;
   /// Bytes of events.csv, timeseries.csv, result.json's events and evaluations, and its copy of
   /// the listed events and spells.

@@ -26,7 +26,14 @@
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
+#include "input/interrupt.hpp"
+
 namespace failsim::sim::fat_tree {
+
+namespace {
+/// Accelerators built between two looks at the interrupt flag: a few milliseconds of work.
+constexpr unsigned long ACCELERATORS_BETWEEN_POLLS = 512;
+}  // namespace
 
 namespace sg4 = simgrid::s4u;
 using simgrid::kernel::routing::NetPoint;
@@ -64,6 +71,14 @@ void FabricZone::add_node(int n, ClusterPlatform& out) {
   }
   sg4::NetZone* zone = get_iface();
   for (int g = 0; g < node_.accelerators; ++g) {
+    // A look at the interrupt flag every few milliseconds of work, inside a node too: one node
+    // may hold millions of accelerators.
+    if (accelerators_ % ACCELERATORS_BETWEEN_POLLS == 0) {
+      if (const int signal = input::caught_interrupt()) {
+        throw input::Interrupted(
+            signal, fmt::format("while building the platform, at node {} of {}", n, nodes_));
+      }
+    }
     const std::string name = fmt::format("node-{}-acc-{}", n, g);
     sg4::Host* host = zone->create_host(name, node_.accelerator_speed);
     if (host->get_netpoint()->id() != accelerators_++) {

@@ -6,7 +6,6 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "input/interrupt.hpp"
 #include "sim/collective/network/topology/fat_tree/fabric_zone.hpp"
 #include "sim/collective/network/topology/platform_checks.hpp"
 #include "sim/engine/log.hpp"
@@ -16,11 +15,6 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(fat_tree, failsim, "the collective platform's fa
 namespace failsim::sim::fat_tree {
 
 namespace sg4 = simgrid::s4u;
-
-namespace {
-/// Nodes built between two looks at the interrupt flag: about a millisecond of work.
-constexpr int NODES_BETWEEN_POLLS = 256;
-}  // namespace
 
 void check(const ClusterPlatformConfig& config) {
   const TopologyConfig& topology = config.topology;
@@ -49,15 +43,7 @@ PlatformZone* build(sg4::Engine& engine, const ClusterPlatformConfig& config,
                                    (static_cast<double>(topology.spines) * topology.uplinks);
 
   auto* zone = new FabricZone("cluster", config, out.leaves, out.uplink_bandwidth);
-  for (int n = 0; n < nodes; ++n) {
-    if (n % NODES_BETWEEN_POLLS == 0) {
-      if (const int signal = input::caught_interrupt()) {
-        throw input::Interrupted(
-            signal, fmt::format("while building the platform, at node {} of {}", n, nodes));
-      }
-    }
-    zone->add_node(n, out);
-  }
+  for (int n = 0; n < nodes; ++n) zone->add_node(n, out);  // looks for signals as it goes
   zone->add_uplinks();
 
   FAILSIM_VERBOSE(
