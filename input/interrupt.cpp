@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -11,10 +12,14 @@
 namespace failsim::input {
 
 namespace {
-volatile std::sig_atomic_t caught = 0;
+// Written by the handler, read by the code and by AnswerGuard's thread: a lock-free atomic is
+// both async-signal-safe and free of data races.
+std::atomic<int> caught{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 extern "C" void on_interrupt(int signal) {
-  if (caught == 0) caught = signal;
+  int none = 0;
+  caught.compare_exchange_strong(none, signal);
 }
 
 bool was_ignored(int signal) {

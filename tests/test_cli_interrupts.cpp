@@ -281,6 +281,35 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
   CHECK_FALSE(fs::exists(out));
 }
 
+TEST_CASE("SIGTERM inside a long simulated instant: the guard ends the run within a second",
+          "[cli][interrupt]") {
+  // 65,536 ranks on one node: the first step's flows end at one instant, which SimGrid takes
+  // about 20 s to finish (a list walk per flow) with no return to failsim's own looks.
+  TempDir dir;
+  std::string job = LARGEST_JOB;
+  const auto set = [&job](const std::string& from, const std::string& to) {
+    const auto at = job.find(from);
+    REQUIRE(at != std::string::npos);
+    job.replace(at, from.size(), to);
+  };
+  set("\"nodes\": 10,", "\"nodes\": 1,");
+  set("\"dp\": 655360,", "\"dp\": 65536,");
+  set("\"global_batch_tokens\": 655360", "\"global_batch_tokens\": 65536");
+  set("\"stop\": {\"time\": \"1h\"}", "\"stop\": {\"updates\": 1}");
+  const std::string scenario = dir.file("instant.json"), out = dir.file("out");
+  failsim::testing::write_text(scenario, job);
+  const auto r = sigterm_after("run '" + scenario + "' -q --threads 1 -o '" + out + "'", 4.0, dir);
+  CHECK(r.status == 143);
+  CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM at simulated time [0-9.]+ "
+                                   "s or later, inside a simulated instant SimGrid had not "
+                                   "finished \\(docs/cli.md, \"Interruptions\"\\); nothing was "
+                                   "written to " +
+                                   out + "\nanswered in [0-9]+ ms\n"));
+  CHECK(answered_ms(r.err) >= 0);
+  CHECK(answered_ms(r.err) <= 1000);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("Ctrl-C on failsim sweep: exit 130, the count, and the same command resumes exactly",
           "[cli][interrupt][sweep]") {
   TempDir dir;

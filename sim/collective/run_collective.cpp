@@ -57,6 +57,7 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
     if (a.rfind("--log=", 0) == 0) xbt_log_control_set(a.substr(6).c_str());
   }
   setup.watch(options.on_progress);
+  setup.guard_answers(options.say_interrupted);
 
   const ClusterPlatform platform =
       build_cluster_platform(setup.engine(), scenario.collective.platform);

@@ -6,8 +6,10 @@
 #include <simgrid/s4u.hpp>
 
 #include <exception>
+#include <optional>
 #include <utility>
 
+#include "input/answer_guard.hpp"
 #include "input/interrupt.hpp"
 #include "sim/engine/simgrid_probe.hpp"
 
@@ -42,9 +44,14 @@ void RunSetup::watch(std::function<void(const Progress&)> on_progress) {
   sg4::Engine::on_deadlock_cb([this] { deadlock_ = true; });
   input::catch_interrupts();
   sg4::Engine::on_time_advance_cb([this](double /*elapsed*/) {
+    last_time_.store(sg4::Engine::get_clock(), std::memory_order_relaxed);
     stop_if_interrupted();
     report_progress(false);
   });
+}
+
+void RunSetup::guard_answers(std::function<std::string(const std::string& interrupted)> say) {
+  say_interrupted_ = std::move(say);
 }
 
 void RunSetup::stop_if_interrupted() {
@@ -69,7 +76,18 @@ void RunSetup::run(std::function<Progress()> sample) {
   setup_seconds_ = seconds_since(wall_start_);
   sample_ = std::move(sample);
   sim_start_ = Clock::now();
-  engine_->run();
+  {
+    std::optional<input::AnswerGuard> guard;
+    if (say_interrupted_) {
+      guard.emplace([this](int signal) {
+        return say_interrupted_(fmt::format(
+            "interrupted by {} at simulated time {:.2f} s or later, inside a simulated instant "
+            "SimGrid had not finished (docs/cli.md, \"Interruptions\")",
+            input::signal_name(signal), last_time_.load(std::memory_order_relaxed)));
+      });
+    }
+    engine_->run();
+  }
   stop_if_interrupted();
 }
 

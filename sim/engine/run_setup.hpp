@@ -8,6 +8,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -37,6 +38,12 @@ struct RunOptions {
   /// (sim/ps/branching.hpp), and their file labels.
   std::vector<Scenario> branches;
   std::vector<std::string> branch_labels;
+  /// How the command says an interruption that the simulation could not answer in time itself
+  /// (input::AnswerGuard: SimGrid inside one long simulated instant): given "interrupted by
+  /// SIGTERM at simulated time ...", the line it prints before the process ends. Collective
+  /// runs only: a parameter-server run may fork mid-run (branching.hpp), which the guard's
+  /// thread does not survive. Empty: no guard.
+  std::function<std::string(const std::string& interrupted)> say_interrupted;
 };
 
 /// Wall seconds since `start`.
@@ -63,6 +70,9 @@ class RunSetup {
   /// exits with status 1), and hooks the engine's time advances (an interruption stops the run
   /// there; the progress callback) and its deadlock (deadlock()).
   void watch(std::function<void(const Progress&)> on_progress);
+  /// run() keeps an input::AnswerGuard while the engine runs, which prints
+  /// `say(interrupted)` (RunOptions::say_interrupted) when it ends the process.
+  void guard_answers(std::function<std::string(const std::string& interrupted)> say);
   /// Throws input::Interrupted if a signal was caught (at the current simulated time).
   static void stop_if_interrupted();
   /// Calls the progress callback with `sample()` now (`now`, e.g. after an evaluation) or if
@@ -89,6 +99,8 @@ class RunSetup {
   std::uint64_t advances_ = 0;
   bool deadlock_ = false;
   double setup_seconds_ = 0.0;
+  std::function<std::string(const std::string&)> say_interrupted_;
+  std::atomic<double> last_time_{0.0};  // simulated, at the last advance: read by the guard
 };
 
 }  // namespace failsim::sim
