@@ -311,11 +311,12 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
     };
   }
   // Said as the Interrupted below is, when the simulation cannot answer a signal in time itself.
-  options.say_interrupted = [progress, directories = fmt::format("{}", fmt::join(
-                                           set.directories, ", "))](const std::string& what) {
-    return fmt::format("{}failsim run: {}; nothing was written to {}", progress ? "\n" : "", what,
-                       directories);
-  };
+  options.say_interrupted =
+      [progress,
+       directories = fmt::format("{}", fmt::join(set.directories, ", "))](const std::string& what) {
+        return fmt::format("{}failsim run: {}; nothing was written to {}", progress ? "\n" : "",
+                           what, directories);
+      };
   sim::RunResult result;
   try {
     result = sim::run_set(set, options);

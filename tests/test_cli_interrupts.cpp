@@ -270,11 +270,11 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
   const auto validate = sigterm_after("validate" + twenty, 1.0, dir);
   CHECK(validate.status == 143);
   // In a copy's plan or SimGrid's probe of its settings, or between two copies.
-  CHECK_THAT(validate.err,
-             Catch::Matches("failsim validate: interrupted by SIGTERM (while [a-z' ,0-9-]+ "
-                            "\\(checking " +
-                            scenario + "\\)|after checking " + scenario +
-                            ")\nanswered in [0-9]+ ms\n"));
+  CHECK_THAT(
+      validate.err,
+      Catch::Matches("failsim validate: interrupted by SIGTERM (while [a-z' ,0-9-]+ "
+                     "\\(checking " +
+                     scenario + "\\)|after checking " + scenario + ")\nanswered in [0-9]+ ms\n"));
   CHECK(answered_ms(validate.err) <= 1000);
   // The copies checked before the signal, each "ok"; none after.
   CHECK_THAT(validate.out, Catch::Matches("(" + scenario + ": ok\n){0,19}"));

@@ -211,10 +211,9 @@ TEST_CASE(
   // The first step's flows: four times as long for twice the ranks.
   CHECK(small.first_step == Approx(6400.0 * 6400.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
   CHECK(large.first_step == Approx(4.0 * small.first_step));
-  CHECK(small.total() ==
-        Approx(small.ranks + small.platform + small.schedules + small.first_step));
-  CHECK(small.bytes == Approx(6400.0 * (sim::SETUP_BYTES_PER_RANK +
-                                        sim::SETUP_BYTES_PER_ACCELERATOR)));
+  CHECK(small.total() == Approx(small.ranks + small.platform + small.schedules + small.first_step));
+  CHECK(small.bytes ==
+        Approx(6400.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
   // Spares are platform, not ranks.
   doc["platform"]["spares"] = 100;
   const sim::CollectiveSetup spared = setup(100, 64);
@@ -291,11 +290,10 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   // The set-up: 16 ranks on 2 nodes of 8, 2 + 16 random streams and 2 scheduled entries, and
   // the first step of 16 ranks.
   namespace sim = failsim::sim;
-  CHECK(w.setup_seconds == Approx(16.0 * sim::SETUP_SECONDS_PER_RANK +
-                                  16.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
-                                  2.0 * sim::PLATFORM_SECONDS_PER_NODE +
-                                  20.0 * sim::SETUP_SECONDS_PER_STREAM +
-                                  16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+  CHECK(w.setup_seconds ==
+        Approx(16.0 * sim::SETUP_SECONDS_PER_RANK + 16.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
+               2.0 * sim::PLATFORM_SECONDS_PER_NODE + 20.0 * sim::SETUP_SECONDS_PER_STREAM +
+               16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
   CHECK(w.setup_bytes ==
         Approx(16.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
   CHECK(w.wall_seconds() ==

@@ -418,8 +418,7 @@ CollectiveSetup check_collective_setup(const Scenario& s, const std::string& fil
         file, field,
         fmt::format("a set-up of at most {} of memory (at the measured {} a rank and {} an "
                     "accelerator of the platform; docs/scenario-format.md, \"Limits\")",
-                    format_bytes(MAX_COLLECTIVE_SETUP_BYTES),
-                    format_bytes(SETUP_BYTES_PER_RANK),
+                    format_bytes(MAX_COLLECTIVE_SETUP_BYTES), format_bytes(SETUP_BYTES_PER_RANK),
                     format_bytes(SETUP_BYTES_PER_ACCELERATOR)),
         fmt::format("{}: {}", format_bytes(setup.bytes), job));
   }
