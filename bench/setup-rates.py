@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # bench/setup-rates.py FAILSIM [--quick]: the rates behind the collective set-up limit (the
-# constants SETUP_SECONDS_PER_RANK, PLATFORM_SECONDS_PER_* and SETUP_SECONDS_PER_STREAM of
-# sim/scenario/collective/work.hpp, docs/scenario-format.md "Limits"). A collective run builds
-# its plan, its platform, its step network and its schedules before its first simulated event.
-# This takes
+# constants SETUP_SECONDS_PER_RANK, PLATFORM_SECONDS_PER_*, SETUP_SECONDS_PER_STREAM,
+# FIRST_STEP_SECONDS_PER_RANK_PAIR and SETUP_BYTES_PER_* of sim/scenario/collective/work.hpp,
+# docs/scenario-format.md "Limits"). A collective run builds its plan, its platform, its step
+# network and its schedules before its first simulated event, then simulates its first step flow
+# by flow. This takes
 #   - the plan: the CPU time (user + system) of `failsim run --dry-run` for 1, 2 and 4 million
 #     ranks, less a 16-rank one's, fitted to a rate per rank;
 #   - the rest: result.json's wall_clock.setup_seconds (the platform, the step network, the
@@ -11,13 +12,15 @@
 #     run's CPU time over its wall time (the machine may be shared: the process's share of a core
 #     is taken to be the same throughout), fitted by least squares (numpy, Debian's python3-numpy)
 #       seconds = ranks x r + accelerators x a + accelerators x nodes x an + nodes x n
-#                 + nodes^2 x nn + streams x s.
+#                 + nodes^2 x nn + streams x s;
+#     the platform is linear since the fabric zone (an and nn fit to noise), and the two
+#     quadratic terms stay in the fit to show it;
+#   - the first step: CPU time less setup_seconds of data-parallel jobs of 16 accelerators a node
+#     stopped after one update (none with --quick), per pair of ranks, and their peak memory.
 # Spares add accelerators and nodes to the platform but no ranks; random processes on the
-# accelerators add streams. The runs stay small because a first step is started at 0 s, and
-# SimGrid cancels a step's flows in time quadratic in their number (65,536 flows: 19 s). Prints,
-# never fails. Refit after a change of the platform's construction: SimGrid 3.32 searches every
-# zone for a name at each host and link it creates, which makes the accelerators x nodes and
-# nodes^2 terms today.
+# accelerators add streams. The set-up runs stay small because a first step is started at 0 s,
+# and SimGrid ends or cancels a step's flows in time quadratic in their number. Prints, never
+# fails. Refit after a change of the platform's construction or of how flows start.
 import json, os, resource, subprocess, sys, tempfile, time
 
 import numpy as np
@@ -156,3 +159,23 @@ for r, b in zip(rows, peak_bytes):
     model = float(np.dot(mem, [r[0], r[1], r[3], r[5]]))
     print(f"  {int(r[3]):5} nodes, {int(r[1]):9,} accelerators, {int(r[0]):9,} ranks, "
           f"{int(r[5]):9,} streams: measured {b / 2**20:7.0f} MiB, model {model / 2**20:7.0f} MiB")
+
+# The first step, simulated flow by flow: CPU time less the set-up, per pair of ranks.
+FIRST_STEP = [] if quick else [(512, 16), (1024, 16), (2048, 16), (2048, 32), (2048, 64)]
+if FIRST_STEP:
+    print("\nfirst step:      ranks   cpu s  set-up s  step s  s a pair  peak MiB  bytes a rank")
+for nodes, per_node in FIRST_STEP:
+    doc = scenario(nodes, per_node)
+    doc["failures"] = {}
+    doc["stop"] = {"time": None, "updates": 1}
+    doc["name"] += "-first-step"
+    out = os.path.join(tmp, "out-" + doc["name"])
+    cpu, wall, status, err, rss = measure(["run", write(doc), "-q", "--threads", "1", "-o", out])
+    if status != 0:
+        print(f"{nodes} x {per_node}: exit {status}: {err[:300]}")
+        continue
+    with open(os.path.join(out, "result.json")) as f:
+        setup = json.load(f)["wall_clock"]["setup_seconds"] * cpu / wall
+    ranks = nodes * per_node
+    print(f"{'':11} {ranks:10,} {cpu:7.2f} {setup:9.2f} {cpu - setup:7.2f} "
+          f"{(cpu - setup) / ranks ** 2:9.2g} {rss / 2**20:9.0f} {rss / ranks:13.0f}")
