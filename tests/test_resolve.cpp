@@ -208,8 +208,14 @@ TEST_CASE(
   CHECK(small.platform == Approx(100 * 64 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
                                  100 * sim::PLATFORM_SECONDS_PER_NODE));
   CHECK(small.schedules == 0.0);
-  // The first step's flows: four times as long for twice the ranks.
+  // The first step's flows: four times as long for twice the ranks; one set (the data-parallel
+  // ring; no checkpoint), six for the Llama-3 layout (tensor-parallel rings, pipeline sends, a
+  // hierarchical all-reduce's three, a checkpoint's write).
   CHECK(small.first_step == Approx(6400.0 * 6400.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+  CHECK(sim::first_step_flow_sets(parse_scenario(
+            json::parse(failsim::testing::read_text(
+                FAILSIM_SOURCE_DIR "/scenarios/cluster/validation/llama3-405b.json")),
+            FAILSIM_SOURCE_DIR "/scenarios/cluster/validation/llama3-405b.json")) == 6.0);
   CHECK(large.first_step == Approx(4.0 * small.first_step));
   CHECK(small.total() == Approx(small.ranks + small.platform + small.schedules + small.first_step));
   CHECK(small.bytes ==
@@ -288,12 +294,12 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   // The scheduled event and the spell, copied into result.json's scenario.
   CHECK(w.listed_events == 2.0);
   // The set-up: 16 ranks on 2 nodes of 8, 2 + 16 random streams and 2 scheduled entries, and
-  // the first step of 16 ranks.
+  // the first step's two sets of 16 flows (the data-parallel ring, a checkpoint's write).
   namespace sim = failsim::sim;
   CHECK(w.setup_seconds ==
         Approx(16.0 * sim::SETUP_SECONDS_PER_RANK + 16.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
                2.0 * sim::PLATFORM_SECONDS_PER_NODE + 20.0 * sim::SETUP_SECONDS_PER_STREAM +
-               16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+               2.0 * 16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
   CHECK(w.setup_bytes ==
         Approx(16.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
   CHECK(w.wall_seconds() ==

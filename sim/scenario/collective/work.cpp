@@ -375,6 +375,24 @@ std::vector<StreamSource> stream_sources(const Scenario& s) {
 
 }  // namespace
 
+double first_step_flow_sets(const Scenario& s) {
+  const LayoutConfig& l = s.collective.layout;
+  double sets = 0.0;
+  if (l.tp > 1) sets += 1.0;  // every tensor-parallel group's ring at once
+  if (l.pp > 1) sets += 1.0;  // every stage boundary's send at once
+  if (l.dp > 1) {
+    // As the plan makes them (plan.cpp): ZeRO's collectives, an all-reduce hierarchically in
+    // three (the nodes' reduce-scatters, the rings across nodes, the nodes' all-gathers).
+    const int collectives = l.zero_stage <= 1 ? 1 : l.zero_stage == 2 ? 2 : 3;
+    const bool hierarchical =
+        l.zero_stage <= 1 && l.dp_algorithm == DataParallelAlgorithm::HIERARCHICAL;
+    sets += hierarchical ? 3.0 : collectives;
+  }
+  // A checkpoint's write: every rank's share to the file system at once.
+  if (checkpoints(s, 1.0e18).first > 0.0) sets += 1.0;
+  return std::max(sets, 1.0);
+}
+
 CollectiveSetup estimate_collective_setup(const Scenario& s) {
   const ClusterPlatformConfig& platform = s.collective.platform;
   // In doubles: the counts were checked in 64 bits by the reader, their products are not ints.
@@ -384,7 +402,7 @@ CollectiveSetup estimate_collective_setup(const Scenario& s) {
   CollectiveSetup setup;
   setup.ranks = ranks * SETUP_SECONDS_PER_RANK;
   setup.platform = collective_platform_seconds(nodes, nodes * per_node);
-  setup.first_step = ranks * ranks * FIRST_STEP_SECONDS_PER_RANK_PAIR;
+  setup.first_step = first_step_flow_sets(s) * ranks * ranks * FIRST_STEP_SECONDS_PER_RANK_PAIR;
   setup.bytes = ranks * SETUP_BYTES_PER_RANK + nodes * per_node * SETUP_BYTES_PER_ACCELERATOR;
   for (const StreamSource& source : stream_sources(s))
     setup.schedules += source.streams * SETUP_SECONDS_PER_STREAM;

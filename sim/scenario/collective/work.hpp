@@ -83,6 +83,7 @@ constexpr double PLATFORM_SECONDS_PER_NODE = 2e-5;
 /// time less the set-up (idle machine, at the fabric zone's merge): 4.7e-9 s at 32,768 ranks
 /// (5.0 s), 4.6e-9 at 65,536 (19.6 s), 3.6e-9 at 131,072 (62 s); 5.2e-9 at 16,384 (1.4 s, its
 /// sets from endpoint actors) and 1e-8 at 8,192 (0.7 s), both below a second.
+/// Per set of flows (first_step_flow_sets): those jobs have one.
 constexpr double FIRST_STEP_SECONDS_PER_RANK_PAIR = 6e-9;
 /// Per random stream of a failure or straggler process (a component of its target), and per
 /// scheduled failure, outage of a trace or scheduled spell: below what the fit resolves (65,536
@@ -115,6 +116,13 @@ struct CollectiveSetup {
 /// included): accelerators x PLATFORM_SECONDS_PER_ACCELERATOR + nodes x
 /// PLATFORM_SECONDS_PER_NODE.
 double collective_platform_seconds(double nodes, double accelerators);
+
+/// The sets of flows of about one per rank each that the first step and the first checkpoint
+/// simulate flow by flow (each walks SimGrid's list once per flow: FIRST_STEP_SECONDS_PER_RANK_PAIR
+/// per pair of ranks): the tensor-parallel rings, the pipeline's sends and the data-parallel
+/// collectives as the plan makes them from the layout, and a checkpoint's write when the design
+/// writes any. At least 1.
+double first_step_flow_sets(const Scenario& s);
 
 /// The set-up of `s` (protocol COLLECTIVE), from its platform and failures alone: the plan's
 /// ranks are the job's accelerators (the plan refuses a layout of any other count).
