@@ -65,7 +65,7 @@ class MeasuredTimes {
     std::shared_ptr<const PartShape> shape;
     double seconds;
   };
-  static constexpr std::size_t MAX_SHAPES_PER_PART = 16;
+  static constexpr std::size_t MAX_SHAPES_PER_PART = 4;
   std::array<std::deque<MeasuredPart>, STEP_PARTS> parts_;
   struct Measured {
     std::string what;
