@@ -11,9 +11,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "models/evaluate.hpp"
 #include "models/sgd.hpp"
+#include "sim/collective/network/flows.hpp"
 #include "sim/engine/training_math.hpp"
 #include "sim/output/result_writer.hpp"
 #include "sim/run.hpp"
@@ -119,6 +121,7 @@ void write_file(const std::string& path, const std::string& text) {
                           params.size() * sizeof(float));
     }
     write_file(dir + "/params.bin", params_bytes);
+    write_file(dir + "/flow_sets.txt", std::to_string(sim::flow_sets_started()));
     std::_Exit(0);
   } catch (const std::exception& e) {
     write_file(dir + "/error.txt", e.what());
@@ -151,6 +154,7 @@ IsolatedRun run_isolated(const std::string& scenario_text,
   const std::string params = read_file(dir.path() + "/params.bin");
   run.final_params.resize(params.size() / sizeof(float));
   std::memcpy(run.final_params.data(), params.data(), params.size());
+  run.flow_sets = std::stoul(read_file(dir.path() + "/flow_sets.txt"));
   return run;
 }
 

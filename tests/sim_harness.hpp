@@ -22,6 +22,8 @@ struct IsolatedRun {
   std::string timeseries;   ///< timeseries.csv as written
   std::string events;       ///< events.csv as written
   std::vector<float> final_params;
+  /// Sets of flows the run simulated (flows.hpp, flow_sets_started).
+  std::size_t flow_sets = 0;
 };
 
 /// Parses `scenario_text` (a JSON scenario) and runs it in a child process with the given

@@ -11,8 +11,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/collective/job/spare_pool.hpp"
@@ -128,6 +130,46 @@ TEST_CASE("A spare failing while idle is only marked down", "[spares]") {
   CHECK(c["samples"]["kept"].get<double>() == 40.0);
   // The pool's idle time: the spare before its failure only.
   CHECK(c["spares"]["pool_node_hours"].get<double>() * 3600.0 == near(0.001));
+}
+
+TEST_CASE("A swap simulates only the collective step's parts whose flows changed shape",
+          "[spares][collective]") {
+  // dp 2 x tp 2: replica 0 on node 0, replica 1 on node 1, the spare node 2. A step has two parts
+  // with flows (no pipeline): the tensor-parallel all-reduces inside each node, and the
+  // data-parallel rings between node 0 and node 1. Node 1 fails after the first checkpoint and
+  // the spare takes its place. The run simulates the first step's two parts, the checkpoint
+  // write and the load at the restart; the write after the swap is reused by shape (the same
+  // writers, ranks 0 and 1 on node 0), and so is the swapped step's tensor-parallel part (the
+  // spare's accelerator links for node 1's). Under one leaf the spare's routes to node 0 cross
+  // the same kinds of links as node 1's (its NIC for node 1's): the data-parallel part is reused
+  // too. Under another leaf they cross the spines: that part is simulated again.
+  const auto spare_at = [](int nodes_per_leaf) {
+    json s = failsim::testing::tiny_cluster("swap-reuse", json::parse(R"({
+          "platform": {"spares": 1},
+          "layout": {"dp": 2, "tp": 2},
+          "workload": {"transformer": {"hidden": 2, "heads": 2}},
+          "failures": {"detection": {"kind": "watchdog", "timeout": "500ms"}}
+        })"));
+    s["platform"]["topology"]["nodes_per_leaf"] = nodes_per_leaf;
+    s["failures"]["events"] = json::array({node_event(1, 0.07, 100.0)});
+    return s.dump();
+  };
+  constexpr std::size_t FIRST_STEP = 2, WRITTEN = 1, LOADED = 1;
+  for (const auto& [nodes_per_leaf, simulated_again] : {std::pair{4, 0}, std::pair{2, 1}}) {
+    CAPTURE(nodes_per_leaf);
+    const IsolatedRun run = run_isolated(spare_at(nodes_per_leaf));
+    REQUIRE(collective_of(run)["spares"]["swaps"] == 1);
+    REQUIRE(events_of(run, "checkpoint_written").size() == 2);
+    CHECK(run.flow_sets ==
+          FIRST_STEP + WRITTEN + LOADED + static_cast<std::size_t>(simulated_again));
+    // Every step simulated (the exactness check) gives the same results.
+    const IsolatedRun every = run_isolated(spare_at(nodes_per_leaf), {}, true);
+    CHECK(every.flow_sets > run.flow_sets + 10);
+    CHECK(run.events == every.events);
+    CHECK(run.timeseries == every.timeseries);
+    CHECK(run.result["summary"] == every.result["summary"]);
+    CHECK(run.final_params == every.final_params);
+  }
 }
 
 TEST_CASE("The pool by hand: a spare up takes a down node's place, its idle node-seconds",

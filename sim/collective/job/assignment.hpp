@@ -3,7 +3,8 @@
 // replica. Recovery designs change it: a per-step quorum drops a failed replica and the others go
 // on with a smaller global batch; a resume on another layout keeps fewer replicas that each
 // accumulate several batches; a spare pool moves a failed node's ranks to a spare. The job
-// measures a step once per assignment (step_network.hpp) and counts a failure only when it hits
+// measures a step once per assignment (step_network.hpp; by parts, those of a shape measured under
+// another assignment reused: measured_times.hpp) and counts a failure only when it hits
 // a node in use. Engine-free.
 #pragma once
 

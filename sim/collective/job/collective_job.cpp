@@ -167,16 +167,22 @@ bool CollectiveJob::in_use(const Outage& o) const {
                      [&](int n) { return node_in_use_[static_cast<std::size_t>(n)] != 0; });
 }
 
-void CollectiveJob::set_clean_times(const StepTimes& times) {
+void CollectiveJob::set_clean_times(const StepTimes& times, const MeasuredTimes::StepParts& parts) {
   // Measured on the idle network (no background write): what the flows take then they take
   // whenever it is idle again under the same assignment, so later steps reuse these times
   // (RunOptions can ask for every step to be simulated instead: the results are the same).
-  if (!measured_.add_step(assignment_, times)) return;
+  if (!measured_.add_step(assignment_, times, parts)) return;
   // The first: the full assignment's, the nominal step the summary reports.
   counts_.tensor_parallel_seconds = times.tensor_parallel;
   counts_.pipeline_send_seconds = times.pipeline_send;
   counts_.data_parallel_seconds = times.data_parallel;
   counts_.nominal_step_seconds = step_seconds(times, 1.0).total;
+}
+
+bool CollectiveJob::reassigns() const {
+  // The first assignment's part shapes (route computations, about 9 doubles a flow) are worth
+  // keeping only when a spare swap may come; a job that moved once may move again.
+  return scenario_.collective.platform.spares > 0 || measured_.any_step();
 }
 
 CollectiveJob::StepLength CollectiveJob::step_seconds(const StepTimes& t, double slowdown) const {
@@ -195,21 +201,37 @@ CollectiveJob::StepLength CollectiveJob::step_seconds(const StepTimes& t, double
   return {pipeline, pipeline + std::max(0.0, t.data_parallel - window)};
 }
 
-Interrupt CollectiveJob::step() {
-  const double begin = now();
-  // A straggler active at the step's start slows the step: the slowest rank sets its pace.
-  const double slowdown = stragglers_.slowdown_at(begin);
+std::optional<StepTimes> CollectiveJob::measure_step(Interrupt& cut) {
   // The step's flows run at its start when their times are not known for the network's state:
   // the first step of an assignment, every step while a design's traffic is on the network, or
   // every step when asked. Its end is then its length after its start (the flows' time is part
   // of it).
-  std::optional<StepTimes> measured;
-  Interrupt i = Interrupt::NONE;
   const bool busy = recovery_->network_busy();
-  if (clean_times() == nullptr || busy || options_.simulate_every_step) {
-    measured = network_.measure(deadlines(i));
-    if (measured && clean_times() == nullptr && !busy) set_clean_times(*measured);
+  const bool fresh = clean_times() == nullptr && !busy;
+  if (!fresh && !busy && !options_.simulate_every_step) return std::nullopt;
+  // A new assignment on the idle network: its parts of a shape measured before (under another
+  // assignment) take that time, and only the others are simulated; every part is simulated when
+  // asked (then compared with the times taken by shape, as every step is).
+  MeasuredTimes::StepParts parts;
+  if (fresh && reassigns()) parts = measured_.step_parts(network_);
+  const std::optional<StepTimes> measured =
+      network_.measure(deadlines(cut), options_.simulate_every_step ? KnownParts{} : parts.seconds);
+  if (measured && fresh) {
+    FAILSIM_VERBOSE("step of a new assignment: {} of {} parts taken by shape",
+                    std::count_if(parts.seconds.begin(), parts.seconds.end(),
+                                  [](const std::optional<double>& s) { return s.has_value(); }),
+                    STEP_PARTS);
+    set_clean_times(with_known(*measured, parts.seconds), parts);
   }
+  return measured;
+}
+
+Interrupt CollectiveJob::step() {
+  const double begin = now();
+  // A straggler active at the step's start slows the step: the slowest rank sets its pace.
+  const double slowdown = stragglers_.slowdown_at(begin);
+  Interrupt i = Interrupt::NONE;
+  const std::optional<StepTimes> measured = measure_step(i);
   StepLength length, with_stragglers;
   double nominal = 0.0;
   if (i == Interrupt::NONE) {

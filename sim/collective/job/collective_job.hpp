@@ -90,7 +90,8 @@ class CollectiveJob {
   /// Which replicas run, on which nodes, on which data streams (assignment.hpp).
   const Assignment& assignment() const { return assignment_; }
   /// From the next step on, the job runs as `assignment` says: its step is measured again
-  /// (once per assignment), and only failures of its nodes stop it.
+  /// (once per assignment; the parts of a shape measured before are not simulated again), and
+  /// only failures of its nodes stop it.
   void reassign(const Assignment& assignment);
   /// The platform nodes: which are down until when, when each last lost its host memory.
   const NodeStates& nodes() const { return nodes_; }
@@ -145,6 +146,9 @@ class CollectiveJob {
   };
   /// One step: its flows and computation, then its update. Returns NONE when it completed.
   Interrupt step();
+  /// The step's communication times simulated at its start, when they are not known for the
+  /// network's state (nullopt when they are, or when a failure or the stop set `cut`).
+  std::optional<StepTimes> measure_step(Interrupt& cut);
   /// Steps that nothing can tell apart (docs/cluster.md, "Cost proportional to events"): the
   /// network idle under a measured assignment, no straggler change, no failure, stop or design
   /// action before they end. They are taken at once, one sleep for all (the real math and the
@@ -158,7 +162,11 @@ class CollectiveJob {
   /// The step's communication times on the idle network under the current assignment, once
   /// measured.
   const StepTimes* clean_times() const { return measured_.step(assignment_); }
-  void set_clean_times(const StepTimes& times);
+  /// Records them, and the shapes of the parts simulated (MeasuredTimes::add_step).
+  void set_clean_times(const StepTimes& times, const MeasuredTimes::StepParts& parts);
+  /// Whether a step's parts are worth looking up by shape: the job may run under another
+  /// assignment than the first.
+  bool reassigns() const;
   StepLength step_seconds(const StepTimes& t, double slowdown) const;
   /// Whether an outage hits a node the assignment uses.
   bool in_use(const Outage& o) const;

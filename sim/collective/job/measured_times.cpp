@@ -1,5 +1,7 @@
 #include "sim/collective/job/measured_times.hpp"
 
+#include <algorithm>
+
 namespace failsim::sim {
 
 const StepTimes* MeasuredTimes::step(const Assignment& assignment) const {
@@ -13,10 +15,34 @@ const StepTimes* MeasuredTimes::step(const Assignment& assignment) const {
   return nullptr;
 }
 
-bool MeasuredTimes::add_step(const Assignment& assignment, const StepTimes& times) {
+MeasuredTimes::StepParts MeasuredTimes::step_parts(const StepNetwork& network) {
+  StepParts parts;
+  for (std::size_t p = 0; p < STEP_PARTS; ++p) {
+    auto shape = std::make_shared<const PartShape>(network.shape(static_cast<StepPart>(p)));
+    std::deque<MeasuredPart>& measured = parts_[p];
+    const auto same = std::find_if(measured.begin(), measured.end(),
+                                   [&](const MeasuredPart& m) { return *m.shape == *shape; });
+    if (same != measured.end()) {
+      parts.seconds[p] = same->seconds;
+      // The most recently used last: the one dropped when full is the least recently used.
+      std::rotate(same, same + 1, measured.end());
+    }
+    parts.shapes[p] = std::move(shape);
+  }
+  return parts;
+}
+
+bool MeasuredTimes::add_step(const Assignment& assignment, const StepTimes& times,
+                             const StepParts& parts) {
   // What the flows take on the idle network they take whenever it is idle again under the same
-  // assignment.
+  // assignment, and flows of the same shape under another.
   steps_.emplace_back(assignment, times);
+  for (std::size_t p = 0; p < STEP_PARTS; ++p) {
+    if (parts.seconds[p] || !parts.shapes[p]) continue;
+    std::deque<MeasuredPart>& measured = parts_[p];
+    if (measured.size() == MAX_SHAPES_PER_PART) measured.pop_front();
+    measured.push_back({parts.shapes[p], times[static_cast<StepPart>(p)]});
+  }
   return steps_.size() == 1;
 }
 

@@ -1,10 +1,14 @@
 // What a collective job measured on the idle network (no design's traffic on it), to reuse
 // instead of simulating the same flows again (docs/cluster.md, "Cost proportional to events"): a
-// step's communication times per assignment, and each transfer (a blocking checkpoint write, a
-// load at a restart) per assignment and per shape of its flows (FlowShape: another assignment
-// whose flows cross links alike takes the same time).
+// step's communication times per assignment, each part of a step (step_network.hpp) per shape of
+// its flows, and each transfer (a blocking checkpoint write, a load at a restart) per assignment
+// and per shape of its flows (FlowShape: another assignment whose flows cross links alike takes
+// the same time). So a spare swap simulates only the parts of the step whose routes it changed.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +25,21 @@ class MeasuredTimes {
  public:
   /// A step's communication times under `assignment`, once measured (nullptr before).
   const StepTimes* step(const Assignment& assignment) const;
-  /// Records them; true for the first assignment measured (the full one: the nominal step).
-  bool add_step(const Assignment& assignment, const StepTimes& times);
+  /// Whether a step was measured under any assignment.
+  bool any_step() const { return !steps_.empty(); }
+
+  /// What is known of the parts of a step not measured yet: per part, the shape of its flows
+  /// and, when a part of that shape was measured, its seconds.
+  struct StepParts {
+    KnownParts seconds;
+    std::array<std::shared_ptr<const PartShape>, STEP_PARTS> shapes;
+  };
+  /// The parts of `network`'s step under its current assignment (computes their shapes).
+  StepParts step_parts(const StepNetwork& network);
+  /// Records the step's times under `assignment`, and those of its parts that `parts` did not
+  /// know under their shapes; true for the first assignment measured (the full one: the
+  /// nominal step).
+  bool add_step(const Assignment& assignment, const StepTimes& times, const StepParts& parts);
 
   /// What is known of a transfer: its seconds when measured, else the shape of its flows (when
   /// computed) to record it under once simulated.
@@ -39,8 +56,17 @@ class MeasuredTimes {
                     std::shared_ptr<const FlowShape> shape);
 
  private:
-  // Per assignment measured (few: the full one and the few a design moves between).
+  // Per assignment measured (the full one, those a design moves between, one per spare swap).
   std::vector<std::pair<Assignment, StepTimes>> steps_;
+  // Per part, the latest shapes measured, the most recently used last: a part's shape is about
+  // 9 doubles a flow (a megabyte for 16,384 flows), and a spare pool makes a new assignment per
+  // swap, so at most MAX_SHAPES_PER_PART are kept (a shape dropped is simulated again if met).
+  struct MeasuredPart {
+    std::shared_ptr<const PartShape> shape;
+    double seconds;
+  };
+  static constexpr std::size_t MAX_SHAPES_PER_PART = 4;
+  std::array<std::deque<MeasuredPart>, STEP_PARTS> parts_;
   struct Measured {
     std::string what;
     Assignment assignment;

@@ -46,6 +46,7 @@ constexpr std::size_t KEPT_ENDPOINT_MAX_COMMS = 64;
 // (docs/performance.md, "Scale"): a set that would take the endpoint actors past this starts
 // its flows with sendto comms instead.
 constexpr std::size_t MAX_ENDPOINT_ACTORS = 24000;
+std::size_t flow_sets_started_ = 0;
 // What every flow's message carries: nothing anybody reads.
 char token = 0;
 
@@ -183,10 +184,12 @@ FlowShape shape_of(const std::vector<Flow>& flows) {
   return shape;
 }
 
+std::size_t flow_sets_started() { return flow_sets_started_; }
 std::size_t endpoint_threshold() { return endpoint_threshold_; }
 void set_endpoint_threshold(std::size_t flows) { endpoint_threshold_ = flows; }
 
 FlowSet::FlowSet(const std::vector<Flow>& flows) {
+  if (!flows.empty()) ++flow_sets_started_;
   extra_latency_.reserve(flows.size());
   for (const Flow& flow : flows) extra_latency_.push_back(flow.extra_latency);
   if (flows.size() < endpoint_threshold_ || !start_from_endpoints(flows)) {

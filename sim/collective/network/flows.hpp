@@ -99,6 +99,10 @@ class FlowSet {
   bool cancelled_ = false;
 };
 
+/// Sets of at least one flow started in this process: what was simulated flow by flow, for the
+/// tests of what is reused instead (a run is a process: sim_harness.hpp).
+std::size_t flow_sets_started();
+
 /// Sets of at least this many flows start them from endpoint actors (see the top of this file);
 /// smaller ones with sendto comms. The times are the same either way: tests set it to compare.
 std::size_t endpoint_threshold();

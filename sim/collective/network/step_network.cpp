@@ -112,18 +112,53 @@ void StepNetwork::assign(const Assignment& assignment) {
   }
 }
 
-std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline) {
+double& StepTimes::operator[](StepPart part) {
+  switch (part) {
+    case StepPart::TENSOR_PARALLEL:
+      return tensor_parallel;
+    case StepPart::PIPELINE_SEND:
+      return pipeline_send;
+    case StepPart::DATA_PARALLEL:
+      break;
+  }
+  return data_parallel;
+}
+
+StepTimes with_known(StepTimes times, const KnownParts& known) {
+  for (std::size_t p = 0; p < STEP_PARTS; ++p) {
+    if (known[p]) times[static_cast<StepPart>(p)] = *known[p];
+  }
+  return times;
+}
+
+const Collective& StepNetwork::collective(StepPart part) const {
+  switch (part) {
+    case StepPart::TENSOR_PARALLEL:
+      return tensor_parallel_;
+    case StepPart::PIPELINE_SEND:
+      return pipeline_sends_;
+    case StepPart::DATA_PARALLEL:
+      break;
+  }
+  return data_parallel_;
+}
+
+std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline, const KnownParts& known) {
   StepTimes t;
-  double begin = sg4::Engine::get_clock();
-  if (!run(tensor_parallel_, deadline)) return std::nullopt;
-  t.tensor_parallel = sg4::Engine::get_clock() - begin;
-  begin = sg4::Engine::get_clock();
-  if (!run(pipeline_sends_, deadline)) return std::nullopt;
-  t.pipeline_send = sg4::Engine::get_clock() - begin;
-  begin = sg4::Engine::get_clock();
-  if (!run(data_parallel_, deadline)) return std::nullopt;
-  t.data_parallel = sg4::Engine::get_clock() - begin;
-  return t;
+  for (const StepPart part :
+       {StepPart::TENSOR_PARALLEL, StepPart::PIPELINE_SEND, StepPart::DATA_PARALLEL}) {
+    if (known[static_cast<std::size_t>(part)]) continue;
+    const double begin = sg4::Engine::get_clock();
+    if (!run(collective(part), deadline)) return std::nullopt;
+    t[part] = sg4::Engine::get_clock() - begin;
+  }
+  return with_known(t, known);
+}
+
+PartShape StepNetwork::shape(StepPart part) const {
+  PartShape shape;
+  for (const Phase& phase : collective(part).phases) shape.push_back(shape_of(phase.flows));
+  return shape;
 }
 
 // Under the assignment: the active replicas hold the state, ZeRO's shards spread over them and

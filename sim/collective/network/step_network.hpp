@@ -12,6 +12,8 @@
 // are flows between the ranks and the file system.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -22,12 +24,30 @@
 
 namespace failsim::sim {
 
+/// A step's three communication parts, in the order they run.
+enum class StepPart : std::size_t { TENSOR_PARALLEL, PIPELINE_SEND, DATA_PARALLEL };
+inline constexpr std::size_t STEP_PARTS = 3;
+
 /// Simulated seconds of a step's three communication parts.
 struct StepTimes {
   double tensor_parallel = 0.0;  ///< the whole step's tensor-parallel all-reduces
   double pipeline_send = 0.0;    ///< one micro-batch's send across every stage boundary
   double data_parallel = 0.0;    ///< the step's data-parallel collectives, in order
+
+  double& operator[](StepPart part);
+  double operator[](StepPart part) const { return const_cast<StepTimes&>(*this)[part]; }
 };
+
+/// Per part of a step, its seconds when known without simulating it (measure()).
+using KnownParts = std::array<std::optional<double>, STEP_PARTS>;
+
+/// `times` with the parts `known` gives taken from it.
+StepTimes with_known(StepTimes times, const KnownParts& known);
+
+/// The shape of a part's flows: one FlowShape per phase, in order. The phases run one after
+/// another, each on the network its predecessor left idle, so two parts of one shape take the
+/// same time (up to the rounding of the clock they start at: flows.hpp).
+using PartShape = std::vector<FlowShape>;
 
 class StepNetwork {
  public:
@@ -42,8 +62,12 @@ class StepNetwork {
 
   /// Runs the three parts one after another from the calling actor, on the network as it is
   /// (background flows share it), and returns their times; nullopt when `deadlines` stopped
-  /// them (the flows are cancelled, the clock is at that deadline).
-  std::optional<StepTimes> measure(const Deadlines& deadlines);
+  /// them (the flows are cancelled, the clock is at that deadline). A part `known` gives is not
+  /// run: its time is the known one.
+  std::optional<StepTimes> measure(const Deadlines& deadlines, const KnownParts& known = {});
+
+  /// The shape of `part`'s flows under the current assignment (it computes their routes).
+  PartShape shape(StepPart part) const;
 
   /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
   /// the active replicas hold it (CollectivePlan::checkpoint_share).
@@ -61,6 +85,7 @@ class StepNetwork {
 
  private:
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
+  const Collective& collective(StepPart part) const;
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
