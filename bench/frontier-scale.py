@@ -180,22 +180,26 @@ def measure(argv, cap, env=None):
     with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
-        stopped = threading.Event()
+        stopped, lock, exited = threading.Event(), threading.Lock(), [False]
 
-        def stop(sig):
-            if p.returncode is None:
-                stopped.set()
-                os.kill(p.pid, sig)
+        def stop(sig):  # never after the process is reaped (its pid may be another's then)
+            with lock:
+                if not exited[0]:
+                    stopped.set()
+                    os.kill(p.pid, sig)
 
         timers = [threading.Timer(cap, stop, [signal.SIGTERM]),
                   threading.Timer(cap + KILL_AFTER_TERM_SECONDS, stop, [signal.SIGKILL])]
         for t in timers:
             t.start()
-        _, status, usage = os.wait4(p.pid, 0)
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped yet
         wall = time.perf_counter() - start
-        p.returncode = os.waitstatus_to_exitcode(status)
+        with lock:
+            exited[0] = True
         for t in timers:
             t.cancel()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         out.seek(0)
         return Measured(status=p.returncode, stderr=err.read().strip(), stdout=out.read(),
