@@ -252,11 +252,12 @@ class Runner:
 
     def run_bench_platform(self, nodes):
         env = dict(os.environ, FAILSIM_BENCH_OLD_MAX_NODES="0")
-        m = measure([self.bench_platform, f"--benchmark_filter=^platform/new/{nodes}$",
-                     "--benchmark_format=json"], self.cap, env)
+        report = os.path.join(self.tmp, f"bench-platform-{nodes}.json")
+        m = measure([self.bench_platform, f"--benchmark_filter=^platform/new/{nodes}/",
+                     f"--benchmark_out={report}", "--benchmark_out_format=json"], self.cap, env)
         m.result = None
         if m.status == 0:
-            runs = json.loads(m.stdout)["benchmarks"]
+            runs = load(report)["benchmarks"] if os.path.getsize(report) else []
             if runs and "error_message" not in runs[0]:
                 m.result = runs[0]
             elif runs:
