@@ -187,11 +187,12 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
     // the stop time bounds the run, else the least its stop's steps take.
     const sim::CollectiveWork& cw = job.collective_work;
     fmt::print(
-        "  this machine: {} of memory (set-up {}, {} math {}), {:.3g} random failures expected; "
+        "  this machine: {} of memory (set-up {}, {}), {:.3g} random failures expected; "
         "wall time: about {:.1f} s {} (set-up {:.1f} s, simulation {:.1f} s; "
         "docs/scenario-format.md, \"Limits\")\n",
         sim::format_bytes(cw.setup_bytes + m.resident_bytes()), sim::format_bytes(cw.setup_bytes),
-        s.collective.workload.real_math ? "real" : "no", sim::format_bytes(m.resident_bytes()),
+        s.collective.workload.real_math ? "real math " + sim::format_bytes(m.resident_bytes())
+                                        : std::string("no math"),
         cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least", cw.setup_seconds,
         cw.wall_seconds() - cw.setup_seconds);
     return;

@@ -272,7 +272,7 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
   // In a copy's plan or SimGrid's probe of its settings, or between two copies.
   CHECK_THAT(
       validate.err,
-      Catch::Matches("failsim validate: interrupted by SIGTERM (while [a-z' ,0-9-]+ "
+      Catch::Matches("failsim validate: interrupted by SIGTERM (while [A-Za-z' ,0-9-]+ "
                      "\\(checking " +
                      scenario + "\\)|after checking " + scenario + ")\nanswered in [0-9]+ ms\n"));
   CHECK(answered_ms(validate.err) <= 1000);
