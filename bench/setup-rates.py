@@ -87,6 +87,19 @@ def write(doc):
     return path
 
 
+def run_for_setup(doc, nodes, per_node):
+    """Runs `doc` on one thread: its CPU time, wall time, peak memory and set-up (result.json's
+    setup_seconds scaled to CPU time), or None (said) when it failed."""
+    out = os.path.join(tmp, "out-" + doc["name"])
+    cpu, wall, status, err, rss = measure(["run", write(doc), "-q", "--threads", "1", "-o", out])
+    if status != 0:
+        print(f"{nodes} x {per_node}: exit {status}: {err[:300]}")
+        return None
+    with open(os.path.join(out, "result.json")) as f:
+        setup = json.load(f)["wall_clock"]["setup_seconds"] * cpu / wall
+    return cpu, wall, rss, setup
+
+
 # (nodes, accelerators a node, spares, processes): ranks, accelerators, nodes and streams apart.
 VARIANTS = [(64, 1, 0, False), (512, 1, 0, False), (1024, 1, 0, False), (2048, 1, 0, False),
             (4096, 1, 0, False), (4, 8192, 0, False), (2, 16384, 0, False), (64, 256, 0, False),
@@ -120,15 +133,10 @@ print(f"plan: {plan_rate:.3g} s and {plan_rank_bytes:.0f} bytes a rank")
 rows, seconds, peak_bytes = [], [], []
 print("\nnodes  per node  spares streams      ranks   set-up s (cpu)  run cpu s / wall s  peak MiB")
 for nodes, per_node, spares, processes in VARIANTS:
-    doc = scenario(nodes, per_node, spares, processes)
-    path = write(doc)
-    out = os.path.join(tmp, "out-" + doc["name"])
-    cpu, wall, status, err, rss = measure(["run", path, "-q", "--threads", "1", "-o", out])
-    if status != 0:
-        print(f"{nodes} x {per_node}: exit {status}: {err[:300]}")
+    measured = run_for_setup(scenario(nodes, per_node, spares, processes), nodes, per_node)
+    if measured is None:
         continue
-    with open(os.path.join(out, "result.json")) as f:
-        setup = json.load(f)["wall_clock"]["setup_seconds"] * cpu / wall
+    cpu, wall, rss, setup = measured
     ranks = nodes * per_node
     accelerators = (nodes + spares) * per_node
     platform_nodes = nodes + spares
@@ -169,13 +177,10 @@ for nodes, per_node in FIRST_STEP:
     doc["failures"] = {}
     doc["stop"] = {"time": None, "updates": 1}
     doc["name"] += "-first-step"
-    out = os.path.join(tmp, "out-" + doc["name"])
-    cpu, wall, status, err, rss = measure(["run", write(doc), "-q", "--threads", "1", "-o", out])
-    if status != 0:
-        print(f"{nodes} x {per_node}: exit {status}: {err[:300]}")
+    measured = run_for_setup(doc, nodes, per_node)
+    if measured is None:
         continue
-    with open(os.path.join(out, "result.json")) as f:
-        setup = json.load(f)["wall_clock"]["setup_seconds"] * cpu / wall
+    cpu, wall, rss, setup = measured
     ranks = nodes * per_node
     print(f"{'':11} {ranks:10,} {cpu:7.2f} {setup:9.2f} {cpu - setup:7.2f} "
           f"{(cpu - setup) / ranks ** 2:9.2g} {rss / 2**20:9.0f} {rss / ranks:13.0f}")
