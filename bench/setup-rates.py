@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # bench/setup-rates.py FAILSIM [--quick]: the rates behind the collective set-up limit (the
 # constants SETUP_SECONDS_PER_RANK, PLATFORM_SECONDS_PER_*, SETUP_SECONDS_PER_STREAM,
-# FIRST_STEP_SECONDS_PER_RANK_PAIR and SETUP_BYTES_PER_* of sim/scenario/collective/work.hpp,
+# FIRST_STEP_SECONDS_PER_FLOW and SETUP_BYTES_PER_* of sim/scenario/collective/work.hpp,
 # docs/scenario-format.md "Limits"). A collective run builds its plan, its platform, its step
 # network and its schedules before its first simulated event, then simulates its first step flow
 # by flow. This takes
@@ -15,18 +15,19 @@
 #                 + nodes^2 x nn + streams x s;
 #     the platform is linear since the fabric zone (an and nn fit to noise), and the two
 #     quadratic terms stay in the fit to show it;
-#   - the first step: CPU time less setup_seconds of data-parallel jobs of 16 accelerators a node
-#     stopped after one update (none with --quick), per pair of ranks, and their peak memory.
+#   - the first step: CPU time less setup_seconds of data-parallel jobs of 16 to 64 accelerators
+#     a node stopped after one update (none with --quick; --first-step: only these), per rank (a
+#     flow each), fitted by least squares, and their peak memory per rank.
 # Spares add accelerators and nodes to the platform but no ranks; random processes on the
-# accelerators add streams. The set-up runs stay small because a first step is started at 0 s,
-# and SimGrid ends or cancels a step's flows in time quadratic in their number. Prints, never
-# fails. Refit after a change of the platform's construction or of how flows start.
+# accelerators add streams. Prints, never fails. Refit after a change of the platform's
+# construction or of how flows start.
 import json, os, resource, subprocess, sys, tempfile, time
 
 import numpy as np
 
 failsim = sys.argv[1]
 quick = "--quick" in sys.argv
+first_step_only = "--first-step" in sys.argv
 tmp = tempfile.mkdtemp(prefix="setup-rates-", dir=os.environ.get("TMPDIR", "/tmp"))
 
 
@@ -110,6 +111,8 @@ PLAN_NODES = [250, 500, 1000]  # of 4,000 accelerators: 1, 2 and 4 million ranks
 if quick:
     VARIANTS = [v for v in VARIANTS if v[0] * v[1] <= 16384 and v[0] + v[2] <= 1024]
     PLAN_NODES = [25, 50, 100]
+if first_step_only:
+    VARIANTS, PLAN_NODES = [], []
 
 base_dry, _, _, _, base_rss = measure(["run", write(scenario(4, 4)), "-q", "--dry-run", "-o",
                              os.path.join(tmp, "base")])
@@ -126,9 +129,10 @@ for nodes in PLAN_NODES:
     plan_seconds.append(cpu - base_dry)
     plan_bytes.append(rss - base_rss)
     print(f"{'':15} {nodes * 4000:11,} {cpu - base_dry:7.2f} {(rss - base_rss) / 2**20:8.0f}")
-plan_rate = float(np.dot(plan_ranks, plan_seconds) / np.dot(plan_ranks, plan_ranks))
-plan_rank_bytes = float(np.dot(plan_ranks, plan_bytes) / np.dot(plan_ranks, plan_ranks))
-print(f"plan: {plan_rate:.3g} s and {plan_rank_bytes:.0f} bytes a rank")
+if plan_ranks:
+    plan_rate = float(np.dot(plan_ranks, plan_seconds) / np.dot(plan_ranks, plan_ranks))
+    plan_rank_bytes = float(np.dot(plan_ranks, plan_bytes) / np.dot(plan_ranks, plan_ranks))
+    print(f"plan: {plan_rate:.3g} s and {plan_rank_bytes:.0f} bytes a rank")
 
 rows, seconds, peak_bytes = [], [], []
 print("\nnodes  per node  spares streams      ranks   set-up s (cpu)  run cpu s / wall s  peak MiB")
@@ -149,29 +153,33 @@ for nodes, per_node, spares, processes in VARIANTS:
     seconds.append(setup)
     peak_bytes.append(rss - base_rss)
 
-NAMES = ["a rank", "an accelerator", "an accelerator x node", "a node", "a node pair",
-         "a stream"]
-A = np.array(rows, dtype=float)
-fit, *_ = np.linalg.lstsq(A, np.array(seconds), rcond=None)
-print("\nfit of the rest: " + ", ".join(f"{c:.3g} s {n}" for c, n in zip(fit, NAMES)))
-print(f"a rank in all (the plan's and the rest's): {plan_rate + fit[0]:.3g} s")
-for r, s in zip(rows, seconds):
-    print(f"  {int(r[3]):5} nodes, {int(r[1]):9,} accelerators, {int(r[0]):9,} ranks, "
-          f"{int(r[5]):9,} streams: measured {s:7.2f} s, model {float(np.dot(fit, r)):7.2f} s")
-# The peak memory of the run (its first step's flows included) over the 16-rank dry run's.
-mem, *_ = np.linalg.lstsq(A[:, [0, 1, 3, 5]], np.array(peak_bytes), rcond=None)
-print("\nmemory: " + ", ".join(f"{c:.0f} bytes {n}"
-                                for c, n in zip(mem, ["a rank", "an accelerator", "a node",
-                                                      "a stream"])))
-for r, b in zip(rows, peak_bytes):
-    model = float(np.dot(mem, [r[0], r[1], r[3], r[5]]))
-    print(f"  {int(r[3]):5} nodes, {int(r[1]):9,} accelerators, {int(r[0]):9,} ranks, "
-          f"{int(r[5]):9,} streams: measured {b / 2**20:7.0f} MiB, model {model / 2**20:7.0f} MiB")
+if rows:
+    NAMES = ["a rank", "an accelerator", "an accelerator x node", "a node", "a node pair",
+             "a stream"]
+    A = np.array(rows, dtype=float)
+    fit, *_ = np.linalg.lstsq(A, np.array(seconds), rcond=None)
+    print("\nfit of the rest: " + ", ".join(f"{c:.3g} s {n}" for c, n in zip(fit, NAMES)))
+    print(f"a rank in all (the plan's and the rest's): {plan_rate + fit[0]:.3g} s")
+    for r, s in zip(rows, seconds):
+        print(f"  {int(r[3]):5} nodes, {int(r[1]):9,} accelerators, {int(r[0]):9,} ranks, "
+              f"{int(r[5]):9,} streams: measured {s:7.2f} s, model {float(np.dot(fit, r)):7.2f} s")
+    # The peak memory of the run (its first step's flows included) over the 16-rank dry run's.
+    mem, *_ = np.linalg.lstsq(A[:, [0, 1, 3, 5]], np.array(peak_bytes), rcond=None)
+    print("\nmemory: " + ", ".join(f"{c:.0f} bytes {n}"
+                                    for c, n in zip(mem, ["a rank", "an accelerator", "a node",
+                                                          "a stream"])))
+    for r, b in zip(rows, peak_bytes):
+        model = float(np.dot(mem, [r[0], r[1], r[3], r[5]]))
+        print(f"  {int(r[3]):5} nodes, {int(r[1]):9,} accelerators, {int(r[0]):9,} ranks, "
+              f"{int(r[5]):9,} streams: measured {b / 2**20:7.0f} MiB, model {model / 2**20:7.0f} MiB")
 
-# The first step, simulated flow by flow: CPU time less the set-up, per pair of ranks.
-FIRST_STEP = [] if quick else [(512, 16), (1024, 16), (2048, 16), (2048, 32), (2048, 64)]
+# The first step, simulated flow by flow: CPU time less the set-up, per rank (one flow each in
+# the step's one set: a ring all-reduce over every rank).
+FIRST_STEP = [] if quick else [(512, 16), (1024, 16), (2048, 16), (2048, 32), (2048, 64),
+                               (4096, 64)]
 if FIRST_STEP:
-    print("\nfirst step:      ranks   cpu s  set-up s  step s  s a pair  peak MiB  bytes a rank")
+    print("\nfirst step:      ranks   cpu s  set-up s  step s  s a rank  peak MiB  bytes a rank")
+step_ranks, step_seconds = [], []
 for nodes, per_node in FIRST_STEP:
     doc = scenario(nodes, per_node)
     doc["failures"] = {}
@@ -182,5 +190,10 @@ for nodes, per_node in FIRST_STEP:
         continue
     cpu, wall, rss, setup = measured
     ranks = nodes * per_node
+    step_ranks.append(ranks)
+    step_seconds.append(cpu - setup)
     print(f"{'':11} {ranks:10,} {cpu:7.2f} {setup:9.2f} {cpu - setup:7.2f} "
-          f"{(cpu - setup) / ranks ** 2:9.2g} {rss / 2**20:9.0f} {rss / ranks:13.0f}")
+          f"{(cpu - setup) / ranks:9.2g} {rss / 2**20:9.0f} {rss / ranks:13.0f}")
+if step_ranks:
+    rate = float(np.dot(step_ranks, step_seconds) / np.dot(step_ranks, step_ranks))
+    print(f"first step: {rate:.3g} s a flow (least squares through 0)")

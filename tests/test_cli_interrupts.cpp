@@ -203,8 +203,8 @@ TEST_CASE("SIGTERM while background flows run: exit 143, one line, no SimGrid ba
 
 namespace {
 /// A time-only collective job of 655,360 ranks (10 nodes of 65,536 accelerators, data parallel),
-/// about the largest within the set-up's limits (43 minutes, 15 GiB, most of both for its first
-/// step): its plan and its platform take seconds to build.
+/// about the largest within the set-up's limits (15.6 GiB and 2 minutes estimated, most of both
+/// for its first step): its plan and its platform take seconds to build.
 const char* const LARGEST_JOB = R"({
   "protocol": "collective", "name": "largest-job", "seed": 1,
   "platform": {
@@ -264,7 +264,8 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
   // on the idle development machine), so validate is given it 20 times and stops in one of them.
   const auto dry = sigterm_after("run '" + scenario + "' --dry-run -o '" + out + "'", 2.0, dir);
   CHECK(dry.status == 0);
-  CHECK_THAT(dry.out, Catch::Contains("this machine: 15 GiB of memory (set-up 15 GiB, no math"));
+  CHECK_THAT(dry.out,
+             Catch::Contains("this machine: 15.6 GiB of memory (set-up 15.6 GiB, no math"));
   std::string twenty;
   for (int i = 0; i < 20; ++i) twenty += " '" + scenario + "'";
   const auto validate = sigterm_after("validate" + twenty, 1.0, dir);
@@ -284,7 +285,8 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
 TEST_CASE("SIGTERM inside a long simulated instant: the guard ends the run within a second",
           "[cli][interrupt]") {
   // 65,536 ranks on one node: the first step's flows end at one instant, which SimGrid takes
-  // about 20 s to finish (a list walk per flow) with no return to failsim's own looks.
+  // seconds to finish (65,536 endpoint actors woken at once) with no return to failsim's own
+  // looks.
   TempDir dir;
   std::string job = LARGEST_JOB;
   const auto set = [&job](const std::string& from, const std::string& to) {

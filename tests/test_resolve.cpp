@@ -189,8 +189,8 @@ TEST_CASE("resolve: the job of a small scenario, by hand", "[resolve]") {
 }
 
 TEST_CASE(
-    "a collective run's set-up: linear in ranks, accelerators, nodes and streams, quadratic in "
-    "the ranks for the first step, refused beyond the hour or 16 GiB before the plan",
+    "a collective run's set-up: linear in ranks, accelerators, nodes and streams, and in the "
+    "ranks for the first step, refused beyond the hour or 16 GiB before the plan",
     "[resolve][work]") {
   namespace sim = failsim::sim;
   json doc = json::parse(MINIMAL_COLLECTIVE);
@@ -208,25 +208,27 @@ TEST_CASE(
   CHECK(small.platform == Approx(100 * 64 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
                                  100 * sim::PLATFORM_SECONDS_PER_NODE));
   CHECK(small.schedules == 0.0);
-  // The first step's flows: four times as long for twice the ranks; one set (the data-parallel
+  // The first step's flows: twice as long for twice the ranks; one set (the data-parallel
   // ring; no checkpoint), six for the Llama-3 layout (tensor-parallel rings, pipeline sends, a
   // hierarchical all-reduce's three, a checkpoint's write).
-  CHECK(small.first_step == Approx(6400.0 * 6400.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+  CHECK(small.first_step == Approx(6400.0 * sim::FIRST_STEP_SECONDS_PER_FLOW));
   CHECK(sim::first_step_flow_sets(parse_scenario(
             json::parse(failsim::testing::read_text(
                 FAILSIM_SOURCE_DIR "/scenarios/cluster/validation/llama3-405b.json")),
             FAILSIM_SOURCE_DIR "/scenarios/cluster/validation/llama3-405b.json")) == 6.0);
-  CHECK(large.first_step == Approx(4.0 * small.first_step));
+  CHECK(large.first_step == Approx(2.0 * small.first_step));
   CHECK(small.total() == Approx(small.ranks + small.platform + small.schedules + small.first_step));
   CHECK(small.bytes ==
-        Approx(6400.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
+        Approx(6400.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR) +
+               100.0 * sim::SETUP_BYTES_PER_NODE));
   // Spares are platform, not ranks.
   doc["platform"]["spares"] = 100;
   const sim::CollectiveSetup spared = setup(100, 64);
   CHECK(spared.ranks == small.ranks);
   CHECK(spared.platform == Approx(sim::collective_platform_seconds(200, 200 * 64)));
   CHECK(spared.first_step == small.first_step);
-  CHECK(spared.bytes == Approx(small.bytes + 6400.0 * sim::SETUP_BYTES_PER_ACCELERATOR));
+  CHECK(spared.bytes == Approx(small.bytes + 6400.0 * sim::SETUP_BYTES_PER_ACCELERATOR +
+                               100.0 * sim::SETUP_BYTES_PER_NODE));
   // 2 nodes and 4,000 spare nodes of 2,048 accelerators: 8 million accelerators, 33 GB of
   // platform for 4,096 ranks, refused by memory though its time is within the hour.
   doc["platform"]["spares"] = 4000;
@@ -236,25 +238,41 @@ TEST_CASE(
   const auto m = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
   CHECK(m.json_path() == "/platform/spares");
   CHECK_THAT(m.what(), Catch::Contains("expected a set-up of at most 16 GiB of memory") &&
-                           Catch::Contains("found 31.3 GiB: 4,096 ranks on 2 nodes of 2,048 "
+                           Catch::Contains("found 31.4 GiB: 4,096 ranks on 2 nodes of 2,048 "
                                            "accelerators and 4,000 spares"));
   doc["platform"].erase("spares");
-  // 512 nodes of 512 accelerators: 262,144 ranks, whose first step alone takes 10 minutes and
-  // memory 6 GiB: within both limits. 1,024 nodes of as many: 1,048,576 ranks, over the hour.
+  // 512 nodes of 512 accelerators: 262,144 ranks, whose first step takes 40 s and memory 6.3
+  // GiB: within both limits. 1,024 nodes of as many: 1,048,576 ranks, over 16 GiB.
   const auto quarter = setup(512, 512);
   CHECK(quarter.total() < sim::MAX_COLLECTIVE_WALL_SECONDS);
   CHECK(quarter.bytes < sim::MAX_COLLECTIVE_SETUP_BYTES);
-  CHECK(setup(1024, 1024).first_step > sim::MAX_COLLECTIVE_WALL_SECONDS);
-  // 4,096 nodes of 2,441 accelerators (9,998,336 ranks, within the rank cap): hours. The plan is
-  // never built: the refusal comes first, whatever the layout says.
+  CHECK(setup(1024, 1024).bytes > sim::MAX_COLLECTIVE_SETUP_BYTES);
+  // 4,096 nodes of 2,441 accelerators (9,998,336 ranks, within the rank cap): half an hour, and
+  // 238 GiB. The plan is never built: the refusal comes first, whatever the layout says.
   const auto huge = setup(4096, 2441);
-  REQUIRE(huge.total() > sim::MAX_COLLECTIVE_WALL_SECONDS);
+  REQUIRE(huge.total() < sim::MAX_COLLECTIVE_WALL_SECONDS);
+  REQUIRE(huge.bytes > sim::MAX_COLLECTIVE_SETUP_BYTES);
   const auto e = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
   CHECK(e.json_path() == "/platform/nodes");
-  CHECK_THAT(e.what(), Catch::Contains("expected a set-up of at most 3600 s of wall time up to "
+  CHECK_THAT(e.what(), Catch::Contains("expected a set-up of at most 16 GiB of memory") &&
+                           Catch::Contains("GiB: 9,998,336 ranks on 4,096 nodes of 2,441 "
+                                           "accelerators"));
+  // The same with tensor and pipeline parallelism and a hierarchical all-reduce: five sets of
+  // flows in the first step (the tensor-parallel rings, the sends, the all-reduce's three), over
+  // the hour; the time is said first.
+  doc["layout"]["tp"] = 2;
+  doc["layout"]["pp"] = 2;
+  doc["layout"]["dp_algorithm"] = "hierarchical";
+  const auto five_sets = setup(4096, 2441);
+  REQUIRE(five_sets.total() > sim::MAX_COLLECTIVE_WALL_SECONDS);
+  CHECK(five_sets.first_step == Approx(5.0 * huge.first_step));
+  const auto t = error_of([&] { resolve(parse_scenario(doc, "s.json"), "s.json"); });
+  CHECK(t.json_path() == "/platform/nodes");
+  CHECK_THAT(t.what(), Catch::Contains("expected a set-up of at most 3600 s of wall time up to "
                                        "the end of the first step") &&
                            Catch::Contains(" s: 9,998,336 ranks on 4,096 nodes of 2,441 "
                                            "accelerators (the plan and the step network"));
+  doc["layout"] = json::parse(MINIMAL_COLLECTIVE)["layout"];
   // The dry run's estimate holds the set-up.
   const sim::CollectiveSetup two = setup(2, 8);
   const auto fits = resolve(parse_scenario(doc, "s.json"), "s.json");
@@ -299,9 +317,10 @@ TEST_CASE("a collective run's work, by hand", "[resolve][work]") {
   CHECK(w.setup_seconds ==
         Approx(16.0 * sim::SETUP_SECONDS_PER_RANK + 16.0 * sim::PLATFORM_SECONDS_PER_ACCELERATOR +
                2.0 * sim::PLATFORM_SECONDS_PER_NODE + 20.0 * sim::SETUP_SECONDS_PER_STREAM +
-               2.0 * 16.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_RANK_PAIR));
+               2.0 * 16.0 * sim::FIRST_STEP_SECONDS_PER_FLOW));
   CHECK(w.setup_bytes ==
-        Approx(16.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR)));
+        Approx(16.0 * (sim::SETUP_BYTES_PER_RANK + sim::SETUP_BYTES_PER_ACCELERATOR) +
+               2.0 * sim::SETUP_BYTES_PER_NODE));
   CHECK(w.wall_seconds() ==
         Approx(w.setup_seconds + w.steps / failsim::sim::COLLECTIVE_STEPS_PER_WALL_SECOND +
                2.0 * w.failures / failsim::sim::COLLECTIVE_FAILURES_PER_WALL_SECOND +

@@ -52,6 +52,12 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   // are applied after the engine exists, not through its argv.
   RunSetup setup({}, std::chrono::steady_clock::now());
   use_cluster_network_model(setup.engine());
+  // Stacks without a guard page: SimGrid then takes them from the heap, not as two memory
+  // mappings each, and a flow set of 600,000 flows starts as many endpoint actors (flows.cpp)
+  // where Linux allows 65,530 mappings. The other actors keep failsim's default stack, above
+  // the deepest actor's measured need (simgrid_probe.hpp, MIN_STACK_KIB); an overflow would no
+  // longer be caught by a guard page.
+  setup.engine().set_config("contexts/guard-size:0");
   for (const std::string& a : options.simgrid_args) {
     if (a.rfind("--cfg=", 0) == 0) setup.engine().set_config(a.substr(6));
     if (a.rfind("--log=", 0) == 0) xbt_log_control_set(a.substr(6).c_str());

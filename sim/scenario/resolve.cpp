@@ -361,20 +361,6 @@ std::unique_ptr<models::Model> resolve_model(const Scenario& s, ResolvedJob& job
 
 /// The collective protocol's resolve step: the real model's sizes (with real math), the plan
 /// (sim/scenario/collective/plan.hpp, which makes the layout's checks), memory and work.
-/// The largest platform whose runs are measured (MAX_CLUSTER_NODES).
-void check_cluster_size(const Scenario& s, const std::string& file) {
-  const ClusterPlatformConfig& platform = s.collective.platform;
-  if (platform.platform_nodes() > MAX_CLUSTER_NODES) {
-    throw input::InputError(
-        file, platform.spares > 0 ? "/platform/spares" : "/platform/nodes",
-        fmt::format("at most {} nodes (the platform builds in time linear in its nodes, but "
-                    "runs beyond are not measured yet; docs/performance.md)",
-                    MAX_CLUSTER_NODES),
-        platform.spares > 0 ? fmt::format("{} nodes + {} spares", platform.nodes, platform.spares)
-                            : std::to_string(platform.nodes));
-  }
-}
-
 /// With real math: the model's size and its memory (checked against the machine's).
 std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& job,
                                                const std::string& file) {
@@ -407,7 +393,6 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
 }
 
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
-  check_cluster_size(s, file);
   // Before anything as large as the job is built (the plan's ranks, SimGrid's platform).
   check_collective_setup(s, file);
   ResolvedJob job;

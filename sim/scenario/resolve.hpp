@@ -86,11 +86,6 @@ struct WallEstimate {
 /// MAX_GRADIENTS and MAX_EVALUATIONS are in limits.hpp (a collective run's checks use them too).
 /// Each failure starts actors (detection, repair, restart) and writes events.
 constexpr double MAX_FAILURES = 1e6;
-/// Nodes of a collective job. The limit was set when the platform's construction grew as the
-/// square of its nodes (210 s for 4,096); it is linear since issue 33 (0.5 s of CPU for 4,096,
-/// 3 s for 16,384: docs/performance.md, "Platform construction"), but the rest of a run beyond
-/// 4,096 nodes is not measured yet.
-constexpr int MAX_CLUSTER_NODES = 4096;
 
 /// One shard of a partition of the parameters with its share of the time model's costs.
 struct ShardShare {

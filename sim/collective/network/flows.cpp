@@ -14,6 +14,7 @@
 #include <utility>
 
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 #include "sim/engine/log.hpp"
 
@@ -36,16 +37,22 @@ std::uint64_t whole_bytes(const Flow& flow) {
 // the flows: measured, sets of 4,096 flows ran 1.5 times slower from endpoints, sets of 16,384
 // 20 times faster (docs/performance.md, "Flows without SimGrid's list walk").
 std::size_t endpoint_threshold_ = 8192;
-// An endpoint actor's stack (KiB): it only posts comms and waits.
-constexpr unsigned ENDPOINT_STACK_KIB = 64;
+// An endpoint actor's stack (KiB): it only posts comms and waits. Measured with guard pages on
+// (an overflow is then a crash): 5 KiB crashed, 6 KiB ran the 16,384-accelerator job, and every
+// shipped collective scenario ran with 8 KiB and every set from endpoints. A set of 600,000
+// flows has as many actors, each stack in resident memory (SimGrid clears it): 16 KiB is 9 GiB
+// there, 64 KiB would be 37.
+constexpr unsigned ENDPOINT_STACK_KIB = 16;
 // A host with more comms in a set than this gets an actor for that set alone, which ends with
 // it (its list goes with it); the others keep one actor each for the whole run, which empties
 // its list after each set by waiting once for each of its comms: O(comms) per comm.
 constexpr std::size_t KEPT_ENDPOINT_MAX_COMMS = 64;
-// Every actor's stack is two memory mappings, and Linux allows 65,530 a process by default
-// (docs/performance.md, "Scale"): a set that would take the endpoint actors past this starts
-// its flows with sendto comms instead.
-constexpr std::size_t MAX_ENDPOINT_ACTORS = 24000;
+// With a guard page (contexts/guard-size > 0), every actor's stack is two memory mappings, and
+// Linux allows 65,530 a process by default (docs/performance.md, "Scale"): a set that would take
+// the endpoint actors past this starts its flows with sendto comms instead. Without one (a
+// collective run: run_collective.cpp), a stack comes from the heap and the actors are bounded by
+// the memory the resolve step checks.
+constexpr std::size_t MAX_GUARDED_ENDPOINT_ACTORS = 24000;
 std::size_t flow_sets_started_ = 0;
 // What every flow's message carries: nothing anybody reads.
 char token = 0;
@@ -309,7 +316,9 @@ bool FlowSet::start_from_endpoints(const std::vector<Flow>& flows) {
   const std::vector<KeptEndpoint*> kept = kept_endpoints(*work, new_actors);
   FAILSIM_VERBOSE("{} flows from {} endpoint actors ({} new; {} alive)", flows.size(), work->size(),
                   new_actors, p.actors);
-  if (p.actors + new_actors > MAX_ENDPOINT_ACTORS) return false;
+  if (simgrid::config::get_value<int>("contexts/guard-size") > 0 &&
+      p.actors + new_actors > MAX_GUARDED_ENDPOINT_ACTORS)
+    return false;
 
   p.starting = true;
   auto shared = std::make_shared<FlowEndpoints>();

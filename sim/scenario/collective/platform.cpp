@@ -130,9 +130,13 @@ ClusterPlatformConfig read_cluster_platform(const ObjectReader& top,
   p.nodes = to_int(r.integer("nodes", 1, 1'000'000));
   p.spares = to_int(r.integer_or("spares", 0, 0, 1'000'000));
   if (static_cast<std::int64_t>(p.platform_nodes()) * p.node.accelerators > 10'000'000) {
-    r.at("nodes").fail(
-        fmt::format("at most 10,000,000 accelerators in all ({} per node)", p.node.accelerators),
-        std::to_string(p.nodes));
+    // The spares are named when they are what makes the platform too large.
+    const bool spares = p.spares > p.nodes;
+    r.at(spares ? "spares" : "nodes")
+        .fail(fmt::format("at most 10,000,000 accelerators in all ({} per node, spares included)",
+                          p.node.accelerators),
+              spares ? fmt::format("{} nodes + {} spares", p.nodes, p.spares)
+                     : std::to_string(p.nodes));
   }
 
   const ObjectReader t = r.object_or_empty(

@@ -402,8 +402,9 @@ CollectiveSetup estimate_collective_setup(const Scenario& s) {
   CollectiveSetup setup;
   setup.ranks = ranks * SETUP_SECONDS_PER_RANK;
   setup.platform = collective_platform_seconds(nodes, nodes * per_node);
-  setup.first_step = first_step_flow_sets(s) * ranks * ranks * FIRST_STEP_SECONDS_PER_RANK_PAIR;
-  setup.bytes = ranks * SETUP_BYTES_PER_RANK + nodes * per_node * SETUP_BYTES_PER_ACCELERATOR;
+  setup.first_step = first_step_flow_sets(s) * ranks * FIRST_STEP_SECONDS_PER_FLOW;
+  setup.bytes = ranks * SETUP_BYTES_PER_RANK + nodes * per_node * SETUP_BYTES_PER_ACCELERATOR +
+                nodes * SETUP_BYTES_PER_NODE;
   for (const StreamSource& source : stream_sources(s))
     setup.schedules += source.streams * SETUP_SECONDS_PER_STREAM;
   return setup;
@@ -434,21 +435,22 @@ CollectiveSetup check_collective_setup(const Scenario& s, const std::string& fil
   if (!too_long) {
     throw input::InputError(
         file, field,
-        fmt::format("a set-up of at most {} of memory (at the measured {} a rank and {} an "
-                    "accelerator of the platform; docs/scenario-format.md, \"Limits\")",
+        fmt::format("a set-up of at most {} of memory (at the measured {} a rank, {} an "
+                    "accelerator and {} a node of the platform; docs/scenario-format.md, "
+                    "\"Limits\")",
                     format_bytes(MAX_COLLECTIVE_SETUP_BYTES), format_bytes(SETUP_BYTES_PER_RANK),
-                    format_bytes(SETUP_BYTES_PER_ACCELERATOR)),
+                    format_bytes(SETUP_BYTES_PER_ACCELERATOR), format_bytes(SETUP_BYTES_PER_NODE)),
         fmt::format("{}: {}", format_bytes(setup.bytes), job));
   }
   throw input::InputError(
       file, field,
       fmt::format("a set-up of at most {:.0f} s of wall time up to the end of the first step "
                   "(about an hour at the measured {:.2g} s a rank, {:.2g} s an accelerator and "
-                  "{:.2g} s a node of the platform, {:.2g} s a random stream, {:.2g} s a pair "
-                  "of ranks for the first step's flows; docs/scenario-format.md, \"Limits\")",
+                  "{:.2g} s a node of the platform, {:.2g} s a random stream, {:.2g} s a flow "
+                  "of the first step; docs/scenario-format.md, \"Limits\")",
                   MAX_COLLECTIVE_WALL_SECONDS, SETUP_SECONDS_PER_RANK,
                   PLATFORM_SECONDS_PER_ACCELERATOR, PLATFORM_SECONDS_PER_NODE,
-                  SETUP_SECONDS_PER_STREAM, FIRST_STEP_SECONDS_PER_RANK_PAIR),
+                  SETUP_SECONDS_PER_STREAM, FIRST_STEP_SECONDS_PER_FLOW),
       fmt::format("{:.3g} s: {} (the plan and the step network {:.3g} s, the platform {:.3g} s, "
                   "the failure and straggler schedules {:.3g} s, the first step's flows {:.3g} "
                   "s)",

@@ -76,15 +76,17 @@ constexpr double SETUP_SECONDS_PER_RANK = 5e-6;
 /// this quadratic before (4,096 nodes of 4 accelerators: 26.7 s, now 0.2 s).
 constexpr double PLATFORM_SECONDS_PER_ACCELERATOR = 2.5e-5;
 constexpr double PLATFORM_SECONDS_PER_NODE = 2e-5;
-/// The job's first step, simulated flow by flow (later ones of the same shape reuse its time):
-/// SimGrid 3.32 walks a list of every flow in flight at each flow's end (docs/performance.md,
-/// "Flows without SimGrid's list walk"), so it costs a constant per pair of ranks. Measured by
-/// the first step of data-parallel jobs of 16 accelerators a node, stopped after 1 update, CPU
-/// time less the set-up (idle machine, at the fabric zone's merge): 4.7e-9 s at 32,768 ranks
-/// (5.0 s), 4.6e-9 at 65,536 (19.6 s), 3.6e-9 at 131,072 (62 s); 5.2e-9 at 16,384 (1.4 s, its
-/// sets from endpoint actors) and 1e-8 at 8,192 (0.7 s), both below a second.
+/// The job's first step, simulated flow by flow (later ones of the same shape reuse its time),
+/// per flow of a set of about one flow per rank. Its sets of 8,192 flows and more start from
+/// endpoint actors (docs/performance.md, "Flows without SimGrid's list walk"), one per host, so
+/// they cost a constant per flow, mostly the actors' memory (their stacks cleared, page faults).
+/// Measured by bench/setup-rates.py --first-step (the first step of data-parallel jobs of 16 to
+/// 64 accelerators a node, stopped after 1 update, CPU time less the set-up; idle machine, issue
+/// 33): 1.0e-4 s at 8,192 ranks (0.85 s), 9.2e-5 at 32,768 (3.0 s), 1.3e-4 at 131,072 (17 s),
+/// 1.5e-4 at 262,144 (41 s); fit through 0, 1.47e-4. It grows a little with the size (the
+/// allocator and SimGrid's run list, which it searches for each actor woken).
 /// Per set of flows (first_step_flow_sets): those jobs have one.
-constexpr double FIRST_STEP_SECONDS_PER_RANK_PAIR = 6e-9;
+constexpr double FIRST_STEP_SECONDS_PER_FLOW = 1.5e-4;
 /// Per random stream of a failure or straggler process (a component of its target), and per
 /// scheduled failure, outage of a trace or scheduled spell: below what the fit resolves (65,536
 /// streams changed the set-up by less than 0.02 s); an upper bound.
@@ -92,12 +94,18 @@ constexpr double SETUP_SECONDS_PER_STREAM = 1e-6;
 
 /// The memory a collective run holds once its first step has run (peak resident set over a
 /// 16-rank run's, same runs): per rank (the plan, the step network, the first step's flows and,
-/// between 8,192 and 24,000 ranks, an endpoint actor's stack each) 14 to 19 kB measured from
-/// 4,096 to 16,384 ranks, 2 kB beyond; per accelerator of the platform (a host and its link,
-/// spares included: 2 nodes and 30 to 1,022 spare nodes, 32,768 to 262,144 accelerators) 3.0 to
-/// 4.0 kB. The random streams' share is below what the fit resolves.
-constexpr double SETUP_BYTES_PER_RANK = 20.0 * 1024.0;
+/// from 8,192 ranks, an endpoint actor's 16 KiB stack each, cleared by SimGrid) 14 to 19 kB
+/// measured from 4,096 to 16,384 ranks before issue 33, and 20.6 kB at 262,144 ranks since
+/// (bench/setup-rates.py --first-step: 24.7 kB a rank in all, less an accelerator's 4 kB); per
+/// accelerator of the platform (a host and its link, spares included: 2 nodes and 30 to 1,022
+/// spare nodes, 32,768 to 262,144 accelerators) 3.0 to 4.0 kB. The random streams' share is
+/// below what the fit resolves.
+constexpr double SETUP_BYTES_PER_RANK = 21.0 * 1024.0;
 constexpr double SETUP_BYTES_PER_ACCELERATOR = 4.0 * 1024.0;
+/// Per node of the platform (its NIC links, its place under a leaf), spares included: platforms
+/// of 2 nodes and 131,070 to 524,286 spare nodes of one accelerator each took 4.6 kB a node in
+/// all (2.4 GiB for 524,288 in 17 s), those of 8 accelerators 2.9 kB an accelerator (issue 33).
+constexpr double SETUP_BYTES_PER_NODE = 2.0 * 1024.0;
 /// The memory a collective run's set-up may take: 16 GiB, within the development machine's 23
 /// GiB and CI's 24 GiB.
 constexpr double MAX_COLLECTIVE_SETUP_BYTES = 16.0 * 1024.0 * 1024.0 * 1024.0;
@@ -107,8 +115,8 @@ struct CollectiveSetup {
   double ranks = 0.0;       ///< the plan and the step network
   double platform = 0.0;    ///< SimGrid's platform
   double schedules = 0.0;   ///< the failure and straggler schedules
-  double first_step = 0.0;  ///< the first step's flows (FIRST_STEP_SECONDS_PER_RANK_PAIR)
-  double bytes = 0.0;       ///< memory (SETUP_BYTES_PER_RANK, SETUP_BYTES_PER_ACCELERATOR)
+  double first_step = 0.0;  ///< the first step's flows (FIRST_STEP_SECONDS_PER_FLOW)
+  double bytes = 0.0;       ///< memory (SETUP_BYTES_PER_RANK, _ACCELERATOR, _NODE)
   double total() const { return ranks + platform + schedules + first_step; }
 };
 
@@ -118,8 +126,8 @@ struct CollectiveSetup {
 double collective_platform_seconds(double nodes, double accelerators);
 
 /// The sets of flows of about one per rank each that the first step and the first checkpoint
-/// simulate flow by flow (each walks SimGrid's list once per flow: FIRST_STEP_SECONDS_PER_RANK_PAIR
-/// per pair of ranks): the tensor-parallel rings, the pipeline's sends and the data-parallel
+/// simulate flow by flow (FIRST_STEP_SECONDS_PER_FLOW per rank and set): the tensor-parallel
+/// rings, the pipeline's sends and the data-parallel
 /// collectives as the plan makes them from the layout, and a checkpoint's write when the design
 /// writes any. At least 1.
 double first_step_flow_sets(const Scenario& s);
