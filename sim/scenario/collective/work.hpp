@@ -85,7 +85,9 @@ constexpr double PLATFORM_SECONDS_PER_NODE = 2e-5;
 /// 33): 1.0e-4 s at 8,192 ranks (0.85 s), 9.2e-5 at 32,768 (3.0 s), 1.3e-4 at 131,072 (17 s),
 /// 1.5e-4 at 262,144 (41 s); fit through 0, 1.47e-4. It grows a little with the size (the
 /// allocator and SimGrid's run list, which it searches for each actor woken).
-/// Per set of flows (first_step_flow_sets): those jobs have one.
+/// Per set of flows (first_step_flow_sets): those jobs have one. An upper bound for a layout of
+/// several sets: the actors the first set makes serve the later ones, which cost about 3e-6 s a
+/// flow (a spare swap's two sets of 16,384 flows in the Llama-3-sized job: 0.11 s).
 constexpr double FIRST_STEP_SECONDS_PER_FLOW = 1.5e-4;
 /// Per random stream of a failure or straggler process (a component of its target), and per
 /// scheduled failure, outage of a trace or scheduled spell: below what the fit resolves (65,536
