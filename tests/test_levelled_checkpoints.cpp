@@ -446,6 +446,35 @@ TEST_CASE("Multi-level: quiet steps taken at once give the same results as every
   check_same_every_step(s);
 }
 
+TEST_CASE("In-memory: background writes that go as before are replayed, not simulated",
+          "[in-memory][fast-path]") {
+  // TWO without failures, in-memory every 5 steps with partner copies, the file system every
+  // 2nd: two kinds of episode (partner copies alone; with the file system's). Each is simulated
+  // once with the steps that overlap it (background_replays.hpp), then replayed: twice the
+  // checkpoints, no more flow sets; every step simulated gives the same results, to the bit.
+  json s = scenario("in-memory-replay", IN_MEMORY);
+  s["stop"]["version"] = 62;  // version 60's copies end within the next step
+  const IsolatedRun twelve = run_isolated(s.dump());
+  REQUIRE(events_of(twelve, "checkpoint_written", "partner-memory").size() == 12);
+  REQUIRE(events_of(twelve, "checkpoint_written", "file-system").size() >= 5);
+  s["stop"]["version"] = 122;
+  const IsolatedRun twenty_four = run_isolated(s.dump());
+  REQUIRE(events_of(twenty_four, "checkpoint_written", "partner-memory").size() == 24);
+  CHECK(twenty_four.flow_sets == twelve.flow_sets);
+  const IsolatedRun every = run_isolated(s.dump(), {}, true);
+  CHECK(every.flow_sets > twenty_four.flow_sets + 24);
+  check_same_every_step(s);
+  // A replayed write ends when the simulated one did: each partner copy as long after its
+  // snapshot as the one two checkpoints before (of the same kind of episode).
+  const auto snapshots = events_of(twenty_four, "checkpoint_snapshot");
+  const auto written = events_of(twenty_four, "checkpoint_written", "partner-memory");
+  REQUIRE(snapshots.size() == written.size());
+  const auto lasted = [&](std::size_t i) {
+    return written[i]["time"].get<double>() - snapshots[i]["time"].get<double>();
+  };
+  for (std::size_t i = 2; i < written.size(); ++i) CHECK(lasted(i) == near(lasted(i - 2)));
+}
+
 TEST_CASE("Levelled checkpoints: the steps between two checkpoints are one batch",
           "[in-memory][fast-path]") {
   // ONE, in-memory on the same node every 5 steps, no file system: nothing on the network. The

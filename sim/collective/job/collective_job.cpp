@@ -152,6 +152,12 @@ Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause caus
   return i;
 }
 
+std::vector<FlowSet> CollectiveJob::start_background(const std::vector<BackgroundSet>& sets) {
+  const double begin = now();
+  return background_.start(sets, {assignment_, stragglers_.slowdown_at(begin),
+                                  stragglers_.next_change(), options_.simulate_every_step});
+}
+
 // ---- Steps ------------------------------------------------------------------------------------
 
 void CollectiveJob::reassign(const Assignment& assignment) {
@@ -212,10 +218,21 @@ std::optional<StepTimes> CollectiveJob::measure_step(Interrupt& cut) {
   // A new assignment on the idle network: its parts of a shape measured before (under another
   // assignment) take that time, and only the others are simulated; every part is simulated when
   // asked (then compared with the times taken by shape, as every step is).
+  // A design's write in the background: its steps as recorded when the episode is replayed.
+  if (busy) {
+    if (const std::optional<StepTimes> replayed = background_.step(now())) return replayed;
+  }
   MeasuredTimes::StepParts parts;
   if (fresh && reassigns()) parts = measured_.step_parts(network_);
-  const std::optional<StepTimes> measured =
+  const double begin = now();
+  std::optional<StepTimes> measured =
       network_.measure(deadlines(cut), options_.simulate_every_step ? KnownParts{} : parts.seconds);
+  if (measured && busy) {
+    const double rounding =
+        1e-12 * (measured->tensor_parallel + measured->pipeline_send + measured->data_parallel) +
+        timing_precision() * static_cast<double>(network_.phases_per_step());
+    measured = background_.measured(begin, *measured, rounding);
+  }
   if (measured && fresh) {
     FAILSIM_VERBOSE("step of a new assignment: {} of {} parts taken by shape",
                     std::count_if(parts.seconds.begin(), parts.seconds.end(),
@@ -473,6 +490,7 @@ void CollectiveJob::operator()() {
   recovery_->start(*this);
   while (true) {
     recovery_->poll(*this);
+    if (!recovery_->network_busy()) background_.idle();
     if (over_work_limit()) {
       stop("work limit");
       break;
@@ -490,6 +508,7 @@ void CollectiveJob::operator()() {
     if (i == Interrupt::NONE && quiet_steps() == 0) i = step();
     if (i == Interrupt::NONE) i = recovery_->after_step(*this);
     if (i == Interrupt::NONE) continue;
+    background_.cut();  // a failure or the stop cut the writes under way
     if (i == Interrupt::FAILURE && detect() && recovery_->recover(*this)) {
       failure_.reset();  // the next update records training_resumed (Recorder::update_applied)
       continue;

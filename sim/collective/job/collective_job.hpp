@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/background_replays.hpp"
 #include "sim/collective/job/collective_recovery.hpp"
 #include "sim/collective/job/evaluations.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
@@ -109,6 +110,10 @@ class CollectiveJob {
   /// another: the transfer named `what` is simulated once per shape and later ones take its
   /// time (docs/cluster.md, "Cost proportional to events").
   Interrupt transfer(const std::vector<Flow>& flows, TimeCause cause, const std::string& what);
+  /// Starts `sets` in the background now, on a network with no other traffic (a checkpoint's
+  /// copies streaming while training goes on): simulated, or replayed when an episode of the
+  /// same writes from the same state was simulated before (background_replays.hpp).
+  std::vector<FlowSet> start_background(const std::vector<BackgroundSet>& sets);
   /// Takes every outage due by now, marking its nodes down. True when one of them hit a node in
   /// use (the first such becomes failure() if none is being recovered from); an outage of
   /// nodes the assignment does not use (a dropped replica's, a spare's) only marks them down.
@@ -201,6 +206,7 @@ class CollectiveJob {
   std::unique_ptr<CollectiveRecovery> recovery_;
   SparePool spares_;
   MeasuredTimes measured_;
+  BackgroundReplays background_;
   Evaluations evaluations_;
 
   std::int64_t version_ = 0;

@@ -355,6 +355,21 @@ void FlowSet::release_endpoints() {
   for (std::size_t a = 0; a < endpoints_->actors; ++a) endpoints_->hold->release();
 }
 
+FlowSet FlowSet::lasting(double seconds) {
+  FlowSet set;
+  set.start_ = sg4::Engine::get_clock();
+  set.end_ = set.start_ + seconds;
+  set.lasting_ = seconds;
+  return set;
+}
+
+void FlowSet::report_end(std::shared_ptr<double> to, std::optional<double> expected,
+                         double tolerance) {
+  report_ = std::move(to);
+  expected_ = expected;
+  tolerance_ = tolerance;
+}
+
 FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
   if (this != &other) {
     cancel();
@@ -363,6 +378,10 @@ FlowSet& FlowSet::operator=(FlowSet&& other) noexcept {
     arrived_ = std::exchange(other.arrived_, 0);
     start_ = other.start_;
     end_ = other.end_;
+    lasting_ = std::exchange(other.lasting_, std::nullopt);
+    report_ = std::move(other.report_);
+    expected_ = other.expected_;
+    tolerance_ = other.tolerance_;
     cancelled_ = std::exchange(other.cancelled_, false);
     endpoints_ = std::move(other.endpoints_);
     other.comms_.clear();
@@ -392,10 +411,15 @@ bool FlowSet::all_arrived() {
   while (arrived_ < comms_.size() && comms_[arrived_]->test()) ++arrived_;
   if (arrived_ < comms_.size()) return false;
   release_endpoints();
-  end_ = start_;  // an empty set ends when it starts
-  for (std::size_t i = 0; i < comms_.size(); ++i) {
-    end_ = std::max(end_, comms_[i]->get_finish_time() + extra_latency_[i]);
+  if (!lasting_) {
+    end_ = start_;  // an empty set ends when it starts
+    for (std::size_t i = 0; i < comms_.size(); ++i) {
+      end_ = std::max(end_, comms_[i]->get_finish_time() + extra_latency_[i]);
+    }
+    if (expected_ && std::abs(end_ - (start_ + *expected_)) <= tolerance_)
+      end_ = start_ + *expected_;
   }
+  if (report_) *report_ = end_ - start_;
   return true;
 }
 
@@ -426,6 +450,8 @@ bool FlowSet::wait_until(double deadline) {
 }
 
 void FlowSet::cancel() {
+  report_.reset();                  // a set cut short has no duration to report
+  if (lasting_) cancelled_ = true;  // as a set of flows is, whether it had ended or not
   if (comms_.empty() || cancelled_) return;
   std::size_t running = 0;
   for (std::size_t i = arrived_; i < comms_.size(); ++i) {

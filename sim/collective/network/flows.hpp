@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <simgrid/forward.h>
@@ -57,6 +58,9 @@ class FlowSet {
   FlowSet() = default;
   /// Starts every flow now (from the calling actor).
   explicit FlowSet(const std::vector<Flow>& flows);
+  /// A set known to end `seconds` from now (measured before: a replayed background write,
+  /// background_replays.hpp): nothing is simulated, it ends then.
+  static FlowSet lasting(double seconds);
   FlowSet(FlowSet&&) noexcept = default;
   /// Cancels this set's flows still running, then takes `other`'s.
   FlowSet& operator=(FlowSet&& other) noexcept;
@@ -79,6 +83,11 @@ class FlowSet {
   void cancel();
   /// When the set ended (simulated seconds); only meaningful once done() or wait_until() said so.
   double end_time() const { return end_; }
+  /// Seconds from its start to its end, written to `*to` once the set is known to have ended
+  /// (never if it is cancelled first); `expected` (when given): an end within `tolerance` of it
+  /// is taken as it (a set simulated again ends at the clock's rounding of the recorded end).
+  void report_end(std::shared_ptr<double> to, std::optional<double> expected = std::nullopt,
+                  double tolerance = 0.0);
   /// Whether the flows were started from endpoint actors (else with sendto comms).
   bool from_endpoints() const { return endpoints_ != nullptr; }
 
@@ -96,6 +105,10 @@ class FlowSet {
   std::size_t arrived_ = 0;  ///< comms_[0, arrived_) are known to have finished
   double start_ = 0.0;
   double end_ = 0.0;
+  std::optional<double> lasting_;   ///< the known duration of a set without flows (lasting())
+  std::shared_ptr<double> report_;  ///< report_end's
+  std::optional<double> expected_;
+  double tolerance_ = 0.0;
   bool cancelled_ = false;
 };
 

@@ -79,7 +79,9 @@ Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {
                                       TimeCause::CHECKPOINT_STALL);
   if (i != Interrupt::NONE) return i;
   job.recorder().event(job.now(), EventType::CHECKPOINT_SNAPSHOT, "job", {{"version", c.version}});
-  persisting_.emplace(Persisting{std::move(c), FlowSet(writes)});
+  // Replayed when a write went the same way before (CollectiveJob::start_background).
+  persisting_.emplace(
+      Persisting{std::move(c), std::move(job.start_background({{"checkpoint write", writes}})[0])});
   return Interrupt::NONE;
 }
 

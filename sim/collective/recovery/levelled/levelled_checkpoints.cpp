@@ -97,6 +97,9 @@ Interrupt LevelledCheckpoints::checkpoint(CollectiveJob& job) {
   // the copy's end.
   s.host =
       job.now() + *std::max_element(shares.begin(), shares.end()) / levels_.host_copy_bandwidth;
+  // The writes streaming from host memory, started together (replayed when they went the same
+  // way before: CollectiveJob::start_background).
+  std::vector<BackgroundSet> writes;
   if (levels_.partner_offset > 0) {
     std::vector<Flow> flows;
     for (int r = 0; r < plan.ranks(); ++r) {
@@ -105,7 +108,7 @@ Interrupt LevelledCheckpoints::checkpoint(CollectiveJob& job) {
                        same_slot(job, partner_of(job, i, levels_.partner_offset), r),
                        shares[static_cast<std::size_t>(r)]});
     }
-    s.partner_writes.emplace(flows);
+    writes.push_back({"partner copy", std::move(flows)});
   }
   if (levels_.disk_write_bandwidth > 0) {
     const std::vector<double> bytes = node_bytes(plan);
@@ -114,7 +117,13 @@ Interrupt LevelledCheckpoints::checkpoint(CollectiveJob& job) {
   }
   ++taken_;
   if (levels_.file_system_every > 0 && taken_ % levels_.file_system_every == 0) {
-    s.file_system_writes.emplace(job.network().checkpoint_writes());
+    writes.push_back({"file-system copy", job.network().checkpoint_writes()});
+  }
+  std::vector<FlowSet> started;
+  if (!writes.empty()) started = job.start_background(writes);
+  for (std::size_t w = 0; w < writes.size(); ++w) {
+    (writes[w].what == "partner copy" ? s.partner_writes : s.file_system_writes)
+        .emplace(std::move(started[w]));
   }
   job.recorder().event(job.now(), EventType::CHECKPOINT_SNAPSHOT, "job", {{"version", s.version}});
   latest_ = std::move(s);
