@@ -161,7 +161,7 @@ def part_mttf(runner, quick):
                      f"{n:,} / {expected:,.0f}", f"{hours(sim)} ± {100 / math.sqrt(n):.0f}%",
                      f"{sim / formula:.3f}", hours(formula), meta_cell])
     table(["GPUs", "nodes", "layout", "simulated days", "failures drawn / expected",
-           "failsim: days / failures", "failsim / formula", "1 / (N r_f)", "Meta"], rows)
+           "failsim: time / failures", "failsim / formula", "1 / (N r_f)", "Meta"], rows)
 
 
 # ---- Part 1b: Meta's expected-ETTR model --------------------------------------------------
