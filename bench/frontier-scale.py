@@ -42,67 +42,18 @@ accelerators, 54 days, Llama 3's rates) and draws wall time against accelerators
 every job scaled down (the script's own check: under a minute). Measure on an idle machine.
 """
 import argparse
-import copy
 import json
 import math
 import os
-import re
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LLAMA3 = os.path.join(ROOT, "scenarios", "cluster", "validation", "llama3-405b.json")
-SCHEMA = os.path.join(ROOT, "scenarios", "collective.schema.json")
-NODE_PRESET = os.path.join(ROOT, "scenarios", "cluster", "nodes", "h100-8x.json")
-DAY = 86400.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts"))
+from frontier_jobs import (ACCELERATORS_PER_NODE, DAY, LLAMA3, REPLICA,  # noqa: E402
+                           interrupted_at, llama3, load, measure, node_failures, rsc1)
+
 GIB = 2.0**30
-# Meta's RSC-1 cluster (Kokolis et al., HPCA'25, arXiv 2410.21680): 6.50 failures per 1,000
-# node-days, a node's mean lifetime 1,000 / 6.50 days.
-RSC1_NODE_LIFETIME_DAYS = 1000.0 / 6.50
-# A SIGTERMed run answers within a second (docs/cli.md, "Interruptions"); after this, SIGKILL.
-KILL_AFTER_TERM_SECONDS = 30.0
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-ACCELERATORS_PER_NODE = load(NODE_PRESET)["accelerators"]
-# The accelerators of one replica of the shipped job (tp x pp).
-REPLICA = load(LLAMA3)["layout"]["tp"] * load(LLAMA3)["layout"]["pp"]
-
-
-def llama3(name, dp, days):
-    """The shipped Llama-3-sized job with `dp` replicas (global batch and nodes to match) for
-    `days` simulated days, its relative paths made absolute (the file is written elsewhere)."""
-    doc = load(LLAMA3)
-    doc["name"] = name
-    doc["$schema"] = SCHEMA
-    doc["failures"]["rates"]["file"] = os.path.normpath(
-        os.path.join(os.path.dirname(LLAMA3), doc["failures"]["rates"]["file"]))
-    layout, transformer = doc["layout"], doc["workload"]["transformer"]
-    layout["dp"] = dp
-    doc["platform"]["nodes"] = dp * layout["tp"] * layout["pp"] // ACCELERATORS_PER_NODE
-    transformer["global_batch_tokens"] = dp * layout["micro_batches"] * transformer["sequence"]
-    doc["stop"] = {"time": f"{days}d"}
-    return doc
-
-
-def node_failures(doc, lifetime_days, repair):
-    """Every node fails with exponential lifetimes of mean `lifetime_days`, repaired after a
-    `repair` duration (fixed), instead of the shipped file's rates by cause."""
-    doc["failures"] = {
-        "detection": doc["failures"]["detection"],
-        "stochastic": [{"target": "node",
-                        "lifetime": {"distribution": "exponential",
-                                     "mean": f"{lifetime_days * DAY:.0f}s"},
-                        "repair": {"distribution": "fixed", "value": repair}}]}
-    return doc
 
 
 class Job:
@@ -143,10 +94,6 @@ def jobs(quick):
     ]
 
 
-def rsc1(name, dp, days):
-    return node_failures(llama3(f"{name}-{dp * REPLICA}", dp, days), RSC1_NODE_LIFETIME_DAYS, "15min")
-
-
 def stopped_at_once(dp):
     """The job's set-up alone: node 0 fails at 0 s for good, so no step starts (a first step's
     flows are simulation, and cut short by the stop they cost time quadratic in their number)."""
@@ -164,47 +111,6 @@ def in_memory(dp, hours):
                        "in_memory": {"every_steps": 10, "host_copy_bandwidth": "50GBps",
                                      "placement": "partner-node", "file_system_every": 10}}
     return doc
-
-
-class Measured:
-    """One process: its exit status, stderr, stdout, wall and CPU seconds, peak RSS (bytes),
-    whether it was stopped at the cap, and the load average at its start."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
-def measure(argv, cap, env=None):
-    """Runs argv to its end or to `cap` wall seconds (then SIGTERM, SIGKILL 30 s later)."""
-    load_before = os.getloadavg()[0]
-    with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
-        start = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
-        stopped, lock, exited = threading.Event(), threading.Lock(), [False]
-
-        def stop(sig):  # never after the process is reaped (its pid may be another's then)
-            with lock:
-                if not exited[0]:
-                    stopped.set()
-                    os.kill(p.pid, sig)
-
-        timers = [threading.Timer(cap, stop, [signal.SIGTERM]),
-                  threading.Timer(cap + KILL_AFTER_TERM_SECONDS, stop, [signal.SIGKILL])]
-        for t in timers:
-            t.start()
-        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped yet
-        wall = time.perf_counter() - start
-        with lock:
-            exited[0] = True
-        for t in timers:
-            t.cancel()
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        out.seek(0)
-        return Measured(status=p.returncode, stderr=err.read().strip(), stdout=out.read(),
-                        wall=wall, cpu=usage.ru_utime + usage.ru_stime,
-                        rss=usage.ru_maxrss * 1024.0, capped=stopped.is_set(), load=load_before)
 
 
 class Runner:
@@ -265,15 +171,6 @@ class Runner:
             else:
                 m.status, m.stderr = 1, f"no benchmark platform/new/{nodes} (512 to 16,384 nodes)"
         return m
-
-
-def interrupted_at(stderr):
-    """What a SIGTERMed run's message says about how far it got."""
-    t = re.search(r"at simulated time ([0-9.e+]+) s", stderr)
-    if t:
-        return f"at simulated day {float(t.group(1)) / DAY:.2f}"
-    where = re.search(r"interrupted by SIGTERM (while [^;]*)", stderr)
-    return where.group(1) if where else "nowhere said"
 
 
 class Row:
