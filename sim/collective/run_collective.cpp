@@ -9,6 +9,7 @@
 
 #include "sim/collective/job/collective_job.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/flows.hpp"
 #include "sim/collective/network/step_network.hpp"
 #include "sim/collective/recovery/recovery.hpp"
 #include "sim/collective/summary.hpp"
@@ -52,12 +53,13 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   // are applied after the engine exists, not through its argv.
   RunSetup setup({}, std::chrono::steady_clock::now());
   use_cluster_network_model(setup.engine());
-  // Stacks without a guard page: SimGrid then takes them from the heap, not as two memory
-  // mappings each, and a flow set of 600,000 flows starts as many endpoint actors (flows.cpp)
-  // where Linux allows 65,530 mappings. The other actors keep failsim's default stack, above
-  // the deepest actor's measured need (simgrid_probe.hpp, MIN_STACK_KIB); an overflow would no
-  // longer be caught by a guard page.
-  setup.engine().set_config("contexts/guard-size:0");
+  // A flow set touches at most every accelerator and the file system: beyond what fits in the
+  // memory mappings with a guard page per endpoint actor's stack, the stacks come from the heap.
+  const ClusterPlatformConfig& cluster = scenario.collective.platform;
+  prepare_endpoint_stacks(setup.engine(),
+                          static_cast<std::size_t>(cluster.platform_nodes()) *
+                                  static_cast<std::size_t>(cluster.node.accelerators) +
+                              1);
   for (const std::string& a : options.simgrid_args) {
     if (a.rfind("--cfg=", 0) == 0) setup.engine().set_config(a.substr(6));
     if (a.rfind("--log=", 0) == 0) xbt_log_control_set(a.substr(6).c_str());

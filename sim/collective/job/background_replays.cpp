@@ -32,7 +32,7 @@ double BackgroundReplays::Recording::length() const {
 }
 
 const BackgroundReplays::Recording* BackgroundReplays::find(const std::vector<std::string>& names,
-                                                           const Context& context) const {
+                                                            const Context& context) const {
   for (const Recording& r : recordings_) {
     if (r.names == names && r.context.slowdown == context.slowdown &&
         r.context.assignment == context.assignment)

@@ -76,8 +76,8 @@ class BackgroundReplays {
   };
   struct Episode {
     double start = 0.0;
-    Recording recording;                       // being made (when not replaying)
-    const Recording* replay = nullptr;         // the one replayed or, every step simulated, met
+    Recording recording;                        // being made (when not replaying)
+    const Recording* replay = nullptr;          // the one replayed or, every step simulated, met
     std::vector<std::shared_ptr<double>> ends;  // per set, its duration once ended
     std::size_t next_step = 0;
   };

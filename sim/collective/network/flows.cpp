@@ -50,8 +50,8 @@ constexpr std::size_t KEPT_ENDPOINT_MAX_COMMS = 64;
 // With a guard page (contexts/guard-size > 0), every actor's stack is two memory mappings, and
 // Linux allows 65,530 a process by default (docs/performance.md, "Scale"): a set that would take
 // the endpoint actors past this starts its flows with sendto comms instead. Without one (a
-// collective run: run_collective.cpp), a stack comes from the heap and the actors are bounded by
-// the memory the resolve step checks.
+// collective run on more hosts: prepare_endpoint_stacks), a stack comes from the heap and the
+// actors are bounded by the memory the resolve step checks.
 constexpr std::size_t MAX_GUARDED_ENDPOINT_ACTORS = 24000;
 std::size_t flow_sets_started_ = 0;
 // What every flow's message carries: nothing anybody reads.
@@ -189,6 +189,12 @@ FlowShape shape_of(const std::vector<Flow>& flows) {
     }
   }
   return shape;
+}
+
+void prepare_endpoint_stacks(sg4::Engine& engine, std::size_t hosts) {
+  // The setting must be the same when SimGrid makes a stack and when it frees it: it is chosen
+  // once, before the first actor.
+  if (hosts > MAX_GUARDED_ENDPOINT_ACTORS) engine.set_config("contexts/guard-size:0");
 }
 
 std::size_t flow_sets_started() { return flow_sets_started_; }

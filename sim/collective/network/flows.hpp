@@ -116,6 +116,13 @@ class FlowSet {
 /// tests of what is reused instead (a run is a process: sim_harness.hpp).
 std::size_t flow_sets_started();
 
+/// Prepares `engine` (before any actor starts) for flow sets touching up to `hosts` hosts: with
+/// more than the endpoint actors that fit in Linux's memory mappings with a guard page each
+/// (24,000), the actors' stacks are made without one (contexts/guard-size:0), from the heap:
+/// then SimGrid clears them, so they are resident memory, and an overflow is not caught. Within
+/// that number the guard pages stay (and the stacks' untouched pages are not resident).
+void prepare_endpoint_stacks(simgrid::s4u::Engine& engine, std::size_t hosts);
+
 /// Sets of at least this many flows start them from endpoint actors (see the top of this file);
 /// smaller ones with sendto comms. The times are the same either way: tests set it to compare.
 std::size_t endpoint_threshold();
