@@ -40,8 +40,8 @@ std::size_t endpoint_threshold_ = 8192;
 // An endpoint actor's stack (KiB): it only posts comms and waits. Measured with guard pages on
 // (an overflow is then a crash): 5 KiB crashed, 6 KiB ran the 16,384-accelerator job, and every
 // shipped collective scenario ran with 8 KiB and every set from endpoints. A set of 600,000
-// flows has as many actors, each stack in resident memory (SimGrid clears it): 16 KiB is 9 GiB
-// there, 64 KiB would be 37.
+// flows has as many actors, each stack in resident memory (without guard pages SimGrid clears
+// it: prepare_endpoint_stacks): 16 KiB is 9 GiB there, 64 KiB would be 37.
 constexpr unsigned ENDPOINT_STACK_KIB = 16;
 // A host with more comms in a set than this gets an actor for that set alone, which ends with
 // it (its list goes with it); the others keep one actor each for the whole run, which empties
