@@ -284,9 +284,10 @@ TEST_CASE("SIGTERM during a collective run's set-up: exit 143 within a second, w
 
 TEST_CASE("SIGTERM inside a long simulated instant: the guard ends the run within a second",
           "[cli][interrupt]") {
-  // 65,536 ranks on one node: the first step's flows end at one instant, which SimGrid takes
-  // seconds to finish (65,536 endpoint actors woken at once) with no return to failsim's own
-  // looks.
+  // 65,536 ranks on one node: the second step's flows (every flow: --simulate-every-step; the
+  // first step is measured from one ring of them, representatives.hpp) end at one instant,
+  // which SimGrid takes seconds to finish (65,536 endpoint actors woken at once) with no return
+  // to failsim's own looks.
   TempDir dir;
   std::string job = LARGEST_JOB;
   const auto set = [&job](const std::string& from, const std::string& to) {
@@ -297,10 +298,11 @@ TEST_CASE("SIGTERM inside a long simulated instant: the guard ends the run withi
   set("\"nodes\": 10,", "\"nodes\": 1,");
   set("\"dp\": 655360,", "\"dp\": 65536,");
   set("\"global_batch_tokens\": 655360", "\"global_batch_tokens\": 65536");
-  set("\"stop\": {\"time\": \"1h\"}", "\"stop\": {\"updates\": 1}");
+  set("\"stop\": {\"time\": \"1h\"}", "\"stop\": {\"updates\": 2}");
   const std::string scenario = dir.file("instant.json"), out = dir.file("out");
   failsim::testing::write_text(scenario, job);
-  const auto r = sigterm_after("run '" + scenario + "' -q --threads 1 -o '" + out + "'", 4.0, dir);
+  const auto r = sigterm_after(
+      "run '" + scenario + "' -q --threads 1 --simulate-every-step -o '" + out + "'", 4.0, dir);
   CHECK(r.status == 143);
   CHECK_THAT(r.err, Catch::Matches("failsim run: interrupted by SIGTERM at simulated time [0-9.]+ "
                                    "s or later, inside a simulated instant SimGrid had not "

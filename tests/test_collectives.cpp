@@ -16,6 +16,7 @@
 
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
+#include "sim/collective/network/representatives.hpp"
 
 namespace sg4 = simgrid::s4u;
 using failsim::sim::ClusterPlatform;
@@ -90,6 +91,8 @@ std::vector<sg4::Host*> hosts(const ClusterPlatform& p, const std::vector<int>& 
   for (int i : indices) out.push_back(p.accelerators[static_cast<std::size_t>(i)]);
   return out;
 }
+
+Collective one_phase(std::vector<Flow> flows) { return {{{std::move(flows)}}}; }
 
 Approx exactly(double value) { return Approx(value).epsilon(1e-9).margin(0.0); }
 
@@ -365,6 +368,88 @@ TEST_CASE("flow shapes: the same links up to their names, and the same time",
   CHECK(same == std::vector<bool>{true, true, false, false, false, false});
   CHECK(write0 == exactly(TO_FS + 2 * 1e8 / FS_WRITE));
   CHECK(write3 == exactly(write0));
+}
+
+TEST_CASE("representatives: one independent group of each shape, in the time of all",
+          "[collective][symmetry]") {
+  // 4 nodes of 2 under leaves of 2, one spine, non-blocking uplinks (2 x 20e9). Two rings over
+  // the nodes in order, one per local index (a hierarchical all-reduce's rings): node a's two
+  // flows to node a + 1 share its NIC and node a + 1's, at a load equal to the NICs' bandwidth,
+  // so each pair is a group; a non-blocking uplink carries one pair at a time and joins nothing.
+  // The pairs 0->1 and 2->3 stay under their leaf, 1->2 and 3->0 cross the spine: two shapes.
+  using failsim::sim::representatives;
+  std::vector<std::size_t> kept;
+  double all = 0.0, some = 0.0, writes = 0.0, writes_kept = 0.0;
+  std::size_t writes_size = 0;
+  double mixed = 0.0, mixed_kept = 0.0;
+  std::size_t mixed_size = 0;
+  simulate(config(4, 2, 2), [&](const ClusterPlatform& p) {
+    std::vector<Flow> rings;
+    for (int g = 0; g < 2; ++g) {
+      std::vector<sg4::Host*> ring;
+      for (int n = 0; n < 4; ++n) ring.push_back(p.accelerator(n, g));
+      const Collective c = collectives::ring_all_reduce(ring, 4e8);
+      for (const Flow& f : c.phases.front().flows) rings.push_back(f);
+    }
+    const std::vector<Flow> reps = representatives(rings);
+    for (const Flow& r : reps) {
+      for (std::size_t i = 0; i < rings.size(); ++i) {
+        if (rings[i].from == r.from && rings[i].to == r.to) kept.push_back(i);
+      }
+    }
+    all = timed(one_phase(rings));
+    some = timed(one_phase(reps));
+    // Every accelerator writing to the file system: all share its write link, one group.
+    std::vector<Flow> to_fs;
+    for (sg4::Host* acc : p.accelerators) to_fs.push_back({acc, p.file_system, 1e8});
+    writes_size = representatives(to_fs).size();
+    writes = timed(one_phase(to_fs));
+    writes_kept = timed(one_phase(representatives(to_fs)));
+    // Irregular: the rings, plus node 1's accelerators sending to node 0 (node 1's NIC now
+    // carries four flows, node 0's too: pairs 1->2 and 3->0 join them) and a write from node 3
+    // (beside its pair to node 0, more than its NIC). The pair 2->3 is still a group of its own,
+    // of 0->1's shape.
+    std::vector<Flow> irregular = rings;
+    irregular.push_back({p.accelerator(1, 0), p.accelerator(0, 1), 3e8});
+    irregular.push_back({p.accelerator(1, 1), p.accelerator(0, 0), 1e8, 2e-6});
+    irregular.push_back({p.accelerator(3, 1), p.file_system, 2e8});
+    const std::vector<Flow> irregular_kept = representatives(irregular);
+    mixed_size = irregular_kept.size();
+    mixed = timed(one_phase(irregular));
+    mixed_kept = timed(one_phase(irregular_kept));
+  });
+  // Ring g's flow from node a is flow 4g + a: the pairs 0->1 (flows 0, 4) and 1->2 (1, 5).
+  CHECK(kept == std::vector<std::size_t>{0, 1, 4, 5});
+  const double cross = 2 * 3 * CROSS_LEAF + 2 * 3.0 / 4 * 4e8 / (NODE_BW / 2);
+  CHECK(all == exactly(cross));
+  CHECK(some == exactly(all));
+  CHECK(writes_size == 8);
+  CHECK(writes_kept == exactly(writes));
+  CHECK(mixed_size == 9);
+  CHECK(mixed_kept == exactly(mixed));
+}
+
+TEST_CASE("representatives: flows that may share a blocking uplink are one group",
+          "[collective][symmetry]") {
+  // The two rings of "two rings sharing an uplink": 0->2 and 1->3 cross leaf 0's uplink, as
+  // fast as one node's NICs, and may need more: they are a group, and so are 2->0 and 3->1
+  // (leaf 1's): one shape, whose flows take the halved bandwidth.
+  std::size_t kept = 0;
+  double all = 0.0, some = 0.0;
+  ClusterPlatformConfig c = config(4, 1, 2);
+  c.topology.uplink_bandwidth = NODE_BW;
+  simulate(c, [&](const ClusterPlatform& p) {
+    const Collective a = collectives::ring_all_reduce(hosts(p, {0, 2}), 4e8);
+    const Collective b = collectives::ring_all_reduce(hosts(p, {1, 3}), 4e8);
+    const std::vector<Flow> flows = collectives::concurrently({a, b}).phases.front().flows;
+    const std::vector<Flow> reps = failsim::sim::representatives(flows);
+    kept = reps.size();
+    all = timed(one_phase(flows));
+    some = timed(one_phase(reps));
+  });
+  CHECK(kept == 2);
+  CHECK(all == exactly(2 * CROSS_LEAF + 4e8 / (NODE_BW / 2)));
+  CHECK(some == exactly(all));
 }
 
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",

@@ -225,8 +225,12 @@ std::optional<StepTimes> CollectiveJob::measure_step(Interrupt& cut) {
   MeasuredTimes::StepParts parts;
   if (fresh && reassigns()) parts = measured_.step_parts(network_);
   const double begin = now();
+  // On the idle network a phase takes the time of one group of its flows of each kind; every
+  // flow runs while a design's traffic shares the links, and when asked (then compared with the
+  // time taken from the representatives, as every step is).
   std::optional<StepTimes> measured =
-      network_.measure(deadlines(cut), options_.simulate_every_step ? KnownParts{} : parts.seconds);
+      network_.measure(deadlines(cut), options_.simulate_every_step ? KnownParts{} : parts.seconds,
+                       fresh ? StepFlows::REPRESENTATIVES : StepFlows::EVERY);
   if (measured && busy) {
     const double rounding =
         1e-12 * (measured->tensor_parallel + measured->pipeline_send + measured->data_parallel) +

@@ -167,28 +167,48 @@ void start_actor(sg4::Host* host, std::function<void()> body) {
 }
 }  // namespace
 
-FlowShape shape_of(const std::vector<Flow>& flows) {
-  FlowShape shape;
-  std::unordered_map<const sg4::Link*, std::size_t> number;
-  std::vector<sg4::Link*> route;
-  for (const Flow& flow : flows) {
-    double latency = 0.0;
-    route.clear();
-    flow.from->route_to(flow.to, route, &latency);
-    shape.flows.push_back(static_cast<double>(whole_bytes(flow)));
-    shape.flows.push_back(flow.extra_latency);
-    shape.flows.push_back(static_cast<double>(route.size()));
+namespace {
+/// Builds a FlowShape flow by flow: the links numbered by their first use.
+class ShapeBuilder {
+ public:
+  void add(const Flow& flow, const Route& route) {
+    shape_.flows.push_back(static_cast<double>(whole_bytes(flow)));
+    shape_.flows.push_back(flow.extra_latency);
+    shape_.flows.push_back(static_cast<double>(route.size()));
     for (const sg4::Link* link : route) {
-      auto [it, added] = number.try_emplace(link, number.size());
-      shape.flows.push_back(static_cast<double>(it->second));
+      auto [it, added] = number_.try_emplace(link, number_.size());
+      shape_.flows.push_back(static_cast<double>(it->second));
       if (!added) continue;
-      shape.links.push_back(link->get_bandwidth());
-      shape.links.push_back(link->get_latency());
-      shape.links.push_back(static_cast<double>(link->get_sharing_policy()));
-      shape.links.push_back(link->is_on() ? 1.0 : 0.0);
+      shape_.links.push_back(link->get_bandwidth());
+      shape_.links.push_back(link->get_latency());
+      shape_.links.push_back(static_cast<double>(link->get_sharing_policy()));
+      shape_.links.push_back(link->is_on() ? 1.0 : 0.0);
     }
   }
-  return shape;
+  FlowShape take() { return std::move(shape_); }
+
+ private:
+  FlowShape shape_;
+  std::unordered_map<const sg4::Link*, std::size_t> number_;
+};
+}  // namespace
+
+FlowShape shape_of(const std::vector<Flow>& flows) {
+  ShapeBuilder shape;
+  Route route;
+  double latency = 0.0;
+  for (const Flow& flow : flows) {
+    route.clear();
+    flow.from->route_to(flow.to, route, &latency);
+    shape.add(flow, route);
+  }
+  return shape.take();
+}
+
+FlowShape shape_of(const std::vector<Flow>& flows, const std::vector<Route>& routes) {
+  ShapeBuilder shape;
+  for (std::size_t i = 0; i < flows.size(); ++i) shape.add(flows[i], routes[i]);
+  return shape.take();
 }
 
 void prepare_endpoint_stacks(sg4::Engine& engine, std::size_t hosts) {

@@ -50,6 +50,10 @@ struct FlowShape {
   bool operator==(const FlowShape&) const = default;
 };
 FlowShape shape_of(const std::vector<Flow>& flows);
+/// The links a flow crosses, in order (Host::route_to).
+using Route = std::vector<simgrid::s4u::Link*>;
+/// The same with the routes known (routes[i] is flows[i]'s), to compute them once.
+FlowShape shape_of(const std::vector<Flow>& flows, const std::vector<Route>& routes);
 
 /// Flows started together. The set ends at max over its flows of (arrival + extra_latency).
 /// Every member that waits must be called from an actor (the one that started the set).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/collective/network/representatives.hpp"
 #include "sim/engine/setup_interrupts.hpp"
 
 namespace failsim::sim {
@@ -110,6 +111,14 @@ void StepNetwork::assign(const Assignment& assignment) {
     Collective c = concurrently(groups);
     for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
   }
+  for (std::size_t p = 0; p < STEP_PARTS; ++p) {
+    representatives_[p] = {};
+    const Collective& every = collective(static_cast<StepPart>(p));
+    for (std::size_t i = 0; i < every.phases.size(); ++i) {
+      poll(i, every.phases.size(), "grouping the step's flows by kind");
+      representatives_[p].phases.push_back({representatives(every.phases[i].flows)});
+    }
+  }
 }
 
 double& StepTimes::operator[](StepPart part) {
@@ -131,7 +140,8 @@ StepTimes with_known(StepTimes times, const KnownParts& known) {
   return times;
 }
 
-const Collective& StepNetwork::collective(StepPart part) const {
+const Collective& StepNetwork::collective(StepPart part, StepFlows flows) const {
+  if (flows == StepFlows::REPRESENTATIVES) return representatives_[static_cast<std::size_t>(part)];
   switch (part) {
     case StepPart::TENSOR_PARALLEL:
       return tensor_parallel_;
@@ -143,13 +153,14 @@ const Collective& StepNetwork::collective(StepPart part) const {
   return data_parallel_;
 }
 
-std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline, const KnownParts& known) {
+std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline, const KnownParts& known,
+                                              StepFlows flows) {
   StepTimes t;
   for (const StepPart part :
        {StepPart::TENSOR_PARALLEL, StepPart::PIPELINE_SEND, StepPart::DATA_PARALLEL}) {
     if (known[static_cast<std::size_t>(part)]) continue;
     const double begin = sg4::Engine::get_clock();
-    if (!run(collective(part), deadline)) return std::nullopt;
+    if (!run(collective(part, flows), deadline)) return std::nullopt;
     t[part] = sg4::Engine::get_clock() - begin;
   }
   return with_known(t, known);
@@ -157,7 +168,8 @@ std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline, const K
 
 PartShape StepNetwork::shape(StepPart part) const {
   PartShape shape;
-  for (const Phase& phase : collective(part).phases) shape.push_back(shape_of(phase.flows));
+  for (const Phase& phase : collective(part, StepFlows::REPRESENTATIVES).phases)
+    shape.push_back(shape_of(phase.flows));
   return shape;
 }
 

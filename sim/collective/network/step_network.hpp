@@ -38,6 +38,10 @@ struct StepTimes {
   double operator[](StepPart part) const { return const_cast<StepTimes&>(*this)[part]; }
 };
 
+/// Which flows measure() simulates: every flow of the step, or, on a network known to be idle,
+/// one independent group of each shape per phase (representatives.hpp), which take the same time.
+enum class StepFlows { EVERY, REPRESENTATIVES };
+
 /// Per part of a step, its seconds when known without simulating it (measure()).
 using KnownParts = std::array<std::optional<double>, STEP_PARTS>;
 
@@ -61,12 +65,14 @@ class StepNetwork {
   const Assignment& assignment() const { return assignment_; }
 
   /// Runs the three parts one after another from the calling actor, on the network as it is
-  /// (background flows share it), and returns their times; nullopt when `deadlines` stopped
-  /// them (the flows are cancelled, the clock is at that deadline). A part `known` gives is not
-  /// run: its time is the known one.
-  std::optional<StepTimes> measure(const Deadlines& deadlines, const KnownParts& known = {});
+  /// (background flows share it: then `flows` must be EVERY), and returns their times; nullopt
+  /// when `deadlines` stopped them (the flows are cancelled, the clock is at that deadline). A
+  /// part `known` gives is not run: its time is the known one.
+  std::optional<StepTimes> measure(const Deadlines& deadlines, const KnownParts& known = {},
+                                   StepFlows flows = StepFlows::EVERY);
 
-  /// The shape of `part`'s flows under the current assignment (it computes their routes).
+  /// The shape of `part`'s representatives (the flows that time it) under the current
+  /// assignment: two parts of one shape take the same time on an idle network.
   PartShape shape(StepPart part) const;
 
   /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
@@ -85,7 +91,7 @@ class StepNetwork {
 
  private:
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
-  const Collective& collective(StepPart part) const;
+  const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
@@ -94,6 +100,8 @@ class StepNetwork {
   Collective tensor_parallel_;
   Collective pipeline_sends_;
   Collective data_parallel_;
+  // Per part, per phase, the representatives of its flows (assign()).
+  std::array<Collective, STEP_PARTS> representatives_;
 };
 
 }  // namespace failsim::sim
