@@ -452,6 +452,57 @@ TEST_CASE("representatives: flows that may share a blocking uplink are one group
   CHECK(some == exactly(all));
 }
 
+TEST_CASE("representatives after spare swaps: groups formed again where the swap touched",
+          "[collective][symmetry]") {
+  // 32 nodes of 2 under leaves of 4, and 4 spares (nodes 32-35, leaf 8). A step-like phase: a
+  // ring over the nodes per local index, and sends from each even node to the next. Plan nodes
+  // move to spares and back, one at a time (a few flows change: FlowGroups::update forms again
+  // only the groups they touch); after each move the groups' representatives are those formed
+  // from scratch, and the representatives take the time of all the flows.
+  using failsim::sim::FlowGroups;
+  using failsim::sim::representatives;
+  const auto ends = [](const std::vector<Flow>& flows) {
+    std::vector<std::pair<sg4::Host*, sg4::Host*>> out;
+    for (const Flow& f : flows) out.emplace_back(f.from, f.to);
+    return out;
+  };
+  std::vector<bool> same;
+  std::vector<std::size_t> kept;
+  double all = 0.0, some = 0.0;
+  simulate(config(36, 2, 4), [&](const ClusterPlatform& p) {
+    std::vector<int> node(32);
+    for (int n = 0; n < 32; ++n) node[static_cast<std::size_t>(n)] = n;
+    const auto phase = [&] {
+      std::vector<Flow> flows;
+      const auto acc = [&](int n, int g) {
+        return p.accelerator(node[static_cast<std::size_t>(n)], g);
+      };
+      for (int g = 0; g < 2; ++g) {
+        for (int n = 0; n < 32; ++n) flows.push_back({acc(n, g), acc((n + 1) % 32, g), 3e8, 1e-6});
+      }
+      for (int n = 0; n < 32; n += 2) {
+        for (int g = 0; g < 2; ++g) flows.push_back({acc(n, g), acc(n + 1, g), 1e8});
+      }
+      return flows;
+    };
+    FlowGroups groups(phase());
+    for (const auto& [plan_node, platform_node] :
+         {std::pair{5, 32}, std::pair{17, 33}, std::pair{5, 5}, std::pair{9, 32},
+          std::pair{30, 34}}) {
+      node[static_cast<std::size_t>(plan_node)] = platform_node;
+      const std::vector<Flow> flows = phase();
+      groups.update(flows);
+      same.push_back(ends(groups.representatives()) == ends(representatives(flows)));
+      kept.push_back(groups.representatives().size());
+    }
+    all = timed(one_phase(phase()));
+    some = timed(one_phase(groups.representatives()));
+  });
+  CHECK(same == std::vector<bool>(5, true));
+  for (std::size_t k : kept) CHECK(k < 96 / 2);
+  CHECK(some == exactly(all));
+}
+
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",
           "[collective][ring][scale]") {
   const double bytes = 1024e6;

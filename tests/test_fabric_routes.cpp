@@ -2,7 +2,8 @@
 // against the platform of zones failsim built before (reference_platform.hpp): for fat-trees of
 // several shapes, every route between two of the platform's accelerators and file system
 // crosses the same links (named by role: the new names, the old ones translated), in the same
-// order, each of the same bandwidth, latency and sharing, and pays the same latency to the bit.
+// order, each of the same bandwidth, latency and sharing, and pays the same latency to the bit;
+// and failsim's own route_of (the zone asked directly) gives what Host::route_to gives.
 // Each platform is built in a forked child, since SimGrid allows one engine per process and its
 // fat-tree one per process; the parent creates no engine. And a signal caught while the platform
 // is built stops the construction at the next poll, with the node it reached.
@@ -23,6 +24,7 @@
 #include "input/interrupt.hpp"
 #include "reference_platform.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
+#include "sim/collective/network/flows.hpp"
 
 namespace sg4 = simgrid::s4u;
 using failsim::sim::ClusterPlatform;
@@ -58,7 +60,8 @@ ClusterPlatformConfig config(int nodes, int spares, int accelerators, int nodes_
 
 /// The built platform as text: its sizes, its hosts, then one line per ordered pair of its
 /// accelerators and file system (an accelerator to itself too): the links of the route with
-/// their bandwidth, latency and sharing, and the route's latency, doubles in hexadecimal.
+/// their bandwidth, latency and sharing, and the route's latency, doubles in hexadecimal; marked
+/// when route_of gives another route.
 std::string describe(const ClusterPlatform& p,
                      const std::function<std::string(const std::string&)>& name_of) {
   std::ostringstream out;
@@ -84,7 +87,11 @@ std::string describe(const ClusterPlatform& p,
         out << fmt::format(" {}({:a},{:a},{})", name_of(l->get_name()), l->get_bandwidth(),
                            l->get_latency(), static_cast<int>(l->get_sharing_policy()));
       }
-      out << fmt::format(" = {:a}\n", latency);
+      out << fmt::format(" = {:a}", latency);
+      std::vector<sg4::Link*> direct;
+      const double direct_latency = failsim::sim::route_of(from, to, direct);
+      if (direct != links || direct_latency != latency) out << " (route_of differs)";
+      out << "\n";
     }
   }
   return out.str();

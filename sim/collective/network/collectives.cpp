@@ -62,15 +62,12 @@ std::size_t Collective::flow_count() const {
 double ring_latency(const Hosts& ring) {
   double alpha = 0.0;
   if (ring.size() < 2) return alpha;
-  std::vector<sg4::Link*> links;
+  Route links;
   for (std::size_t i = 0; i < ring.size(); ++i) {
     // A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
     poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ring.size()),
                         "computing a ring's routes", "rank", 4096);
-    double latency = 0.0;
-    links.clear();
-    ring[i]->route_to(ring[(i + 1) % ring.size()], links, &latency);
-    alpha = std::max(alpha, latency);
+    alpha = std::max(alpha, route_of(ring[i], ring[(i + 1) % ring.size()], links));
   }
   return alpha;
 }

@@ -16,6 +16,7 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
 
+#include "sim/collective/network/topology/platform_zone.hpp"
 #include "sim/engine/log.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(flows, failsim, "flows of the collective protocol's network");
@@ -193,13 +194,24 @@ class ShapeBuilder {
 };
 }  // namespace
 
+double route_of(const sg4::Host* from, const sg4::Host* to, Route& links) {
+  links.clear();
+  double latency = 0.0;
+  const sg4::NetZone* zone = from->get_englobing_zone();
+  const auto* platform = dynamic_cast<const PlatformZone*>(zone->get_impl());
+  if (platform != nullptr && to->get_englobing_zone() == zone) {
+    platform->links(from, to, links, &latency);
+  } else {
+    from->route_to(to, links, &latency);
+  }
+  return latency;
+}
+
 FlowShape shape_of(const std::vector<Flow>& flows) {
   ShapeBuilder shape;
   Route route;
-  double latency = 0.0;
   for (const Flow& flow : flows) {
-    route.clear();
-    flow.from->route_to(flow.to, route, &latency);
+    route_of(flow.from, flow.to, route);
     shape.add(flow, route);
   }
   return shape.take();

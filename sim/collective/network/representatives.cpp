@@ -3,12 +3,8 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <limits>
-#include <numeric>
-#include <unordered_map>
 #include <utility>
 
 namespace failsim::sim {
@@ -16,125 +12,6 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-
-/// A link the flows cross: its bandwidth, whether flows share it, the flows crossing it.
-struct LinkUse {
-  double bandwidth = 0.0;
-  bool shared = true;  // false for a fat pipe: each flow alone is bounded by its bandwidth
-  std::vector<std::size_t> flows;
-};
-
-/// The flows' routes, with their links numbered by first use.
-struct Crossings {
-  std::vector<Route> routes;             // per flow
-  std::vector<std::vector<int>> links;   // per flow: its route's link numbers
-  std::vector<LinkUse> uses;             // per link number
-  std::vector<double> alone;             // per flow: the least bandwidth of its route
-  bool any_off = false;
-};
-
-Crossings crossings(const std::vector<Flow>& flows) {
-  Crossings c;
-  c.routes.resize(flows.size());
-  c.links.resize(flows.size());
-  c.alone.assign(flows.size(), std::numeric_limits<double>::infinity());
-  std::unordered_map<const sg4::Link*, int> number;
-  double latency = 0.0;
-  for (std::size_t f = 0; f < flows.size(); ++f) {
-    flows[f].from->route_to(flows[f].to, c.routes[f], &latency);
-    for (const sg4::Link* link : c.routes[f]) {
-      auto [it, added] = number.try_emplace(link, static_cast<int>(c.uses.size()));
-      if (added) {
-        c.uses.push_back({link->get_bandwidth(),
-                          link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE,
-                          {}});
-        c.any_off = c.any_off || !link->is_on();
-      }
-      LinkUse& use = c.uses[static_cast<std::size_t>(it->second)];
-      use.flows.push_back(f);
-      c.links[f].push_back(it->second);
-      c.alone[f] = std::min(c.alone[f], use.bandwidth);
-    }
-  }
-  return c;
-}
-
-/// Union-find over the flows.
-class Groups {
- public:
-  explicit Groups(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  std::size_t find(std::size_t f) {
-    while (parent_[f] != f) {
-      parent_[f] = parent_[parent_[f]];
-      f = parent_[f];
-    }
-    return f;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);  // the root is the first flow
-  }
-
- private:
-  std::vector<std::size_t> parent_;
-};
-
-/// Joins the flows that link `l` makes depend on each other. A flow never gets more than the
-/// least bandwidth on its route (`alone`), and the flows of l that also cross another shared link
-/// m never get more than m's bandwidth together. So l's flows are grouped, each by the other
-/// link of its route where the most of them meet per unit of bandwidth (ties: the first on its
-/// route), and l's load is at most the sum over the groups of min(m's bandwidth, the group's
-/// flows alone). When that exceeds l's bandwidth, l may share it among all its flows: they are
-/// joined. Else l saturates, if ever, only when each group is held at its bound by its own link
-/// m (as flows end the bound only falls), so l changes no share: only each group's flows are
-/// joined (through m). That is the common case: a node's NIC carries its accelerators' flows, a
-/// non-blocking uplink one node's.
-void join_through(const Crossings& c, int l, Groups& joined) {
-  const LinkUse& use = c.uses[static_cast<std::size_t>(l)];
-  if (!use.shared) return;
-  std::unordered_map<int, std::size_t> meeting;  // other link -> l's flows crossing it
-  for (std::size_t f : use.flows) {
-    for (int m : c.links[f]) {
-      if (m != l && c.uses[static_cast<std::size_t>(m)].shared) ++meeting[m];
-    }
-  }
-  std::vector<int> bounds;                 // the groups' links, in order of first use
-  std::unordered_map<int, double> carried; // by the link that bounds the group
-  std::vector<int> group_of(use.flows.size(), -1);
-  double load = 0.0;                       // flows bounded by no other shared link
-  for (std::size_t i = 0; i < use.flows.size(); ++i) {
-    const std::size_t f = use.flows[i];
-    double per_flow = std::numeric_limits<double>::infinity();
-    for (int m : c.links[f]) {
-      if (m == l || !c.uses[static_cast<std::size_t>(m)].shared) continue;
-      const double share =
-          c.uses[static_cast<std::size_t>(m)].bandwidth / static_cast<double>(meeting[m]);
-      if (share < per_flow) {
-        per_flow = share;
-        group_of[i] = m;
-      }
-    }
-    if (group_of[i] < 0) {
-      load += c.alone[f];
-      continue;
-    }
-    auto [it, added] = carried.try_emplace(group_of[i], 0.0);
-    if (added) bounds.push_back(group_of[i]);
-    it->second += c.alone[f];
-  }
-  for (int m : bounds) load += std::min(c.uses[static_cast<std::size_t>(m)].bandwidth, carried[m]);
-  // The margin keeps the sum's rounding from joining a link whose load is its bandwidth.
-  const bool all = load > use.bandwidth * (1.0 + 1e-12);
-  std::unordered_map<int, std::size_t> first;  // per group's link, its first flow
-  for (std::size_t i = 0; i < use.flows.size(); ++i) {
-    if (all) {
-      joined.join(use.flows.front(), use.flows[i]);
-    } else if (group_of[i] >= 0) {
-      joined.join(first.try_emplace(group_of[i], use.flows[i]).first->second, use.flows[i]);
-    }
-  }
-}
 
 std::uint64_t hash_of(const FlowShape& shape) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the numbers' bits
@@ -148,48 +25,253 @@ std::uint64_t hash_of(const FlowShape& shape) {
   return h;
 }
 
+/// A changed flow: another route, or other bytes.
+bool same_flow(const Flow& a, const Flow& b) {
+  return a.from == b.from && a.to == b.to && a.bytes == b.bytes &&
+         a.extra_latency == b.extra_latency;
+}
+
+// An update that changes more than this fraction of the flows forms every group again.
+constexpr std::size_t UPDATE_AT_MOST_ONE_IN = 8;
+
 }  // namespace
+
+FlowGroups::FlowGroups(std::vector<Flow> flows) : flows_(std::move(flows)) { build(); }
+
+std::uint32_t FlowGroups::find(std::uint32_t f) {
+  while (parent_[f] != f) {
+    parent_[f] = parent_[parent_[f]];
+    f = parent_[f];
+  }
+  return f;
+}
+
+void FlowGroups::join(std::uint32_t a, std::uint32_t b) {
+  a = find(a);
+  b = find(b);
+  if (a != b) parent_[std::max(a, b)] = std::min(a, b);  // the root is the first flow
+}
+
+void FlowGroups::route(std::uint32_t f) {
+  Route route;
+  route_of(flows_[f].from, flows_[f].to, route);
+  route_begin_[f] = static_cast<std::uint32_t>(links_.size());
+  route_size_[f] = static_cast<std::uint8_t>(route.size());
+  for (sg4::Link* link : route) {
+    auto [it, added] = number_.try_emplace(link, static_cast<std::uint32_t>(uses_.size()));
+    if (added) {
+      uses_.push_back({link,
+                       link->get_bandwidth(),
+                       link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE,
+                       {}});
+    }
+    std::vector<std::uint32_t>& on = uses_[it->second].flows;
+    on.insert(std::upper_bound(on.begin(), on.end(), f), f);
+    links_.push_back(it->second);
+  }
+}
+
+void FlowGroups::unroute(std::uint32_t f) {
+  for (std::uint32_t i = 0; i < route_size_[f]; ++i) {
+    std::vector<std::uint32_t>& on = uses_[links_[route_begin_[f] + i]].flows;
+    on.erase(std::lower_bound(on.begin(), on.end(), f));
+  }
+}
+
+// Joins the flows that link `l` makes depend on each other. A flow never gets more than the
+// least bandwidth on its route (`alone`), and the flows of l that also cross another shared link
+// m never get more than m's bandwidth together. So l's flows are grouped, each by the other link
+// of its route where the most of them meet per unit of bandwidth (ties: the first on its route),
+// and l's load is at most the sum over the groups of min(m's bandwidth, the group's flows alone).
+// When that exceeds l's bandwidth, l may share it among all its flows: they are joined. Else l
+// saturates, if ever, only when each group is held at its bound by its own link m (as flows end
+// the bound only falls), so l changes no share: only each group's flows are joined (through m).
+// That is the common case: a node's NIC carries its accelerators' flows, a non-blocking uplink
+// one node's. The decision depends on l's flows and their routes only: update() relies on it.
+void FlowGroups::join_through(std::uint32_t l) {
+  const LinkUse& use = uses_[l];
+  if (!use.shared || use.flows.size() < 2) return;
+  const auto route = [&](std::uint32_t f) {
+    return std::pair{links_.begin() + route_begin_[f],
+                     links_.begin() + route_begin_[f] + route_size_[f]};
+  };
+  std::unordered_map<std::uint32_t, std::size_t> meeting;  // other link -> l's flows on it
+  for (std::uint32_t f : use.flows) {
+    for (auto [m, end] = route(f); m != end; ++m) {
+      if (*m != l && uses_[*m].shared) ++meeting[*m];
+    }
+  }
+  std::vector<std::uint32_t> bounds;  // the groups' links, in order of first use
+  std::unordered_map<std::uint32_t, double> carried;
+  constexpr std::uint32_t NONE = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> group_of(use.flows.size(), NONE);
+  double load = 0.0;  // of the flows bounded by no other shared link
+  for (std::size_t i = 0; i < use.flows.size(); ++i) {
+    double alone = std::numeric_limits<double>::infinity();
+    double per_flow = std::numeric_limits<double>::infinity();
+    for (auto [m, end] = route(use.flows[i]); m != end; ++m) {
+      alone = std::min(alone, uses_[*m].bandwidth);
+      if (*m == l || !uses_[*m].shared) continue;
+      const double share = uses_[*m].bandwidth / static_cast<double>(meeting[*m]);
+      if (share < per_flow) {
+        per_flow = share;
+        group_of[i] = *m;
+      }
+    }
+    if (group_of[i] == NONE) {
+      load += alone;
+      continue;
+    }
+    auto [it, added] = carried.try_emplace(group_of[i], 0.0);
+    if (added) bounds.push_back(group_of[i]);
+    it->second += alone;
+  }
+  for (std::uint32_t m : bounds) load += std::min(uses_[m].bandwidth, carried[m]);
+  // The margin keeps the sum's rounding from joining a link whose load is its bandwidth.
+  const bool all = load > use.bandwidth * (1.0 + 1e-12);
+  std::unordered_map<std::uint32_t, std::uint32_t> first;  // per group's link, its first flow
+  for (std::size_t i = 0; i < use.flows.size(); ++i) {
+    if (all) {
+      join(use.flows.front(), use.flows[i]);
+    } else if (group_of[i] != NONE) {
+      join(first.try_emplace(group_of[i], use.flows[i]).first->second, use.flows[i]);
+    }
+  }
+}
+
+void FlowGroups::group(const std::vector<std::uint32_t>& flows) {
+  std::vector<std::uint32_t> links;
+  for (std::uint32_t f : flows) {
+    links.insert(links.end(), links_.begin() + route_begin_[f],
+                 links_.begin() + route_begin_[f] + route_size_[f]);
+  }
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  for (std::uint32_t l : links) join_through(l);
+  // The new groups, each with its flows in order, and their shapes.
+  std::vector<std::uint32_t> roots;
+  for (std::uint32_t f : flows) {
+    const std::uint32_t root = find(f);
+    if (root == f) roots.push_back(f);
+    members_[root].push_back(f);
+  }
+  std::vector<Flow> its_flows;
+  std::vector<Route> its_routes;
+  for (std::uint32_t root : roots) {
+    its_flows.clear();
+    its_routes.clear();
+    for (std::uint32_t f : members_[root]) {
+      its_flows.push_back(flows_[f]);
+      Route& r = its_routes.emplace_back();
+      for (std::uint32_t i = 0; i < route_size_[f]; ++i) {
+        r.push_back(uses_[links_[route_begin_[f] + i]].link);
+      }
+    }
+    FlowShape shape = shape_of(its_flows, its_routes);
+    std::vector<std::size_t>& candidates = shapes_by_hash_[hash_of(shape)];
+    const auto same = std::find_if(candidates.begin(), candidates.end(),
+                                   [&](std::size_t s) { return shapes_[s].shape == shape; });
+    std::size_t id = 0;
+    if (same != candidates.end()) {
+      id = *same;
+    } else {
+      id = shapes_.size();
+      candidates.push_back(id);
+      shapes_.push_back({std::move(shape), {}});
+    }
+    shapes_[id].groups.insert(root);
+    shape_of_[root] = id;
+  }
+}
+
+void FlowGroups::build() {
+  const auto n = static_cast<std::uint32_t>(flows_.size());
+  route_begin_.assign(n, 0);
+  route_size_.assign(n, 0);
+  links_.clear();
+  uses_.clear();
+  number_.clear();
+  members_.clear();
+  shape_of_.clear();
+  shapes_.clear();
+  shapes_by_hash_.clear();
+  parent_.resize(n);
+  std::vector<std::uint32_t> all(n);
+  for (std::uint32_t f = 0; f < n; ++f) {
+    route(f);
+    parent_[f] = f;
+    all[f] = f;
+  }
+  group(all);
+}
+
+void FlowGroups::update(std::vector<Flow> flows) {
+  std::vector<std::uint32_t> changed;
+  if (flows.size() == flows_.size()) {
+    for (std::uint32_t f = 0; f < flows.size(); ++f) {
+      if (!same_flow(flows[f], flows_[f])) changed.push_back(f);
+    }
+  }
+  if (flows.size() != flows_.size() || changed.size() * UPDATE_AT_MOST_ONE_IN > flows.size()) {
+    flows_ = std::move(flows);
+    build();
+    return;
+  }
+  if (changed.empty()) return;
+  // The groups to form again: those of the changed flows, and those of every flow on a link a
+  // changed flow crossed or now crosses (whose decision may change). Any other link joins what
+  // it joined before, within the groups kept.
+  std::vector<std::uint32_t> touched_links;
+  const auto touch = [&](std::uint32_t f) {
+    touched_links.insert(touched_links.end(), links_.begin() + route_begin_[f],
+                         links_.begin() + route_begin_[f] + route_size_[f]);
+  };
+  for (std::uint32_t f : changed) {
+    touch(f);
+    unroute(f);
+    flows_[f] = flows[f];
+    route(f);
+    touch(f);
+  }
+  std::set<std::uint32_t> roots;
+  for (std::uint32_t f : changed) roots.insert(find(f));
+  for (std::uint32_t l : touched_links) {
+    for (std::uint32_t f : uses_[l].flows) roots.insert(find(f));
+  }
+  std::vector<std::uint32_t> again;
+  for (std::uint32_t root : roots) {
+    std::vector<std::uint32_t>& its = members_[root];
+    again.insert(again.end(), its.begin(), its.end());
+    shapes_[shape_of_[root]].groups.erase(root);
+    shape_of_.erase(root);
+    members_.erase(root);
+  }
+  std::sort(again.begin(), again.end());
+  for (std::uint32_t f : again) parent_[f] = f;
+  group(again);
+}
+
+std::vector<Flow> FlowGroups::representatives() const {
+  // Flows on a link that is off fail: not a time to take by kind.
+  for (const LinkUse& use : uses_) {
+    if (!use.flows.empty() && !use.link->is_on()) return flows_;
+  }
+  std::vector<std::uint32_t> kept;
+  for (const Shape& s : shapes_) {
+    if (s.groups.empty()) continue;
+    const std::vector<std::uint32_t>& its = members_.at(*s.groups.begin());
+    kept.insert(kept.end(), its.begin(), its.end());
+  }
+  std::sort(kept.begin(), kept.end());
+  std::vector<Flow> out;
+  out.reserve(kept.size());
+  for (std::uint32_t f : kept) out.push_back(flows_[f]);
+  return out;
+}
 
 std::vector<Flow> representatives(const std::vector<Flow>& flows) {
   if (flows.size() < 2) return flows;
-  const Crossings c = crossings(flows);
-  if (c.any_off) return flows;  // flows on a link that is off fail: not a time to take by kind
-  Groups groups(flows.size());
-  for (std::size_t l = 0; l < c.uses.size(); ++l) {
-    if (c.uses[l].flows.size() >= 2) join_through(c, static_cast<int>(l), groups);
-  }
-  // Each group's flows in order, the groups in the order of their first flow.
-  std::vector<std::vector<std::size_t>> members;
-  std::vector<std::size_t> member_of(flows.size());
-  for (std::size_t f = 0; f < flows.size(); ++f) {
-    const std::size_t root = groups.find(f);
-    if (root == f) {
-      member_of[f] = members.size();
-      members.emplace_back();
-    }
-    members[member_of[root]].push_back(f);
-  }
-  // One group of each shape: the first.
-  std::unordered_map<std::uint64_t, std::vector<FlowShape>> kept;
-  std::vector<bool> keep(flows.size(), false);
-  for (const std::vector<std::size_t>& group : members) {
-    std::vector<Flow> its_flows;
-    std::vector<Route> its_routes;
-    for (std::size_t f : group) {
-      its_flows.push_back(flows[f]);
-      its_routes.push_back(c.routes[f]);
-    }
-    FlowShape shape = shape_of(its_flows, its_routes);
-    std::vector<FlowShape>& same_hash = kept[hash_of(shape)];
-    if (std::find(same_hash.begin(), same_hash.end(), shape) != same_hash.end()) continue;
-    same_hash.push_back(std::move(shape));
-    for (std::size_t f : group) keep[f] = true;
-  }
-  std::vector<Flow> out;
-  for (std::size_t f = 0; f < flows.size(); ++f) {
-    if (keep[f]) out.push_back(flows[f]);
-  }
-  return out;
+  return FlowGroups(flows).representatives();
 }
 
 }  // namespace failsim::sim

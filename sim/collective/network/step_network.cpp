@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "sim/collective/network/representatives.hpp"
 #include "sim/engine/setup_interrupts.hpp"
 
 namespace failsim::sim {
@@ -111,12 +110,20 @@ void StepNetwork::assign(const Assignment& assignment) {
     Collective c = concurrently(groups);
     for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
   }
+  // The phases' groups follow the flows: a spare swap forms again only those its node is in.
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
-    representatives_[p] = {};
     const Collective& every = collective(static_cast<StepPart>(p));
+    std::vector<FlowGroups>& groups = groups_[p];
+    if (groups.size() != every.phases.size()) groups.clear();
+    representatives_[p] = {};
     for (std::size_t i = 0; i < every.phases.size(); ++i) {
       poll(i, every.phases.size(), "grouping the step's flows by kind");
-      representatives_[p].phases.push_back({representatives(every.phases[i].flows)});
+      if (i < groups.size()) {
+        groups[i].update(every.phases[i].flows);
+      } else {
+        groups.emplace_back(every.phases[i].flows);
+      }
+      representatives_[p].phases.push_back({groups[i].representatives()});
     }
   }
 }

@@ -20,6 +20,7 @@
 #include "sim/collective/job/assignment.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
+#include "sim/collective/network/representatives.hpp"
 #include "sim/scenario/collective/plan.hpp"
 
 namespace failsim::sim {
@@ -100,7 +101,8 @@ class StepNetwork {
   Collective tensor_parallel_;
   Collective pipeline_sends_;
   Collective data_parallel_;
-  // Per part, per phase, the representatives of its flows (assign()).
+  // Per part, per phase, its flows' groups and representatives (assign()).
+  std::array<std::vector<FlowGroups>, STEP_PARTS> groups_;
   std::array<Collective, STEP_PARTS> representatives_;
 };
 

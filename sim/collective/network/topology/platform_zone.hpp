@@ -8,6 +8,8 @@
 
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
+#include <vector>
+
 namespace simgrid::s4u {
 class Host;
 class Link;
@@ -26,6 +28,12 @@ class PlatformZone : public simgrid::kernel::routing::NetZoneImpl {
   /// system (the coordinator) has no route: asking for one throws std::logic_error.
   virtual void add_file_system(simgrid::s4u::Host* file_system, simgrid::s4u::Link* write,
                                simgrid::s4u::Link* read) = 0;
+
+  /// The links from `from` to `to` (hosts of this zone), appended to `out`, and the latency
+  /// added to `*latency`, as Host::route_to gives them, without SimGrid's search of the zones:
+  /// a route is asked for per flow at every assignment (flows.hpp, route_of).
+  virtual void links(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to,
+                     std::vector<simgrid::s4u::Link*>& out, double* latency) const = 0;
 
  protected:
   using NetZoneImpl::NetZoneImpl;

@@ -59,7 +59,10 @@ FabricZone::FabricZone(const std::string& name, const ClusterPlatformConfig& con
 
 FabricZone::Hop FabricZone::hop(sg4::Link* link) { return {link->get_impl(), link}; }
 
-void FabricZone::cross(Route* into, const Hop& hop) { into->link_list_.push_back(hop.impl); }
+void FabricZone::Into::cross(const Hop& hop) const {
+  if (route != nullptr) route->link_list_.push_back(hop.impl);
+  if (links != nullptr) links->push_back(hop.link);
+}
 
 void FabricZone::pay(double* latency, const Hop& hop) {
   if (latency != nullptr) *latency += hop.link->get_latency();
@@ -136,6 +139,16 @@ void FabricZone::no_route(const NetPoint* src, const NetPoint* dst) {
 
 void FabricZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into,
                                  double* latency) {
+  walk(src, dst, {into, nullptr}, latency);
+}
+
+void FabricZone::links(const sg4::Host* from, const sg4::Host* to, std::vector<sg4::Link*>& out,
+                       double* latency) const {
+  walk(from->get_netpoint(), to->get_netpoint(), {nullptr, &out}, latency);
+}
+
+void FabricZone::walk(const NetPoint* src, const NetPoint* dst, const Into& into,
+                      double* latency) const {
   const unsigned long from = src->id();
   const unsigned long to = dst->id();
   const bool from_file_system = has_file_system_ && from == file_system_;
@@ -145,43 +158,43 @@ void FabricZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route
   }
   const auto G = static_cast<unsigned long>(node_.accelerators);
   if (from_file_system && to_file_system) {  // the file system's star: its link up and down
-    cross(into, file_system_read_);
-    cross(into, file_system_write_);
+    into.cross(file_system_read_);
+    into.cross(file_system_write_);
     pay(latency, file_system_read_);
     pay(latency, file_system_write_);
   } else if (to_file_system) {
     const Hop& accelerator = accelerator_up_[from];
     const Hop& nic = nic_up_[from / G];
-    cross(into, accelerator);
-    cross(into, nic);
-    cross(into, file_system_write_);
+    into.cross(accelerator);
+    into.cross(nic);
+    into.cross(file_system_write_);
     pay(latency, accelerator);
     pay(latency, nic);
     pay(latency, file_system_write_);
   } else if (from_file_system) {
     const Hop& nic = nic_down_[to / G];
     const Hop& accelerator = accelerator_down_[to];
-    cross(into, file_system_read_);
-    cross(into, nic);
-    cross(into, accelerator);
+    into.cross(file_system_read_);
+    into.cross(nic);
+    into.cross(accelerator);
     pay(latency, file_system_read_);
     pay(latency, nic);
     pay(latency, accelerator);
   } else if (from / G == to / G) {  // one node's star (an accelerator to itself too)
-    cross(into, accelerator_up_[from]);
-    cross(into, accelerator_down_[to]);
+    into.cross(accelerator_up_[from]);
+    into.cross(accelerator_down_[to]);
     pay(latency, accelerator_up_[from]);
     pay(latency, accelerator_down_[to]);
   } else {
-    cross(into, accelerator_up_[from]);
+    into.cross(accelerator_up_[from]);
     route_between_nodes(from / G, to / G, into, latency);
-    cross(into, accelerator_down_[to]);
+    into.cross(accelerator_down_[to]);
     pay(latency, accelerator_up_[from]);
     pay(latency, accelerator_down_[to]);
   }
 }
 
-void FabricZone::route_between_nodes(unsigned long from, unsigned long to, Route* into,
+void FabricZone::route_between_nodes(unsigned long from, unsigned long to, const Into& into,
                                      double* latency) const {
   const Hop* hops[4];
   int count = 0;
@@ -198,7 +211,7 @@ void FabricZone::route_between_nodes(unsigned long from, unsigned long to, Route
     hops[count++] = &uplink_down_[(to_leaf * spines + spine) * uplinks + from % uplinks];
   }
   hops[count++] = &nic_down_[to];
-  for (int i = 0; i < count; ++i) cross(into, *hops[i]);
+  for (int i = 0; i < count; ++i) into.cross(*hops[i]);
   for (int i = 0; i < count; ++i) pay(latency, *hops[i]);
 }
 

@@ -38,17 +38,25 @@ class FabricZone final : public PlatformZone {
   void add_file_system(simgrid::s4u::Host* file_system, simgrid::s4u::Link* write,
                        simgrid::s4u::Link* read) override;
 
+  void links(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to,
+             std::vector<simgrid::s4u::Link*>& out, double* latency) const override;
+
  private:
   /// A link of a route: SimGrid's (what a route is made of) and its interface (its latency, read
   /// when the route is asked for, as SimGrid does).
   struct Hop {
     simgrid::kernel::resource::StandardLinkImpl* impl = nullptr;
-    const simgrid::s4u::Link* link = nullptr;
+    simgrid::s4u::Link* link = nullptr;
   };
   static Hop hop(simgrid::s4u::Link* link);
-  /// Appends `hop` to the route: links in route order, their latencies summed apart by pay(), in
-  /// the order SimGrid summed them.
-  static void cross(simgrid::kernel::routing::Route* into, const Hop& hop);
+  /// Where a route's links go, in route order: SimGrid's route (the links' implementations) or
+  /// a list of their interfaces (links()). Their latencies are summed apart by pay(), in the
+  /// order SimGrid summed them.
+  struct Into {
+    simgrid::kernel::routing::Route* route = nullptr;
+    std::vector<simgrid::s4u::Link*>* links = nullptr;
+    void cross(const Hop& hop) const;
+  };
   static void pay(double* latency, const Hop& hop);
 
   /// The route between two hosts of this zone: links and latency as SimGrid 3.32 gave them for
@@ -56,8 +64,10 @@ class FabricZone final : public PlatformZone {
   void get_local_route(const simgrid::kernel::routing::NetPoint* src,
                        const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
-  void route_between_nodes(unsigned long from, unsigned long to,
-                           simgrid::kernel::routing::Route* into, double* latency) const;
+  void walk(const simgrid::kernel::routing::NetPoint* src,
+            const simgrid::kernel::routing::NetPoint* dst, const Into& into, double* latency) const;
+  void route_between_nodes(unsigned long from, unsigned long to, const Into& into,
+                           double* latency) const;
   [[noreturn]] static void no_route(const simgrid::kernel::routing::NetPoint* src,
                                     const simgrid::kernel::routing::NetPoint* dst);
 
