@@ -89,7 +89,8 @@ std::string describe(const ClusterPlatform& p,
       }
       out << fmt::format(" = {:a}", latency);
       std::vector<sg4::Link*> direct;
-      const double direct_latency = failsim::sim::route_of(from, to, direct);
+      double direct_latency = 0.0;
+      failsim::sim::route_of(from, to, direct, &direct_latency);
       if (direct != links || direct_latency != latency) out << " (route_of differs)";
       out << "\n";
     }

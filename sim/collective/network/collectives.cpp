@@ -67,7 +67,9 @@ double ring_latency(const Hosts& ring) {
     // A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
     poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ring.size()),
                         "computing a ring's routes", "rank", 4096);
-    alpha = std::max(alpha, route_of(ring[i], ring[(i + 1) % ring.size()], links));
+    double latency = 0.0;
+    route_of(ring[i], ring[(i + 1) % ring.size()], links, &latency);
+    alpha = std::max(alpha, latency);
   }
   return alpha;
 }

@@ -13,9 +13,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
 
+#include "sim/collective/network/link_numbers.hpp"
 #include "sim/collective/network/topology/platform_zone.hpp"
 #include "sim/engine/log.hpp"
 
@@ -177,8 +179,8 @@ class ShapeBuilder {
     shape_.flows.push_back(flow.extra_latency);
     shape_.flows.push_back(static_cast<double>(route.size()));
     for (const sg4::Link* link : route) {
-      auto [it, added] = number_.try_emplace(link, number_.size());
-      shape_.flows.push_back(static_cast<double>(it->second));
+      const auto [number, added] = number_.number(link);
+      shape_.flows.push_back(static_cast<double>(number));
       if (!added) continue;
       shape_.links.push_back(link->get_bandwidth());
       shape_.links.push_back(link->get_latency());
@@ -190,21 +192,22 @@ class ShapeBuilder {
 
  private:
   FlowShape shape_;
-  std::unordered_map<const sg4::Link*, std::size_t> number_;
+  LinkNumbers number_;
 };
 }  // namespace
 
-double route_of(const sg4::Host* from, const sg4::Host* to, Route& links) {
+void route_of(const sg4::Host* from, const sg4::Host* to, Route& links, double* latency) {
   links.clear();
-  double latency = 0.0;
-  const sg4::NetZone* zone = from->get_englobing_zone();
-  const auto* platform = dynamic_cast<const PlatformZone*>(zone->get_impl());
-  if (platform != nullptr && to->get_englobing_zone() == zone) {
-    platform->links(from, to, links, &latency);
+  double sum = 0.0;
+  // Every host of a collective platform is in its one zone (cluster_platform.hpp).
+  const auto* platform =
+      dynamic_cast<const PlatformZone*>(from->get_netpoint()->get_englobing_zone());
+  if (platform != nullptr) {
+    platform->links(from, to, links, latency != nullptr ? &sum : nullptr);
   } else {
-    from->route_to(to, links, &latency);
+    from->route_to(to, links, &sum);
   }
-  return latency;
+  if (latency != nullptr) *latency = sum;
 }
 
 FlowShape shape_of(const std::vector<Flow>& flows) {

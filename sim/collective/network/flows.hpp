@@ -52,10 +52,11 @@ struct FlowShape {
 FlowShape shape_of(const std::vector<Flow>& flows);
 /// The links a flow crosses, in order (Host::route_to).
 using Route = std::vector<simgrid::s4u::Link*>;
-/// Sets `links` to the route from `from` to `to` and returns its latency, as Host::route_to
-/// does, from the collective platform's zone directly when both hosts are in it (SimGrid's
-/// search of the zones costs most of a route: topology/platform_zone.hpp).
-double route_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, Route& links);
+/// Sets `links` to the route from `from` to `to`, and `*latency` (when given) to its latency,
+/// as Host::route_to does, from the collective platform's zone directly when `from` is in one
+/// (SimGrid's search of the zones costs most of a route: topology/platform_zone.hpp).
+void route_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to, Route& links,
+              double* latency = nullptr);
 /// The same with the routes known (routes[i] is flows[i]'s), to compute them once.
 FlowShape shape_of(const std::vector<Flow>& flows, const std::vector<Route>& routes);
 

@@ -58,16 +58,16 @@ void FlowGroups::route(std::uint32_t f) {
   route_begin_[f] = static_cast<std::uint32_t>(links_.size());
   route_size_[f] = static_cast<std::uint8_t>(route.size());
   for (sg4::Link* link : route) {
-    auto [it, added] = number_.try_emplace(link, static_cast<std::uint32_t>(uses_.size()));
+    const auto [number, added] = number_.number(link);
     if (added) {
       uses_.push_back({link,
                        link->get_bandwidth(),
                        link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE,
                        {}});
     }
-    std::vector<std::uint32_t>& on = uses_[it->second].flows;
+    std::vector<std::uint32_t>& on = uses_[number].flows;
     on.insert(std::upper_bound(on.begin(), on.end(), f), f);
-    links_.push_back(it->second);
+    links_.push_back(number);
   }
 }
 
@@ -190,7 +190,7 @@ void FlowGroups::build() {
   route_size_.assign(n, 0);
   links_.clear();
   uses_.clear();
-  number_.clear();
+  number_ = {};
   members_.clear();
   shape_of_.clear();
   shapes_.clear();
@@ -252,10 +252,6 @@ void FlowGroups::update(std::vector<Flow> flows) {
 }
 
 std::vector<Flow> FlowGroups::representatives() const {
-  // Flows on a link that is off fail: not a time to take by kind.
-  for (const LinkUse& use : uses_) {
-    if (!use.flows.empty() && !use.link->is_on()) return flows_;
-  }
   std::vector<std::uint32_t> kept;
   for (const Shape& s : shapes_) {
     if (s.groups.empty()) continue;

@@ -15,12 +15,16 @@
 #include <vector>
 
 #include "sim/collective/network/flows.hpp"
+#include "sim/collective/network/link_numbers.hpp"
 
 namespace failsim::sim {
 
 /// The independent groups of a phase's flows. Flows are joined by the links that can saturate:
 /// a link cannot when what its flows can carry, bounded by the other links they cross, fits in
-/// its bandwidth (the bound is in representatives.cpp).
+/// its bandwidth (the bound is in representatives.cpp). A link's bandwidth is read when the
+/// groups first meet it, and its state not at all: the collective platform's links keep both
+/// (a failure is the job's to count, collective_job.hpp; a platform whose links change would
+/// have to form its groups again).
 class FlowGroups {
  public:
   explicit FlowGroups(std::vector<Flow> flows);
@@ -31,7 +35,7 @@ class FlowGroups {
   void update(std::vector<Flow> flows);
 
   /// The flows whose set, started alone on an idle network, ends when all would: the first
-  /// group of each shape, in the order of the flows. With a link off, every flow.
+  /// group of each shape, in the order of the flows.
   std::vector<Flow> representatives() const;
 
  private:
@@ -61,7 +65,7 @@ class FlowGroups {
   std::vector<std::uint8_t> route_size_;
   std::vector<std::uint32_t> links_;  // link numbers; a changed flow's route is appended
   std::vector<LinkUse> uses_;         // per link number
-  std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> number_;
+  LinkNumbers number_;
   std::vector<std::uint32_t> parent_;  // union-find; a group's root is its first flow
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> members_;  // by root
   std::unordered_map<std::uint32_t, std::size_t> shape_of_;                // by root

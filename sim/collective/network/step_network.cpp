@@ -37,27 +37,42 @@ StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& plat
 
 void StepNetwork::assign(const Assignment& assignment) {
   const CollectivePlan& plan = plan_;
-  const DataParallelAlgorithm algorithm = algorithm_;
+  // The groups to build again: every one when the replicas that run or the data-parallel
+  // collectives change, else those with a rank on a plan node now on another platform node (a
+  // spare swap moves one node's ranks).
+  const bool every = !assigned_ || assignment.active != assignment_.active ||
+                     assignment.data_parallel != assignment_.data_parallel ||
+                     assignment.node.size() != assignment_.node.size();
+  std::vector<char> moved(assignment.node.size(), 0);
+  for (std::size_t n = 0; !every && n < moved.size(); ++n) {
+    moved[n] = assignment.node[n] != assignment_.node[n] ? 1 : 0;
+  }
+  const auto changed = [&](const std::vector<int>& ranks) {
+    return every || std::any_of(ranks.begin(), ranks.end(), [&](int r) {
+             return moved[static_cast<std::size_t>(
+                        plan.node_of_rank[static_cast<std::size_t>(r)])] != 0;
+           });
+  };
+  assigned_ = true;
   assignment_ = assignment;
-  tensor_parallel_ = {};
-  pipeline_sends_ = {};
-  data_parallel_ = {};
   const auto active = [&](int d) { return assignment_.active[static_cast<std::size_t>(d)]; };
-  // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
-  // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
-  const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
   // Built before the run (and again in the job's actor after a failure): the loops over groups
   // look for a signal between groups (poll_outside_actors), each group being up to millions of
-  // flows whose routes SimGrid computes.
+  // flows whose routes are computed.
   const auto poll = [](std::size_t group, std::size_t groups, const char* doing) {
     poll_outside_actors(static_cast<long long>(group), static_cast<long long>(groups), doing,
                         "group", POLL_GROUPS);
   };
+  // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
+  // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
+  const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
   if (k > 0) {
-    std::vector<Collective> groups;
+    tp_groups_.resize(plan.tp_groups.size());
     for (std::size_t i = 0; i < plan.tp_groups.size(); ++i) {
       poll(i, plan.tp_groups.size(), "building the tensor-parallel all-reduces' flows");
       const std::vector<int>& group = plan.tp_groups[i];
+      if (!changed(group)) continue;
+      tp_groups_[i] = {};
       if (!active(plan.coordinates(group.front()).d)) continue;
       const std::vector<sg4::Host*> ring = hosts(group);
       Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
@@ -66,66 +81,73 @@ void StepNetwork::assign(const Assignment& assignment) {
       for (Phase& phase : c.phases) {
         for (Flow& f : phase.flows) f.extra_latency += more;
       }
-      groups.push_back(std::move(c));
+      tp_groups_[i] = std::move(c);
     }
-    tensor_parallel_ = concurrently(groups);
   }
+  tensor_parallel_ = concurrently(tp_groups_);
   // Pipeline: one micro-batch's activations from every stage to the next, in every chain.
   if (plan.pp > 1) {
-    std::vector<Collective> sends;
+    pp_chains_.resize(plan.pipelines.size());
     for (std::size_t i = 0; i < plan.pipelines.size(); ++i) {
       poll(i, plan.pipelines.size(), "building the pipelines' flows");
       const std::vector<int>& chain = plan.pipelines[i];
+      if (!changed(chain)) continue;
+      pp_chains_[i] = {};
       if (!active(plan.coordinates(chain.front()).d)) continue;
+      std::vector<Collective> sends;
       for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
         sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
       }
+      pp_chains_[i] = concurrently(sends);
     }
-    pipeline_sends_ = concurrently(sends);
   }
+  pipeline_sends_ = concurrently(pp_chains_);
   // Data parallel: the plan's collectives (or the assignment's) in order, every group at once.
-  for (const DataParallelCollective& dc :
-       assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives) {
-    std::vector<Collective> groups;
+  const std::vector<DataParallelCollective>& collectives =
+      assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives;
+  dp_groups_.resize(collectives.size());
+  data_parallel_ = {};
+  for (std::size_t j = 0; j < collectives.size(); ++j) {
+    dp_groups_[j].resize(plan.dp_groups.size());
     for (std::size_t i = 0; i < plan.dp_groups.size(); ++i) {
       poll(i, plan.dp_groups.size(), "building the data-parallel collectives' flows");
-      const std::vector<int>& all = plan.dp_groups[i];
-      std::vector<int> group;
-      for (int r : all) {
-        if (active(plan.coordinates(r).d)) group.push_back(r);
-      }
-      if (group.size() < 2) continue;
-      if (dc.op == CollectiveOp::ALL_REDUCE && algorithm == DataParallelAlgorithm::HIERARCHICAL) {
-        std::vector<std::vector<sg4::Host*>> nodes;
-        for (const std::vector<int>& part : plan.by_node(group)) nodes.push_back(hosts(part));
-        groups.push_back(hierarchical_all_reduce(nodes, dc.bytes));
-      } else if (dc.op == CollectiveOp::ALL_REDUCE) {
-        groups.push_back(ring_all_reduce(hosts(group), dc.bytes));
-      } else if (dc.op == CollectiveOp::REDUCE_SCATTER) {
-        groups.push_back(ring_reduce_scatter(hosts(group), dc.bytes));
-      } else {
-        groups.push_back(ring_all_gather(hosts(group), dc.bytes));
-      }
+      if (changed(plan.dp_groups[i])) dp_groups_[j][i] = data_parallel_group(collectives[j], i);
     }
-    Collective c = concurrently(groups);
+    Collective c = concurrently(dp_groups_[j]);
     for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
   }
   // The phases' groups follow the flows: a spare swap forms again only those its node is in.
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
-    const Collective& every = collective(static_cast<StepPart>(p));
+    const Collective& all = collective(static_cast<StepPart>(p));
     std::vector<FlowGroups>& groups = groups_[p];
-    if (groups.size() != every.phases.size()) groups.clear();
+    if (groups.size() != all.phases.size()) groups.clear();
     representatives_[p] = {};
-    for (std::size_t i = 0; i < every.phases.size(); ++i) {
-      poll(i, every.phases.size(), "grouping the step's flows by kind");
+    for (std::size_t i = 0; i < all.phases.size(); ++i) {
+      poll(i, all.phases.size(), "grouping the step's flows by kind");
       if (i < groups.size()) {
-        groups[i].update(every.phases[i].flows);
+        groups[i].update(all.phases[i].flows);
       } else {
-        groups.emplace_back(every.phases[i].flows);
+        groups.emplace_back(all.phases[i].flows);
       }
       representatives_[p].phases.push_back({groups[i].representatives()});
     }
   }
+}
+
+Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) const {
+  std::vector<int> group;
+  for (int r : plan_.dp_groups[i]) {
+    if (assignment_.runs(plan_, r)) group.push_back(r);
+  }
+  if (group.size() < 2) return {};  // a group of one replica has nothing to send
+  if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
+    std::vector<std::vector<sg4::Host*>> nodes;
+    for (const std::vector<int>& part : plan_.by_node(group)) nodes.push_back(hosts(part));
+    return hierarchical_all_reduce(nodes, dc.bytes);
+  }
+  if (dc.op == CollectiveOp::ALL_REDUCE) return ring_all_reduce(hosts(group), dc.bytes);
+  if (dc.op == CollectiveOp::REDUCE_SCATTER) return ring_reduce_scatter(hosts(group), dc.bytes);
+  return ring_all_gather(hosts(group), dc.bytes);
 }
 
 double& StepTimes::operator[](StepPart part) {

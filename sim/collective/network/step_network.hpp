@@ -62,6 +62,7 @@ class StepNetwork {
 
   /// Makes the step's flows those of `assignment`: the groups of the active replicas only (a
   /// data-parallel group of one replica has nothing to send), each rank on its assigned node.
+  /// Only the groups it moves are built again (a spare swap's: those of one node's ranks).
   void assign(const Assignment& assignment);
   const Assignment& assignment() const { return assignment_; }
 
@@ -92,12 +93,20 @@ class StepNetwork {
 
  private:
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
+  /// Data-parallel group i's collective `dc` under the current assignment.
+  Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i) const;
   const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
   DataParallelAlgorithm algorithm_;
   Assignment assignment_;
+  bool assigned_ = false;
+  // Per group, its collective under the current assignment (empty when it sends nothing): a
+  // new assignment builds again those of the groups it moves (assign()).
+  std::vector<Collective> tp_groups_;
+  std::vector<Collective> pp_chains_;
+  std::vector<std::vector<Collective>> dp_groups_;  // per data-parallel collective, per group
   Collective tensor_parallel_;
   Collective pipeline_sends_;
   Collective data_parallel_;
