@@ -6,14 +6,18 @@
 // durations; the checks come after run(), never inside the actor.
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <xbt/log.h>
 #include <catch2/catch.hpp>
 
+#include "sim/collective/job/measured_times.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
 #include "sim/collective/network/representatives.hpp"
@@ -501,6 +505,57 @@ TEST_CASE("representatives after spare swaps: groups formed again where the swap
   CHECK(same == std::vector<bool>(5, true));
   for (std::size_t k : kept) CHECK(k < 96 / 2);
   CHECK(some == exactly(all));
+}
+
+TEST_CASE("transfers taken by renaming: the same time exactly when the same shape",
+          "[collective][shape]") {
+  // 20 nodes of 2 under leaves of 4. A checkpoint's write from 16 plan nodes (each accelerator
+  // to the file system) is measured once; then, in each trial, one plan node moves to a spare
+  // (nodes 16-19) and, one time in three, another to any node, maybe one another plan node is on
+  // (its NIC then carries 4 flows: another shape). Each new write is taken as measured when, and
+  // only when, its flows have the measured one's shape (MeasuredTimes decides it by renaming the
+  // moved nodes' links when few flows changed since the last write, else by the shapes).
+  using failsim::sim::Assignment;
+  using failsim::sim::MeasuredTimes;
+  using failsim::sim::shape_of;
+  std::vector<bool> taken, same_shape;
+  simulate(config(20, 2, 4), [&](const ClusterPlatform& p) {
+    std::vector<int> node(16);
+    for (int n = 0; n < 16; ++n) node[static_cast<std::size_t>(n)] = n;
+    const auto writes = [&] {
+      std::vector<Flow> out;
+      for (int n : node) {
+        for (int g = 0; g < 2; ++g) out.push_back({p.accelerator(n, g), p.file_system, 1e8});
+      }
+      return out;
+    };
+    Assignment a;
+    a.node = node;
+    MeasuredTimes measured;
+    const std::vector<Flow> first = writes();
+    const auto shape = std::make_shared<const failsim::sim::FlowShape>(shape_of(first));
+    measured.add_transfer("write", a, 1.25, shape, first);
+    std::uint64_t state = 12345;
+    const auto draw = [&](int n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
+    };
+    for (int trial = 0; trial < 60; ++trial) {
+      // From the plan's nodes, one moved to a node no plan node is on (a spare), and one time in
+      // three another moved to any node.
+      for (int n = 0; n < 16; ++n) node[static_cast<std::size_t>(n)] = n;
+      node[static_cast<std::size_t>(draw(16))] = 16 + draw(4);
+      if (draw(3) == 0) node[static_cast<std::size_t>(draw(16))] = draw(20);
+      a.node = node;
+      const std::vector<Flow> now = writes();
+      const MeasuredTimes::Transfer t = measured.transfer("write", a, now);
+      taken.push_back(t.seconds.has_value() && *t.seconds == 1.25);
+      same_shape.push_back(shape_of(now) == *shape);
+    }
+  });
+  CHECK(taken == same_shape);
+  CHECK(std::count(same_shape.begin(), same_shape.end(), true) > 5);
+  CHECK(std::count(same_shape.begin(), same_shape.end(), false) > 5);
 }
 
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",

@@ -148,7 +148,7 @@ Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause caus
   FlowSet set(flows);
   const Interrupt i = wait(set, cause);
   if (i == Interrupt::NONE && idle)
-    measured_.add_transfer(what, assignment_, now() - start, known.shape);
+    measured_.add_transfer(what, assignment_, now() - start, known.shape, flows);
   return i;
 }
 

@@ -1,6 +1,10 @@
 #include "sim/collective/job/measured_times.hpp"
 
+#include <simgrid/s4u.hpp>
+
 #include <algorithm>
+#include <map>
+#include <optional>
 
 namespace failsim::sim {
 
@@ -52,13 +56,20 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
   for (const Measured& t : transfers_) {
     if (t.what == what && t.assignment == assignment) return {t.seconds, nullptr};
   }
-  // Another assignment whose flows have the same shape (e.g. a spare in a failed node's place:
-  // the same file-system links, the spare's NIC for the failed node's) takes the same time.
+  // The last of its kind with a renaming of a few links (e.g. a spare in a failed node's place:
+  // the same file-system links, the spare's NIC and accelerator links for the failed node's).
+  const auto latest = latest_.find(what);
+  if (latest != latest_.end() && renamed(latest->second, flows)) {
+    transfers_.push_back({what, assignment, latest->second.seconds, latest->second.shape});
+    return {latest->second.seconds, nullptr};
+  }
+  // Another assignment whose flows have the same shape takes the same time.
   auto shape = std::make_shared<const FlowShape>(shape_of(flows));
   for (const Measured& t : transfers_) {
     if (t.what == what && *t.shape == *shape) {
       const double seconds = t.seconds;
       transfers_.push_back({what, assignment, seconds, t.shape});
+      set_latest(what, flows, seconds, t.shape);
       return {seconds, nullptr};
     }
   }
@@ -66,8 +77,81 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
 }
 
 void MeasuredTimes::add_transfer(const std::string& what, const Assignment& assignment,
-                                 double seconds, std::shared_ptr<const FlowShape> shape) {
-  transfers_.push_back({what, assignment, seconds, std::move(shape)});
+                                 double seconds, std::shared_ptr<const FlowShape> shape,
+                                 const std::vector<Flow>& flows) {
+  transfers_.push_back({what, assignment, seconds, shape});
+  set_latest(what, flows, seconds, std::move(shape));
+}
+
+void MeasuredTimes::set_latest(const std::string& what, const std::vector<Flow>& flows,
+                               double seconds, std::shared_ptr<const FlowShape> shape) {
+  Latest& l = latest_[what];
+  l = {flows, {}, {}, seconds, std::move(shape)};
+  Route route;
+  for (const Flow& f : flows) {
+    route_of(f.from, f.to, route);
+    for (const simgrid::s4u::Link* link : route) {
+      const auto [number, added] = l.links.number(link);
+      if (added) l.crossing.push_back(0);
+      ++l.crossing[number];
+    }
+  }
+}
+
+bool MeasuredTimes::renamed(Latest& latest, const std::vector<Flow>& flows) {
+  // An update changing more than this fraction of the flows is decided by the shape of all.
+  constexpr std::size_t AT_MOST_ONE_IN = 8;
+  if (flows.size() != latest.flows.size()) return false;
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& a = latest.flows[i];
+    const Flow& b = flows[i];
+    if (a.from == b.from && a.to == b.to && a.bytes == b.bytes &&
+        a.extra_latency == b.extra_latency)
+      continue;
+    if (a.bytes != b.bytes || a.extra_latency != b.extra_latency) return false;
+    changed.push_back(i);
+    if (changed.size() * AT_MOST_ONE_IN > flows.size()) return false;
+  }
+  std::vector<Route> before(changed.size()), after(changed.size());
+  std::map<const simgrid::s4u::Link*, std::uint32_t> crossed_before;  // by the changed flows
+  for (std::size_t c = 0; c < changed.size(); ++c) {
+    route_of(latest.flows[changed[c]].from, latest.flows[changed[c]].to, before[c]);
+    route_of(flows[changed[c]].from, flows[changed[c]].to, after[c]);
+    if (before[c].size() != after[c].size()) return false;
+    for (const simgrid::s4u::Link* link : before[c]) ++crossed_before[link];
+  }
+  // Whether a flow that did not change crosses `link`.
+  const auto kept = [&](const simgrid::s4u::Link* link) {
+    const std::optional<std::uint32_t> n = latest.links.find(link);
+    const auto changed_on = crossed_before.find(link);
+    return n && latest.crossing[*n] > (changed_on == crossed_before.end() ? 0 : changed_on->second);
+  };
+  std::map<const simgrid::s4u::Link*, const simgrid::s4u::Link*> forward, backward;
+  for (std::size_t c = 0; c < changed.size(); ++c) {
+    for (std::size_t k = 0; k < before[c].size(); ++k) {
+      const simgrid::s4u::Link* a = before[c][k];
+      const simgrid::s4u::Link* b = after[c][k];
+      if (a != b && (kept(a) || kept(b))) return false;
+      if (forward.try_emplace(a, b).first->second != b) return false;
+      if (backward.try_emplace(b, a).first->second != a) return false;
+      if (a != b &&
+          (a->get_bandwidth() != b->get_bandwidth() || a->get_latency() != b->get_latency() ||
+           a->get_sharing_policy() != b->get_sharing_policy() || a->is_on() != b->is_on()))
+        return false;
+    }
+  }
+  // The same shape: `flows` are the latest now.
+  for (std::size_t c = 0; c < changed.size(); ++c) {
+    for (const simgrid::s4u::Link* link : before[c]) --latest.crossing[*latest.links.find(link)];
+    for (const simgrid::s4u::Link* link : after[c]) {
+      const auto [number, added] = latest.links.number(link);
+      if (added) latest.crossing.push_back(0);
+      ++latest.crossing[number];
+    }
+    latest.flows[changed[c]] = flows[changed[c]];
+  }
+  return true;
 }
 
 }  // namespace failsim::sim

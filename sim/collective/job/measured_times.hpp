@@ -8,7 +8,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "sim/collective/job/assignment.hpp"
 #include "sim/collective/network/flows.hpp"
+#include "sim/collective/network/link_numbers.hpp"
 #include "sim/collective/network/step_network.hpp"
 
 namespace failsim::sim {
@@ -48,12 +51,14 @@ class MeasuredTimes {
     std::shared_ptr<const FlowShape> shape;
   };
   /// The transfer named `what` of `flows` under `assignment`: measured under it, or under
-  /// another assignment with flows of the same shape (then recorded under this one too).
+  /// another assignment with flows of the same shape (then recorded under this one too). The
+  /// shape is decided from the flows that changed since the last transfer of that name when
+  /// they are few (a spare swap's: the moved node's), by renaming (renamed()).
   Transfer transfer(const std::string& what, const Assignment& assignment,
                     const std::vector<Flow>& flows);
-  /// Records the transfer named `what` under `assignment`, simulated in `seconds`.
+  /// Records the transfer named `what` of `flows` under `assignment`, simulated in `seconds`.
   void add_transfer(const std::string& what, const Assignment& assignment, double seconds,
-                    std::shared_ptr<const FlowShape> shape);
+                    std::shared_ptr<const FlowShape> shape, const std::vector<Flow>& flows);
 
  private:
   // Per assignment measured (the full one, those a design moves between, one per spare swap).
@@ -74,6 +79,24 @@ class MeasuredTimes {
     std::shared_ptr<const FlowShape> shape;  // of its flows
   };
   std::vector<Measured> transfers_;
+  // Per name, the last transfer measured or taken: its flows, and per link the flows crossing
+  // it (at most ~2 links a flow: the file system's and a node's, numbered in `links`).
+  struct Latest {
+    std::vector<Flow> flows;
+    LinkNumbers links;
+    std::vector<std::uint32_t> crossing;  // by link number
+    double seconds = 0.0;
+    std::shared_ptr<const FlowShape> shape;
+  };
+  std::map<std::string, Latest> latest_;
+  void set_latest(const std::string& what, const std::vector<Flow>& flows, double seconds,
+                  std::shared_ptr<const FlowShape> shape);
+  /// Whether `flows` are `latest`'s up to a renaming of links: the flows that differ are few,
+  /// of the same bytes and extra latency, and there is a one-to-one map from the links they
+  /// crossed to the links they cross, of the same bandwidth, latency, sharing and state, that
+  /// keeps every link another flow crosses. Then both sets number their links alike, flow by
+  /// flow: the same shape. If so, `latest` becomes `flows`.
+  static bool renamed(Latest& latest, const std::vector<Flow>& flows);
 };
 
 }  // namespace failsim::sim

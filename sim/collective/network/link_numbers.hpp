@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,14 @@ class LinkNumbers {
         slots_[i] = {link, static_cast<std::uint32_t>(size_)};
         return {static_cast<std::uint32_t>(size_++), true};
       }
+    }
+  }
+  /// `link`'s number, if it has one.
+  std::optional<std::uint32_t> find(const simgrid::s4u::Link* link) const {
+    if (slots_.empty()) return std::nullopt;
+    for (std::size_t i = slot_of(link);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].link == link) return slots_[i].number;
+      if (slots_[i].link == nullptr) return std::nullopt;
     }
   }
   std::size_t size() const { return size_; }

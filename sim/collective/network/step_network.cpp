@@ -13,6 +13,14 @@ namespace sg4 = simgrid::s4u;
 namespace {
 /// Groups between two looks for a signal: a group costs a route per rank (ring_latency).
 constexpr long long POLL_GROUPS = 256;
+
+/// Built before the run (and again in the job's actor after a failure): the loops over groups
+/// look for a signal between groups (poll_outside_actors), each group being up to millions of
+/// flows whose routes are computed.
+void poll(std::size_t group, std::size_t groups, const char* doing) {
+  poll_outside_actors(static_cast<long long>(group), static_cast<long long>(groups), doing, "group",
+                      POLL_GROUPS);
+}
 }  // namespace
 
 simgrid::s4u::Host* StepNetwork::host(int rank) const {
@@ -47,24 +55,27 @@ void StepNetwork::assign(const Assignment& assignment) {
   for (std::size_t n = 0; !every && n < moved.size(); ++n) {
     moved[n] = assignment.node[n] != assignment_.node[n] ? 1 : 0;
   }
-  const auto changed = [&](const std::vector<int>& ranks) {
+  const Changed changed = [&](const std::vector<int>& ranks) {
     return every || std::any_of(ranks.begin(), ranks.end(), [&](int r) {
-             return moved[static_cast<std::size_t>(
-                        plan.node_of_rank[static_cast<std::size_t>(r)])] != 0;
+             const auto n =
+                 static_cast<std::size_t>(plan.node_of_rank[static_cast<std::size_t>(r)]);
+             return moved[n] != 0;
            });
   };
   assigned_ = true;
   assignment_ = assignment;
-  const auto active = [&](int d) { return assignment_.active[static_cast<std::size_t>(d)]; };
-  // Built before the run (and again in the job's actor after a failure): the loops over groups
-  // look for a signal between groups (poll_outside_actors), each group being up to millions of
-  // flows whose routes are computed.
-  const auto poll = [](std::size_t group, std::size_t groups, const char* doing) {
-    poll_outside_actors(static_cast<long long>(group), static_cast<long long>(groups), doing,
-                        "group", POLL_GROUPS);
-  };
-  // Tensor parallel: k all-reduces of B per group and step, aggregated into one of k x B that
-  // pays the latencies of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
+  build_tensor_parallel(changed);
+  build_pipeline_sends(changed);
+  build_data_parallel(changed);
+  follow_groups();
+}
+
+bool StepNetwork::active(int rank) const { return assignment_.runs(plan_, rank); }
+
+void StepNetwork::build_tensor_parallel(const Changed& changed) {
+  const CollectivePlan& plan = plan_;
+  // k all-reduces of B per group and step, aggregated into one of k x B that pays the latencies
+  // of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
   const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
   if (k > 0) {
     tp_groups_.resize(plan.tp_groups.size());
@@ -73,7 +84,7 @@ void StepNetwork::assign(const Assignment& assignment) {
       const std::vector<int>& group = plan.tp_groups[i];
       if (!changed(group)) continue;
       tp_groups_[i] = {};
-      if (!active(plan.coordinates(group.front()).d)) continue;
+      if (!active(group.front())) continue;
       const std::vector<sg4::Host*> ring = hosts(group);
       Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
       const double more =
@@ -85,7 +96,11 @@ void StepNetwork::assign(const Assignment& assignment) {
     }
   }
   tensor_parallel_ = concurrently(tp_groups_);
-  // Pipeline: one micro-batch's activations from every stage to the next, in every chain.
+}
+
+void StepNetwork::build_pipeline_sends(const Changed& changed) {
+  // One micro-batch's activations from every stage to the next, in every chain.
+  const CollectivePlan& plan = plan_;
   if (plan.pp > 1) {
     pp_chains_.resize(plan.pipelines.size());
     for (std::size_t i = 0; i < plan.pipelines.size(); ++i) {
@@ -93,7 +108,7 @@ void StepNetwork::assign(const Assignment& assignment) {
       const std::vector<int>& chain = plan.pipelines[i];
       if (!changed(chain)) continue;
       pp_chains_[i] = {};
-      if (!active(plan.coordinates(chain.front()).d)) continue;
+      if (!active(chain.front())) continue;
       std::vector<Collective> sends;
       for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
         sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
@@ -102,7 +117,11 @@ void StepNetwork::assign(const Assignment& assignment) {
     }
   }
   pipeline_sends_ = concurrently(pp_chains_);
-  // Data parallel: the plan's collectives (or the assignment's) in order, every group at once.
+}
+
+void StepNetwork::build_data_parallel(const Changed& changed) {
+  // The plan's collectives (or the assignment's) in order, every group at once.
+  const CollectivePlan& plan = plan_;
   const std::vector<DataParallelCollective>& collectives =
       assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives;
   dp_groups_.resize(collectives.size());
@@ -116,6 +135,9 @@ void StepNetwork::assign(const Assignment& assignment) {
     Collective c = concurrently(dp_groups_[j]);
     for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
   }
+}
+
+void StepNetwork::follow_groups() {
   // The phases' groups follow the flows: a spare swap forms again only those its node is in.
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
     const Collective& all = collective(static_cast<StepPart>(p));

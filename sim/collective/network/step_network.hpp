@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -93,6 +94,15 @@ class StepNetwork {
 
  private:
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
+  /// Whether rank `rank` runs under the current assignment.
+  bool active(int rank) const;
+  /// Whether a group of these ranks is to be built again (assign()).
+  using Changed = std::function<bool(const std::vector<int>&)>;
+  void build_tensor_parallel(const Changed& changed);
+  void build_pipeline_sends(const Changed& changed);
+  void build_data_parallel(const Changed& changed);
+  /// Each phase's groups of flows and representatives, after the flows changed.
+  void follow_groups();
   /// Data-parallel group i's collective `dc` under the current assignment.
   Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i) const;
   const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
