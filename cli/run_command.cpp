@@ -27,6 +27,7 @@
 #include "sim/output/result_writer.hpp"
 #include "sim/ps/branching.hpp"
 #include "sim/run_request.hpp"
+#include "sim/scenario/wall_estimate.hpp"
 
 namespace failsim::cli {
 
@@ -159,6 +160,16 @@ std::string failure_summary(const sim::RunResult& r) {
   return line + "\n";
 }
 
+/// The expected wall time by part (sim/scenario/wall_estimate.hpp), or why it is unknown.
+std::string wall_time_text(const sim::WallEstimate& wall, const std::string& unknown) {
+  if (!wall.known) return fmt::format("wall time: unknown ({})", unknown);
+  return fmt::format(
+      "wall time: {}about {} on one math thread (set-up {:.2g} s, simulation {:.2g} s, math "
+      "{:.2g} s; docs/performance.md, \"Estimates\")",
+      wall.at_least ? "at least " : "", sim::duration_text(wall.total_seconds()),
+      wall.setup_seconds, wall.simulation_seconds, wall.math_seconds);
+}
+
 /// `--dry-run`: what the checks found out about the run, on stdout (docs/cli.md, "Dry run").
 void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
   const sim::Scenario& s = set.scenarios.front();
@@ -183,18 +194,14 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
         sim::format_bytes(s.collective.platform.node.device_memory),
         sim::format_bytes(p.memory.model_states), sim::format_bytes(p.memory.activations),
         sim::format_bytes(p.checkpoint_bytes));
-    // The work estimate of the resolve step (sim/scenario/collective/work.hpp): a bound when
-    // the stop time bounds the run, else the least its stop's steps take.
     const sim::CollectiveWork& cw = job.collective_work;
     fmt::print(
-        "  this machine: {} of memory (set-up {}, {}), {:.3g} random failures expected; "
-        "wall time: about {:.1f} s {} (set-up {:.1f} s, simulation {:.1f} s; "
-        "docs/scenario-format.md, \"Limits\")\n",
+        "  this machine: {} of memory (set-up {}, {}), {:.3g} random failures expected\n",
         sim::format_bytes(cw.setup_bytes + m.resident_bytes()), sim::format_bytes(cw.setup_bytes),
         s.collective.workload.real_math ? "real math " + sim::format_bytes(m.resident_bytes())
                                         : std::string("no math"),
-        cw.failures, cw.wall_seconds(), cw.horizon_known ? "at most" : "at least", cw.setup_seconds,
-        cw.wall_seconds() - cw.setup_seconds);
+        cw.failures);
+    fmt::print("  {}\n", wall_time_text(sim::estimate_wall_time(s, job), ""));
     return;
   }
   fmt::print(
@@ -214,15 +221,7 @@ void print_estimate(const sim::RunSet& set, const sim::CheckedRun& checked) {
       sim::format_bytes(m.resident_bytes()), sim::format_bytes(m.data_bytes),
       sim::format_bytes(m.model_bytes), sim::format_bytes(m.scratch_bytes), m.actors,
       checked.stacks.kib, sim::format_bytes(checked.stacks.bytes));
-  const sim::WallEstimate wall = sim::estimate_wall_time(job);
-  if (wall.known) {
-    fmt::print(
-        "  wall time: about {:.1f} s on one math thread, at most (set-up {:.1f} s, "
-        "simulation {:.1f} s, math {:.1f} s; docs/performance.md, \"Estimates\")\n",
-        wall.total_seconds(), wall.setup_seconds, wall.simulation_seconds, wall.math_seconds);
-  } else {
-    fmt::print("  wall time: unknown ({})\n", gradients);
-  }
+  fmt::print("  {}\n", wall_time_text(sim::estimate_wall_time(s, job), gradients));
 }
 
 /// Writes the result directory and prints the summary; returns the exit status.
@@ -318,6 +317,11 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
         return fmt::format("{}failsim run: {}; nothing was written to {}", progress ? "\n" : "",
                            what, directories);
       };
+  if (!o.quiet) {
+    options.on_estimate = [](const sim::WallEstimate& wall) {
+      if (wall.known) fmt::print(stderr, "failsim run: expected {}\n", wall_time_text(wall, ""));
+    };
+  }
   sim::RunResult result;
   try {
     result = sim::run_set(set, options);

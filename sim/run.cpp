@@ -63,8 +63,12 @@ CheckedRun check_run(const Scenario& scenario, const RunOptions& options) {
 
 RunResult run(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const auto estimate = [&](const ResolvedJob& job) {
+    if (options.on_estimate) options.on_estimate(estimate_wall_time(scenario, job));
+  };
   if (scenario.protocol == Protocol::COLLECTIVE) {
     ResolvedJob resolved = check_run(scenario, options).job;
+    estimate(resolved);
     try {
       return run_collective(scenario, resolved, options);
     } catch (const input::Interrupted&) {
@@ -73,6 +77,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
     }
   }
   const ResolvedJob resolved = check_run(scenario, options).job;
+  estimate(resolved);
   return run_ps(scenario, resolved, options, wall_start);
 }
 

@@ -562,7 +562,7 @@ void resolve_point(const Sweep& sweep, const SweepPlan& plan, const std::string&
   const BaseScenario& base = sweep.scenarios[point.base];
   try {
     const sim::Scenario scenario = sim::parse_scenario(doc, base.path);
-    point.wall = sim::estimate_wall_time(sim::resolve(scenario, base.path));
+    point.wall = sim::estimate_wall_time(scenario, sim::resolve(scenario, base.path));
     if (!scenario.output.timeseries) {
       JsonLocation{base.path, "/output/timeseries"}.fail(
           "true in a sweep (runs.csv and the table read timeseries.csv)", "false");

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario/resolve.hpp"
+#include "sim/scenario/wall_estimate.hpp"
 
 #include "input/input_error.hpp"
 
@@ -73,7 +73,7 @@ struct SweepPoint {
   std::vector<nlohmann::json> values;  ///< one per SweepPlan::paths
   nlohmann::json scenario;             ///< the resolved scenario (sim::to_json), a valid one
   std::uint64_t scenario_seed = 1;     ///< its own seed, used when the sweep gives none
-  sim::WallEstimate wall;              ///< one run's estimated wall time (sim/scenario/resolve.hpp)
+  sim::WallEstimate wall;              ///< one run's expected wall time (wall_estimate.hpp)
 };
 
 /// One run: a point with a seed.

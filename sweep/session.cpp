@@ -43,13 +43,17 @@ void SweepSession::print_plan(std::size_t jobs, std::size_t cores) const {
     longest = std::max(longest, wall.total_seconds());
   }
   const std::size_t at_once = std::min(jobs == 0 ? cores : jobs, plan_.runs.size());
-  std::string estimate = fmt::format(
-      "; estimated wall time of its runs, at most: {:.0f} s in all, about {:.0f} s with {} at a "
-      "time",
-      total, std::max(total / static_cast<double>(std::max<std::size_t>(at_once, 1)), longest),
-      at_once);
+  std::string estimate =
+      fmt::format("; expected wall time of its runs: {} in all, about {} with {} at a time",
+                  sim::duration_text(total),
+                  sim::duration_text(std::max(
+                      total / static_cast<double>(std::max<std::size_t>(at_once, 1)), longest)),
+                  at_once);
   if (unknown > 0)
-    estimate += fmt::format(" (and {} runs whose gradients no stop bounds)", unknown);
+    estimate += fmt::format(
+        " (and {} runs not counted: no stop bounds their gradients, or a platform file's speeds "
+        "decide them)",
+        unknown);
   fmt::print("{}: {} points, {} runs, into {}{}\n", plan_.name, plan_.points.size(),
              plan_.runs.size(), dir_.root.string(), estimate);
   for (const SweepRun& run : plan_.runs) {

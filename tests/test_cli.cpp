@@ -1346,8 +1346,8 @@ TEST_CASE("run --dry-run checks as run does, prints the estimate, simulates and 
                             "failures expected\n"
                             "  memory: .* \\(data .*, parameters .*, batch scratch .*\\) and 21 "
                             "SimGrid actors x 256 KiB stacks \\(.*\\)\n"
-                            "  wall time: about [0-9.]+ s on one math thread, at most \\(set-up "
-                            "[0-9.]+ s, simulation [0-9.]+ s, math [0-9.]+ s; "
+                            "  wall time: about [0-9.]+ s on one math thread \\(set-up "
+                            "[0-9.e-]+ s, simulation [0-9.e-]+ s, math [0-9.e-]+ s; "
                             "docs/performance.md, \"Estimates\"\\)\n"));
   // Refused as run refuses: a bad scenario (2), a SimGrid setting (2), an unwritable directory
   // (3), each before anything is simulated.

@@ -19,6 +19,7 @@
 #include "sim/output/progress.hpp"
 #include "sim/output/recorder.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/wall_estimate.hpp"
 
 namespace failsim::sim {
 
@@ -34,6 +35,8 @@ struct RunOptions {
   /// Called after each evaluation and every PROGRESS_INTERVAL_SECONDS of wall clock as simulated
   /// time advances; reads the simulation, changes nothing in it.
   std::function<void(const Progress&)> on_progress;
+  /// Called once the scenario is checked, before its set-up: the run's expected wall time.
+  std::function<void(const WallEstimate&)> on_estimate;
   /// Further scenarios simulated with this one, forking where their failures at a time differ
   /// (sim/ps/branching.hpp), and their file labels.
   std::vector<Scenario> branches;

@@ -196,13 +196,19 @@ void check_memory(const Scenario& s, const ResolvedJob& job, const std::string& 
       found);
 }
 
-WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job, const models::Model& model) {
+/// The real math of a gradient and of an evaluation, both protocols (the rest left at 0).
+WorkEstimate math_work(const Scenario& s, const ResolvedJob& job, const models::Model& model) {
   WorkEstimate w;
   w.gradient_math_flops = model.train_flops_per_sample() * s.optimizer.batch_size;
   const double subset = s.evaluation.test_subset > 0 ? s.evaluation.test_subset : job.test.samples;
   w.evaluation_math_flops = model.forward_flops_per_sample() * subset;
   if (s.evaluation.final_full_test)
     w.final_evaluation_math_flops = model.forward_flops_per_sample() * job.test.samples;
+  return w;
+}
+
+WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job, const models::Model& model) {
+  WorkEstimate w = math_work(s, job, model);
   const double workers = s.cluster.num_workers();
   const double gradient_flops = job.time.gradient_flops;
   // The workers' gradients per simulated second, at most (star only: a platform file's speeds
@@ -243,15 +249,24 @@ WorkEstimate estimate_work(const Scenario& s, const ResolvedJob& job, const mode
   return w;
 }
 
-/// WorkEstimate::paced_gradients: each worker's gradient also waits for a pull and a push of
-/// the largest parameter message (star with a stop time; else the gradients bound as it is).
+/// WorkEstimate::paced_gradients: each worker's gradient also waits for a pull (its request, at
+/// least the latency, and the reply) and a push of the largest parameter message (star with a
+/// stop time; else the gradients bound as it is).
 double paced_gradients(const Scenario& s, const ResolvedJob& job) {
   const WorkEstimate& w = job.work;
   if (s.cluster.kind != ClusterKind::STAR || !s.stop.time) return w.gradients;
-  const double round_trip = 2.0 * message_seconds(s, largest_message(s, job));
+  const double round_trip =
+      message_seconds(s, 0.0) + 2.0 * message_seconds(s, largest_message(s, job));
   double rate = 0.0;
   for (const double speed : s.cluster.star.worker_speeds)
     rate += 1.0 / (job.time.gradient_flops / speed + round_trip);
+  if (s.consistency.mode == ConsistencyMode::SYNC) {
+    // A round waits for every live worker's gradient: the slowest worker paces them all.
+    double slowest = 0.0;
+    for (const double speed : s.cluster.star.worker_speeds)
+      slowest = std::max(slowest, job.time.gradient_flops / speed);
+    rate = s.cluster.num_workers() / (slowest + round_trip);
+  }
   return std::min(w.gradients, *s.stop.time * rate + s.cluster.num_workers());
 }
 
@@ -297,21 +312,6 @@ void check_work(const Scenario& s, const ResolvedJob& job, const std::string& fi
 }
 
 }  // namespace
-
-WallEstimate estimate_wall_time(const ResolvedJob& job) {
-  WallEstimate e;
-  const WorkEstimate& w = job.work;
-  e.setup_seconds = job.memory.data_bytes / DATA_BYTES_PER_WALL_SECOND;
-  const double gradients = w.paced_gradients;
-  e.known = std::isfinite(gradients) && gradients > 0.0;
-  if (!e.known) return e;
-  e.simulation_seconds = gradients / SIMULATED_GRADIENTS_PER_WALL_SECOND;
-  const double evaluations = w.evaluations + w.evaluations_by_updates;
-  e.math_seconds = (gradients * w.gradient_math_flops + evaluations * w.evaluation_math_flops +
-                    w.final_evaluation_math_flops) /
-                   MATH_FLOPS_PER_WALL_SECOND;
-  return e;
-}
 
 double physical_memory_bytes() {
   double bytes =
@@ -368,6 +368,7 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
   const double floats = sizeof(float);
   if (s.collective.workload.real_math) {
     const auto model = resolve_model(s, job, file);
+    job.work = math_work(s, job, *model);
     real = RealModelSize{static_cast<double>(job.num_params), model->train_flops_per_sample(),
                          job.train.samples};
     // The data sets; the parameters of the running step, its sum, a gradient per math thread,

@@ -42,44 +42,22 @@ struct WorkEstimate {
   /// only); 0 for a platform file (its speeds are the probe's to read).
   double gradients = 0.0;
   /// Gradients the workers can compute before the stop when each gradient also waits for a pull
-  /// and a push of its parameters on the network (star with a stop time; else `gradients`):
-  /// still an upper bound (a busy server or link, a failure make fewer), and the wall estimate's.
+  /// and a push of its parameters on the network, and in sync mode for the slowest worker's
+  /// (star with a stop time; else `gradients`): still an upper bound (a busy server or link, a
+  /// failure make fewer), and the wall estimate's (wall_estimate.hpp).
   double paced_gradients = 0.0;
   double evaluations = 0.0;  ///< scheduled evaluations at least (evaluation.interval)
   /// Evaluations every evaluation.every_updates updates, at most (one per that many gradients).
   double evaluations_by_updates = 0.0;
   double failures = 0.0;  ///< random failures expected (failures.stochastic)
   /// The real math of one gradient, in flops: the model's training flops per sample x the batch
-  /// (what the math threads compute, whatever `timing` makes the simulated hosts pay).
+  /// (what the math threads compute, whatever `timing` makes the simulated hosts pay). Set for
+  /// both protocols when the run has real math (a collective step: one per replica).
   double gradient_math_flops = 0.0;
   /// The real math of one scheduled evaluation (forward flops x its test samples), and of the
   /// final evaluation on the whole test set (0 without one).
   double evaluation_math_flops = 0.0;
   double final_evaluation_math_flops = 0.0;
-};
-
-/// The rates a run's wall-clock time is estimated from (docs/performance.md, "Estimates"),
-/// measured with `failsim run --threads 1` on the 2-core development machine (see there).
-/// Simulation without math: gradients simulated per wall second (events, messages, actors);
-/// server-kill-checkpoint.json: 2248 gradients in 0.066 s besides set-up and math.
-constexpr double SIMULATED_GRADIENTS_PER_WALL_SECOND = 30000.0;
-/// Math on one thread: model flops (gradients and evaluations) per wall second; cnn-4-async.json
-/// for 5 s: 1.58e11 flops in 4.2 s of math.
-constexpr double MATH_FLOPS_PER_WALL_SECOND = 3.5e10;
-/// Set-up: bytes of data sets (as floats) loaded or generated per wall second; cnn-4-async.json:
-/// 210 MiB in 1.29 s.
-constexpr double DATA_BYTES_PER_WALL_SECOND = 160e6;
-
-/// A run's wall-clock time on one math thread, estimated from its WorkEstimate at the rates
-/// above. An upper estimate when the stop is a time (the workers compute at most that many
-/// gradients; waiting for a server or a failure makes fewer); unknown (known false) when no
-/// stop bounds the gradients or a platform file's speeds decide them.
-struct WallEstimate {
-  bool known = false;
-  double setup_seconds = 0.0;       ///< loading or generating the data
-  double simulation_seconds = 0.0;  ///< the simulation without its math
-  double math_seconds = 0.0;        ///< gradients and evaluations, on one thread
-  double total_seconds() const { return setup_seconds + simulation_seconds + math_seconds; }
 };
 
 /// The limits the resolve step checks, and why (docs/scenario-format.md, "Limits").
@@ -117,9 +95,6 @@ struct ResolvedJob {
   /// sim/scenario/collective/work.hpp), and the work the job may do while it runs.
   CollectiveWork collective_work;
 };
-
-/// The wall-clock estimate of `job` (see WallEstimate).
-WallEstimate estimate_wall_time(const ResolvedJob& job);
 
 /// This machine's physical memory in bytes (sysconf), or the container's memory limit (cgroup)
 /// when lower: the budget of MemoryEstimate.
