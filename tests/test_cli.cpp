@@ -1,6 +1,8 @@
 // End-to-end: the real failsim binary on real files, checking exit codes and outputs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -121,6 +123,31 @@ TEST_CASE("failsim run --branch refuses a collective scenario on either side, wr
     CHECK_FALSE(fs::exists(dir.file("a")));
     CHECK_FALSE(fs::exists(dir.file("b")));
   }
+}
+
+TEST_CASE("docs/cluster.md's quick start is the shipped scenario, and it prints what it says",
+          "[cli][docs]") {
+  const std::string docs = read_file(FAILSIM_SOURCE_DIR "/docs/cluster.md");
+  const auto section = docs.find("## Quick start\n");
+  REQUIRE(section != std::string::npos);
+  // Its first block is the file byte for byte; its second, the run's first two lines.
+  const auto block = [&](std::size_t from) {
+    const auto open = docs.find("```", from);
+    const auto start = docs.find('\n', open) + 1;
+    const auto close = docs.find("\n```", start);
+    return std::make_pair(docs.substr(start, close - start + 1), close + 4);
+  };
+  const auto [scenario, after] = block(section);
+  const std::string file = "scenarios/cluster/quickstart.json";
+  CHECK(scenario == read_file(FAILSIM_SOURCE_DIR "/" + file));
+  CHECK(std::count(scenario.begin(), scenario.end(), '\n') <= 22);
+  const std::string shown = block(after).first;
+  TempDir dir;
+  const auto r = run_cli("run " + file + " --threads 1 -o '" + dir.file("out") + "'", dir);
+  REQUIRE(r.status == 0);
+  CHECK(shown.substr(0, shown.find('\n') + 1) == "$ failsim run " + file + "\n");
+  const auto lines = r.out.substr(0, r.out.find('\n', r.out.find('\n') + 1) + 1);
+  CHECK(shown.substr(shown.find('\n') + 1) == lines);
 }
 
 TEST_CASE("failsim validate checks a sweep file as a sweep, every point", "[cli]") {
