@@ -908,11 +908,13 @@ JOB_PHASE_OF_EVENT = {"start": "training", "failure": "detection", "detected": "
 
 
 class JobTimeline:
-    """What a collective run's timeline draws: the job's phases [(phase, begin, end)], the
-    checkpoints [(time, level)], and the failures [(label, begin, end, switch)]."""
+    """What a collective run's timeline draws: the job's phases [(phase, begin, end)], each
+    DiLoCo group's restarts {group: [(begin, end)]}, the checkpoints [(time, level)], and the
+    failures [(label, begin, end, switch)]."""
 
-    def __init__(self, phases, checkpoints, failures):
-        self.phases, self.checkpoints, self.failures = phases, checkpoints, failures
+    def __init__(self, phases, groups, checkpoints, failures):
+        self.phases, self.groups = phases, groups
+        self.checkpoints, self.failures = checkpoints, failures
 
 
 def node_group_label(nodes):
@@ -927,6 +929,7 @@ def node_group_label(nodes):
 def job_timeline(events, end_time, file):
     """A collective run's JobTimeline from its result.json events, checked as they are read."""
     phases, checkpoints, failures = [], [], []
+    groups, group_since = {}, {}  # a DiLoCo group's restarts, while the others train on
     phase, since = None, 0.0
     for i, event in enumerate(events):
         where = f"{file}: /events/{i}"
@@ -944,17 +947,28 @@ def job_timeline(events, end_time, file):
                 isinstance(n, int) for n in nodes) else (subject or "job")
             failures.append((label, time, min(end_time, time + float(down)),
                              details.get("target") == "switch"))
-        if kind not in JOB_PHASE_OF_EVENT or subject.startswith("group-"):
+        if subject.startswith("group-"):
+            if kind == "restart":
+                group_since.setdefault(subject, time)
+            elif kind in ("checkpoint_loaded", "replica_joined", "training_resumed") and \
+                    subject in group_since:
+                groups.setdefault(subject, []).append((group_since.pop(subject), time))
+            continue
+        if kind not in JOB_PHASE_OF_EVENT:
             continue
         new = JOB_PHASE_OF_EVENT[kind]
         if phase == "training" and new == "training":
             continue  # a resumption that took no recovery
+        if phase not in (None, "training") and new == "detection":
+            continue  # a failure during a recovery: the job is down already, nothing to detect
         if phase is not None and time > since:
             phases.append((phase, since, time))
         phase, since = new, time
     if phase is not None and end_time > since:
         phases.append((phase, since, end_time))
-    return JobTimeline(phases, checkpoints, failures)
+    for group, begin in group_since.items():  # a restart the stop cut short
+        groups.setdefault(group, []).append((begin, end_time))
+    return JobTimeline(phases, groups, checkpoints, failures)
 
 
 def time_unit(end):
@@ -982,7 +996,8 @@ def figure_job_timeline(run, title):
     if len(groups) > MAX_FAILURE_LANES:
         groups = groups[:MAX_FAILURE_LANES - 1] + ["other nodes"]
     levels = list(dict.fromkeys(level or "checkpoint" for _, level in job.checkpoints))
-    rows = ["job"] + [f"checkpoints ({lv})" for lv in levels] + groups
+    rows = ["job"] + sorted(job.groups, key=failsim_results.natural_key) + \
+        [f"checkpoints ({lv})" for lv in levels] + groups
     fig, ax = plt.subplots(figsize=(10, 1.9 + 0.34 * len(rows)), layout="constrained")
     y_of = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
     for key, (_, colour) in JOB_PHASES.items():
@@ -990,6 +1005,10 @@ def figure_job_timeline(run, title):
         if bars:
             ax.broken_barh(bars, (y_of["job"] - 0.4, 0.8), facecolor=colour, lw=0, zorder=2,
                            gid=f"job-{key}")
+    for group, spans in job.groups.items():
+        ax.broken_barh([(b / scale, (e - b) / scale) for b, e in spans],
+                       (y_of[group] - 0.4, 0.8), facecolor=JOB_PHASES["restart"][1], lw=0,
+                       zorder=2, gid=f"{group}-restart")
     for lv in levels:
         times = [t / scale for t, level in job.checkpoints if (level or "checkpoint") == lv]
         y = y_of[f"checkpoints ({lv})"]
@@ -1011,9 +1030,13 @@ def figure_job_timeline(run, title):
     ax.grid(True, axis="x", color="0.88", zorder=0)
     ax.set_title(title or f"Timeline of {run.name} (seed {run.seed}): the job's phases, its "
                  "checkpoints and its failures", fontsize="medium")
-    handles = [Patch(facecolor=c, label=t) for t, c in JOB_PHASES.values()]
-    handles.append(Line2D([], [], color="#8172b3", lw=0.8, label="checkpoint durable"))
-    handles.append(Patch(facecolor="#c44e52", label="nodes down (x: failure)"))
+    # The legend names what the figure shows.
+    shown = {p for p, _, _ in job.phases} | ({"restart"} if job.groups else set())
+    handles = [Patch(facecolor=c, label=t) for key, (t, c) in JOB_PHASES.items() if key in shown]
+    if job.checkpoints:
+        handles.append(Line2D([], [], color="#8172b3", lw=0.8, label="checkpoint durable"))
+    if job.failures:
+        handles.append(Patch(facecolor="#c44e52", label="nodes down (x: failure)"))
     if any(f[3] for f in job.failures):
         handles.append(Patch(facecolor="none", edgecolor="#c44e52", hatch="//",
                              label="cut off by its switch"))
@@ -1079,15 +1102,39 @@ def figure_time(configs, title):
     return fig
 
 
-def all_collective(directories):
-    """Whether every result directory under these holds a collective run."""
-    dirs = find_result_dirs(directories)
-    for d in dirs:
+def collective_summaries(directories):
+    """summary.collective of every result directory under these, or None when one of them is a
+    parameter-server run (or there is none)."""
+    summaries = []
+    for d in find_result_dirs(directories):
         file = os.path.join(d, "result.json")
         result = load_tagged_json(file, "failsim-result")
-        if "collective" not in field(result, ["summary"], "object", file):
-            return False
-    return bool(dirs)
+        summary = field(result, ["summary"], "object", file)
+        if "collective" not in summary:
+            return None
+        summaries.append(field(summary, ["collective"], "object", file))
+    return summaries or None
+
+
+def all_collective(directories):
+    """Whether every result directory under these holds a collective run."""
+    return collective_summaries(directories) is not None
+
+
+MAX_DEFAULT_TIMELINES = 6  # beyond, a timeline per run is on request (--figures timeline)
+
+
+def collective_figures(directories):
+    """The figures of collective runs without --figures: where the time went; each run's
+    timeline when there are few runs; the accuracy curve when every run has real math (a
+    time-only run has no evaluation)."""
+    summaries = collective_summaries(directories)
+    figures = list(COLLECTIVE_FIGURES)
+    if len(summaries) <= MAX_DEFAULT_TIMELINES:
+        figures.append("timeline")
+    if all(c.get("math") == "real" for c in summaries):
+        figures.append("accuracy")
+    return figures
 
 
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
@@ -1149,8 +1196,10 @@ def main(argv):
                              "(default: all, sorted by name)")
     parser.add_argument("--figures", metavar="F,...",
                         help=f"figures to draw, among {','.join(FIGURES)} (default: sweep when "
-                             f"every DIR is a sweep directory, {','.join(COLLECTIVE_FIGURES)} "
-                             f"when every run is a collective one, else {','.join(RUN_FIGURES)})")
+                             f"every DIR is a sweep directory; when every run is a collective "
+                             f"one, {','.join(COLLECTIVE_FIGURES)}, timeline with at most "
+                             f"{MAX_DEFAULT_TIMELINES} runs and accuracy when every run has real "
+                             f"math; else {','.join(RUN_FIGURES)})")
     parser.add_argument("--metric", metavar="M,...",
                         help="sweep figure: the columns of runs.csv to plot, one figure "
                              "sweep-M each (default: those of "
@@ -1170,7 +1219,7 @@ def main(argv):
         elif all(is_sweep_dir(d) for d in args.results):
             figures = ["sweep"]
         elif all_collective(args.results):
-            figures = list(COLLECTIVE_FIGURES)
+            figures = collective_figures(args.results)
         else:
             figures = list(RUN_FIGURES)
             # The timeline too when every run recorded its intervals (output.intervals).

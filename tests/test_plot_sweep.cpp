@@ -150,25 +150,31 @@ TEST_CASE(
   REQUIRE(ran.status == 0);
   const std::string runs = read_text(sweep + "/runs.csv");
   INFO(runs);
-  CHECK_THAT(runs, Catch::Contains(",gradients_rolled_back,ettr,goodput_tokens_per_s,"
-                                   "goodput_samples_per_s,steps_kept,steps_rolled_back,restarts,"
-                                   "time_lost_s,time_productive_s,time_stragglers_s,") &&
-                       Catch::Contains(",time_unfinished_s,directory\n"));
+  // Named by its last keys; no parameter-server column (no such point).
+  CHECK_THAT(runs, Catch::StartsWith("index,point,base,checkpoint_every_steps,seed,status,"
+                                     "final_accuracy,end_time_s,failures,ettr,goodput_tokens_per_s,"
+                                     "goodput_samples_per_s,tokens_kept,samples_kept,steps_kept,"
+                                     "steps_rolled_back,restarts,time_lost_s,time_productive_s,"
+                                     "time_stragglers_s,") &&
+                       Catch::Contains(",time_unfinished_s,directory\n") &&
+                       !Catch::Contains("gradients"));
   CHECK(std::count(runs.begin(), runs.end(), '\n') == 7);
   CHECK(runs.find(",missing,") == std::string::npos);
-  // Time only: no accuracy; no cost under the default (parameter-server) plan.
+  // Time only: no accuracy; the cost under the GPU plan of collective runs.
   const std::string table = read_text(sweep + "/table.md");
   INFO(table);
-  CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | steps rolled "
-                    "back | restarts | time lost (s) |\n",
+  CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | tokens kept "
+                    "| steps rolled back | restarts | time lost (s) | cost (USD) |\n",
                     0) == 0);
+  CHECK_THAT(table, Catch::Contains("cost plan 'gpu-on-demand' of analysis/prices.json."));
   CHECK_THAT(table, Catch::Contains("| zero3-stragglers_checkpoint-every-50 | 2 |"));
 
-  // ETTR against the checkpoint interval.
+  // ETTR against the checkpoint interval: the metric these runs have, without --metric.
   const std::string out = dir.file("figures");
-  const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "' --metric ettr", dir);
+  const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "'", dir);
   INFO(plot.err);
   REQUIRE(plot.status == 0);
+  CHECK_THAT(plot.out, Catch::Contains("sweep-ettr.svg") && !Catch::Contains("accuracy"));
   CHECK_THAT(read_text(out + "/sweep-ettr.svg"),
              Catch::Contains("ETTR (productive share of wall time)") &&
                  Catch::Contains("checkpoint-every"));
