@@ -1121,6 +1121,61 @@ def all_collective(directories):
     return collective_summaries(directories) is not None
 
 
+def split_by_protocol(directories):
+    """(parameter-server result directories, collective ones) under these, in order."""
+    ps, collective = [], []
+    for d in find_result_dirs(directories):
+        file = os.path.join(d, "result.json")
+        summary = field(load_tagged_json(file, "failsim-result"), ["summary"], "object", file)
+        (collective if "collective" in summary else ps).append(d)
+    return ps, collective
+
+
+def default_figures(directories, for_ps=None, for_collective=None):
+    """[(result directories, figures)]: what is drawn without --figures, each protocol's runs
+    with the figures made for them. Parameter-server runs: `for_ps` (default accuracy,
+    gradients, utilisation, and the timeline when every run recorded intervals.csv); collective
+    runs: `for_collective` (default collective_figures), but those the parameter-server runs
+    draw already (a figure is one file)."""
+    ps, collective = split_by_protocol(directories)
+    groups = []
+    if ps:
+        figures = list(for_ps if for_ps is not None else RUN_FIGURES)
+        if for_ps is None and all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in ps):
+            figures.append("timeline")
+        groups.append((ps, figures))
+    if collective:
+        taken = groups[0][1] if groups else []
+        figures = for_collective if for_collective is not None else collective_figures(collective)
+        groups.append((collective, [f for f in figures if f not in taken]))
+    return groups
+
+
+def run_drawings(groups, order, title):
+    """(file name, drawing) of each figure of [(result directories, figures)]; `order`: the
+    configurations to show, in this order (--configs), or None for all."""
+    loaded = [(load_configurations(dirs, figures, None), figures) for dirs, figures in groups]
+    if order:
+        names = set().union(*(configs.keys() for configs, _ in loaded))
+        unknown = [c for c in order if c not in names]
+        if unknown:
+            raise BadInput(f"--configs: expected configuration names (scenario.name) among "
+                           f"{', '.join(sorted(names, key=failsim_results.natural_key))}, "
+                           f"found {', '.join(unknown)}")
+        loaded = [({n: configs[n] for n in order if n in configs}, figures)
+                  for configs, figures in loaded]
+    drawings = []
+    for configs, figures in loaded:
+        if not configs:
+            continue
+        for name in figures:
+            if name == "timeline":
+                drawings += timeline_drawings(configs, title)
+            else:
+                drawings.append((name, lambda n=name, c=configs: DRAW[n](c, title)))
+    return drawings
+
+
 MAX_DEFAULT_TIMELINES = 6  # beyond, a timeline per run is on request (--figures timeline)
 
 
@@ -1196,10 +1251,11 @@ def main(argv):
                              "(default: all, sorted by name)")
     parser.add_argument("--figures", metavar="F,...",
                         help=f"figures to draw, among {','.join(FIGURES)} (default: sweep when "
-                             f"every DIR is a sweep directory; when every run is a collective "
-                             f"one, {','.join(COLLECTIVE_FIGURES)}, timeline with at most "
-                             f"{MAX_DEFAULT_TIMELINES} runs and accuracy when every run has real "
-                             f"math; else {','.join(RUN_FIGURES)})")
+                             f"every DIR is a sweep directory; else, of parameter-server runs, "
+                             f"{','.join(RUN_FIGURES)} (and timeline with intervals.csv), of "
+                             f"collective runs {','.join(COLLECTIVE_FIGURES)}, timeline with at "
+                             f"most {MAX_DEFAULT_TIMELINES} runs and accuracy when every run has "
+                             f"real math)")
     parser.add_argument("--metric", metavar="M,...",
                         help="sweep figure: the columns of runs.csv to plot, one figure "
                              "sweep-M each (default: those of "
@@ -1214,18 +1270,15 @@ def main(argv):
     args = parser.parse_args(argv)
 
     try:
+        groups = None  # [(result directories, figures)] of the run figures
         if args.figures is not None:
             figures = split_list(args.figures, FIGURES, "--figures")
         elif all(is_sweep_dir(d) for d in args.results):
             figures = ["sweep"]
-        elif all_collective(args.results):
-            figures = collective_figures(args.results)
         else:
-            figures = list(RUN_FIGURES)
-            # The timeline too when every run recorded its intervals (output.intervals).
-            if all(os.path.isfile(os.path.join(d, "intervals.csv"))
-                   for d in find_result_dirs(args.results)):
-                figures.append("timeline")
+            # Each protocol's runs with their own figures (a mixed directory too).
+            groups = default_figures(args.results)
+            figures = [f for _, fs in groups for f in fs]
         formats = split_list(args.format, FORMATS, "--format")
         if args.output is None:
             if len(args.results) != 1:
@@ -1253,13 +1306,10 @@ def main(argv):
                     raise BadInput(f"{option}: expected with --figures sweep only, found "
                                    f"--figures {','.join(figures)}")
         run_figures = [f for f in figures if f != "sweep"]
-        if run_figures:
-            configs = load_configurations(args.results, run_figures, order)
-            for name in run_figures:
-                if name == "timeline":
-                    drawings += timeline_drawings(configs, args.title)
-                else:
-                    drawings.append((name, lambda n=name: DRAW[n](configs, args.title)))
+        if groups is None and run_figures:
+            groups = [(args.results, run_figures)]
+        if groups:
+            drawings += run_drawings(groups, order, args.title)
     except BadInput as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return BAD_INPUT

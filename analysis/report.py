@@ -302,38 +302,28 @@ def build_page(directory, table_text, title):
             drawings.append((f"sweep-{metric}",
                              lambda m=metric: plot.figure_sweep(sweep, m, x_path, None)))
         runs_dir = os.path.join(directory, "runs")
-        # Collective runs have no workers: where their time went instead of worker time.
-        kind_of_runs = "time" if os.path.isdir(runs_dir) and plot.all_collective([runs_dir]) \
-            else "utilisation"
-        configs = plot.load_configurations([runs_dir], [kind_of_runs], None) \
-            if os.path.isdir(runs_dir) else {}
-        if configs:
-            drawings.append((kind_of_runs,
-                             lambda: plot.DRAW[kind_of_runs](configs, None)))
+        # Worker time of parameter-server runs, where the time went of collective ones (they
+        # have no workers).
+        if os.path.isdir(runs_dir) and any(True for _ in os.scandir(runs_dir)):
+            drawings += plot.run_drawings(
+                plot.default_figures([runs_dir], ["utilisation"], ["time"]), None, None)
         heading = f"Sweep {sweep.name}"
     else:
         single = os.path.isfile(os.path.join(directory, "result.json"))
         kind = "run" if single else "comparison"
         dirs = plot.find_result_dirs([directory])
-        collective = plot.all_collective([directory])
-        figures = [f for f in plot.collective_figures([directory]) if f != "timeline"] \
-            if collective else ["accuracy", "gradients", "utilisation"]
-        # A collective run's timeline is made from its events; a parameter-server run's needs
-        # intervals.csv.
-        timeline = "timeline" in plot.collective_figures([directory]) if collective else \
-            all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in dirs)
-        configs = plot.load_configurations([directory], figures + (["timeline"] if timeline
-                                                                   else []), None)
-        for name in figures:
-            drawings.append((name, lambda n=name: plot.DRAW[n](configs, None)))
-        if timeline:
-            drawings += plot.timeline_drawings(configs, None)
+        # Each protocol's runs with their figures (a collective run's timeline from its events;
+        # a parameter-server run's when it recorded intervals.csv).
+        drawings += plot.run_drawings(plot.default_figures([directory]), None, None)
         if single:
             result, parts, after = run_sections(directory)
             first += parts
             heading = f"Run {result['scenario']['name']} (seed {result['scenario']['seed']})"
         else:
-            heading = f"Comparison of {len(configs)} configurations ({len(dirs)} runs)"
+            files = [os.path.join(d, "result.json") for d in dirs]
+            names = {plot.field(plot.load_tagged_json(f, "failsim-result"), ["scenario", "name"],
+                                "string", f) for f in files}
+            heading = f"Comparison of {len(names)} configurations ({len(dirs)} runs)"
 
     import matplotlib
     matplotlib.use("Agg")
