@@ -752,13 +752,7 @@ def sweep_series(sweep, metric, x_path):
         position[key] = number[0] if numeric else float(i)
     groups, left_out = {}, 0
     for line, row in sweep.rows:
-        base, values = sweep.points[row["point"]]
-        others = ", ".join(f"{sweep.labels[p]}={sweep_value_text(values.get(p))}"
-                           for p in sweep.paths if p != x_path)
-        if x_path == BASE_AXIS:  # the bases are on the x axis: a line per other value
-            name = others or sweep.name
-        else:
-            name = os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
+        name = line_name(sweep, row["point"], x_path)
         raw = sweep.x_value(row["point"], x_path)
         key = json.dumps(raw, sort_keys=True)
         # Every point of the plan has its entry, so one without any value shows as a gap.
@@ -788,6 +782,63 @@ def sweep_series(sweep, metric, x_path):
     # Whole numbers without a unit (a count of workers, an update interval): integer ticks.
     integers = numeric and not units and all(float(n[0]).is_integer() for _, n in xs.values())
     return series, (units.pop() if units else None), ticks, left_out, integers
+
+
+def line_name(sweep, point_id, x_path):
+    """The line of the sweep figure a point is on: its base scenario, with the values of the
+    other varied paths when there are any (on the base axis, those values only)."""
+    base, values = sweep.points[point_id]
+    others = ", ".join(f"{sweep.labels[p]}={sweep_value_text(values.get(p))}"
+                       for p in sweep.paths if p != x_path)
+    if x_path == BASE_AXIS:  # the bases are on the x axis: a line per other value
+        return others or sweep.name
+    return os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
+
+
+# A checkpoint interval counted in steps (cluster.md): the field the Young/Daly optimum is drawn
+# on, and the unit of fields named every_<unit>.
+INTERVAL_IN_STEPS = "every_steps"
+
+
+def field_unit(path):
+    """The unit a field's name says (`every_steps`: steps, `every_updates`: updates), or None."""
+    key = path.rsplit("/", 1)[-1]
+    return key.split("_", 1)[1] if key.startswith("every_") and "_" in key else None
+
+
+def young_daly(sweep, x_path):
+    """{line: (optimum interval in steps, delta s, M s)} of a sweep of a collective checkpoint
+    interval in steps, from each line's runs: M the mean time between failures (run time over
+    failures), delta the stall of one checkpoint (checkpoint stall over checkpoints), a step the
+    productive time over the kept steps; tau = Daly's optimum (analysis/daly.py) in steps. A
+    line without a failure or a stalling checkpoint has none."""
+    if field_unit(x_path) != "steps":
+        return {}
+    sums = {}  # line -> [run time, failures, stall, checkpoints, productive, steps kept]
+    for _, row in sweep.rows:
+        if row["status"] == "missing" or "directory" not in row:
+            continue
+        file = os.path.join(sweep.directory, row["directory"], "result.json")
+        summary = field(load_tagged_json(file, "failsim-result"), ["summary"], "object", file)
+        c = summary.get("collective")
+        if not isinstance(c, dict):
+            continue
+        total = sums.setdefault(line_name(sweep, row["point"], x_path), [0.0] * 6)
+        for i, value in enumerate((
+                field(summary, ["end_time"], "number", file),
+                field(c, ["failures"], "number", file),
+                field(c, ["time", "checkpoint_stall"], "number", file),
+                field(c, ["checkpoints"], "number", file),
+                field(c, ["time", "productive"], "number", file),
+                field(c, ["steps", "kept"], "number", file))):
+            total[i] += value
+    import daly
+    optima = {}
+    for name, (end, failures, stall, checkpoints, productive, kept) in sums.items():
+        if failures > 0 and checkpoints > 0 and stall > 0 and kept > 0:
+            mtbf, delta = end / failures, stall / checkpoints
+            optima[name] = (daly.daly_optimum(delta, mtbf) / (productive / kept), delta, mtbf)
+    return optima
 
 
 def sweep_value_text(value):
@@ -825,7 +876,27 @@ def figure_sweep(sweep, metric, x_path, title):
         # Every seed as a faint dot: five seeds are few, the reader should see them.
         ax.scatter([p[0] for p in points for _ in p[3]], [v for p in points for v in p[3]],
                    color=colour, s=6, alpha=0.35, lw=0, zorder=2.5)
-    if ticks is not None:
+    xs = sorted({p[0] for points in series.values() for p in points})
+    # Intervals spanning a decade or more (a checkpoint every 25 to 1600 steps): a log axis, a
+    # tick at each value as long as they do not crowd (a factor 1.6 apart at least).
+    logarithmic = ticks is None and xs and xs[0] > 0 and xs[-1] / xs[0] >= 8
+    optima = young_daly(sweep, x_path) if ticks is None else {}
+    for i, (name, (tau, delta, mtbf)) in enumerate(optima.items()):
+        ax.axvline(tau, color=cmap(list(series).index(name) % cmap.N) if name in series
+                   else "0.3", ls="--", lw=1.2, zorder=2.6,
+                   label=f"Young/Daly optimum {tau:.0f} steps ({name}: checkpoint "
+                         f"{delta:.3g} s, MTBF {mtbf / 3600:.3g} h)")
+    if logarithmic:
+        from matplotlib.ticker import NullFormatter, NullLocator
+        ax.set_xscale("log")
+        shown = [xs[0]]
+        for x in xs[1:]:
+            if x / shown[-1] >= 1.6:
+                shown.append(x)
+        ax.set_xticks(shown, [f"{x:g}" for x in shown])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    elif ticks is not None:
         ax.set_xticks([t[0] for t in ticks], [t[1] for t in ticks])
     elif integers:
         from matplotlib.ticker import MaxNLocator
@@ -835,10 +906,19 @@ def figure_sweep(sweep, metric, x_path, title):
         else:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     label = sweep.labels[x_path]
-    ax.set_xlabel(f"{label} ({unit})" if unit else label)
-    ax.set_ylabel(SWEEP_METRICS.get(metric, metric))
-    if metric != "final_accuracy":
-        ax.set_ylim(bottom=0)
+    # The field's label with its unit: written with the values, or said by the field's name
+    # (`every_steps`: steps).
+    unit = unit or field_unit(x_path)
+    ax.set_xlabel((f"{label} ({unit})" if unit else label) + (", log scale" if logarithmic
+                                                                else ""))
+    # The y axis fits the data (ETTR between 0.78 and 0.80 is the story, not 0 to 1), and says
+    # so.
+    values = [v for pts in series.values() for p in pts for v in p[3]] + \
+        [p[1] + sign * p[2] for pts in series.values() for p in pts if p[3] for sign in (-1, 1)]
+    low, high = min(values), max(values)
+    margin = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+    ax.set_ylim(low - margin, high + margin)
+    ax.set_ylabel(SWEEP_METRICS.get(metric, metric) + "\n(axis zoomed to the data)")
     ax.grid(True, color="0.92", zorder=1)
     default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
                f"{label}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"

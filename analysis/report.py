@@ -297,6 +297,11 @@ def build_page(directory, table_text, title):
             sections.append('<p class="note">Not drawn, the same in every run: '
                             + html.escape(", ".join(
                                 f"{m} ({sweep.rows[0][1][m]})" for m in constant)) + ".</p>")
+        for name, (tau, delta, mtbf) in plot.young_daly(sweep, x_path).items():
+            sections.append(f'<p class="note">Young/Daly optimum of {html.escape(name)}: a '
+                            f"checkpoint every {tau:.0f} steps (Daly 2006, analysis/daly.py), "
+                            f"from its runs' checkpoint stall of {delta:.3g} s and time between "
+                            f"failures of {mtbf / 3600:.3g} h.</p>")
         for metric in metrics:
             plot.sweep_series(sweep, metric, x_path)  # checks it now
             drawings.append((f"sweep-{metric}",

@@ -175,9 +175,14 @@ TEST_CASE(
   INFO(plot.err);
   REQUIRE(plot.status == 0);
   CHECK_THAT(plot.out, Catch::Contains("sweep-ettr.svg") && !Catch::Contains("accuracy"));
+  // The interval on a log axis named by its field and unit, the y axis fitted to the data, and
+  // the Young/Daly optimum of the runs' own checkpoint cost and failure rate.
   CHECK_THAT(read_text(out + "/sweep-ettr.svg"),
              Catch::Contains("ETTR (productive share of wall time)") &&
-                 Catch::Contains("checkpoint-every"));
+                 Catch::Contains("checkpoint-every (steps), log scale") &&
+                 Catch::Contains("axis zoomed to the data") &&
+                 Catch::Contains("Young/Daly optimum ") &&
+                 Catch::Contains(" steps (zero3-stragglers: checkpoint "));
 
   // Where the time went: the default figure of collective runs, one bar per point.
   const std::string time = dir.file("time");
@@ -197,7 +202,9 @@ TEST_CASE(
   REQUIRE(report.status == 0);
   const std::string page = read_text(dir.file("r.html"));
   CHECK_THAT(page, Catch::Contains("alt=\"time\"") && Catch::Contains("alt=\"sweep-ettr\"") &&
-                       !Catch::Contains("alt=\"utilisation\""));
+                       !Catch::Contains("alt=\"utilisation\"") &&
+                       Catch::Contains("Young/Daly optimum of zero3-stragglers: a checkpoint "
+                                       "every "));
 
   // A parameter-server run has no time figure: exit 2, nothing drawn.
   const std::string ps = dir.file("ps");
