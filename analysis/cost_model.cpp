@@ -215,7 +215,8 @@ Plan read_plan(const std::string& name, const json& v, const input::JsonLocation
 PriceBook parse_price_book(const json& doc, const std::string& file_label) {
   const input::ObjectReader top(
       doc, input::JsonLocation{file_label, ""},
-      {"format", "format_version", "description", "default_plan", "instances", "plans"});
+      {"format", "format_version", "description", "default_plan", "default_collective_plan",
+       "instances", "plans"});
   const std::string format_expected = fmt::format("\"{}\"", FORMAT);
   const json& format = top.require("format", format_expected);
   if (!format.is_string() || format.get_ref<const std::string&>() != FORMAT) {
@@ -253,6 +254,27 @@ PriceBook parse_price_book(const json& doc, const std::string& file_label) {
     top.at("default_plan").fail(default_expected, found);
   }
   book.default_plan = default_plan.get<std::string>();
+  // Optional: a collective run's nodes are another kind of host than a parameter server's.
+  if (const json* collective = top.find("default_collective_plan")) {
+    const bool known = collective->is_string() &&
+                       book.plans.count(collective->get_ref<const std::string&>()) > 0;
+    if (!known) {
+      std::string found = input::describe_found(*collective);
+      if (collective->is_string()) {
+        const std::string hint =
+            input::closest_match(collective->get_ref<const std::string&>(), plan_names);
+        if (!hint.empty()) found += fmt::format(" (did you mean \"{}\"?)", hint);
+      }
+      top.at("default_collective_plan").fail(default_expected, found);
+    }
+    const Plan& plan = book.plans.at(collective->get<std::string>());
+    if (plan.roles.count("node") == 0) {
+      top.at("default_collective_plan")
+          .fail("a plan that names the role \"node\" (a collective run's hosts)",
+                input::describe_found(*collective) + ", which does not");
+    }
+    book.default_collective_plan = collective->get<std::string>();
+  }
   return book;
 }
 

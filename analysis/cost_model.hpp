@@ -66,6 +66,9 @@ struct PriceBook {
   std::map<std::string, InstanceType> instances;
   std::map<std::string, Plan> plans;
   std::string default_plan;
+  /// The plan of collective runs when none is asked for (their hosts are "node"s, which a
+  /// parameter server's plan does not bill); "" when the file names none: default_plan.
+  std::string default_collective_plan;
 };
 
 /// Reads and validates a price file. Bad input throws input::InputError (file, JSON path,

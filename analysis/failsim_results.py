@@ -10,6 +10,7 @@ Standard library only, like the tools that import it.
 """
 
 import collections
+import functools
 import json
 import math
 
@@ -23,6 +24,49 @@ def reproducible_part(result):
     """A parsed result.json without NOT_REPRODUCED_KEYS: equal for two runs of one scenario
     and seed."""
     return {k: v for k, v in result.items() if k not in NOT_REPRODUCED_KEYS}
+
+
+def _natural_compare(a, b):
+    """-1, 0 or 1 as name a is before, equivalent to or after b in natural order alone: runs of
+    decimal digits as numbers (then the shorter run of leading zeros first), other characters by
+    their UTF-8 bytes. analysis/natural_order.cpp, step for step."""
+    a, b = a.encode(), b.encode()
+    i = j = 0
+    digit = lambda c: 0x30 <= c <= 0x39  # noqa: E731
+    while i < len(a) and j < len(b):
+        if digit(a[i]) and digit(b[j]):
+            i0, j0 = i, j
+            while i < len(a) and a[i] == 0x30:
+                i += 1
+            while j < len(b) and b[j] == 0x30:
+                j += 1
+            ni, nj = i, j
+            while i < len(a) and digit(a[i]):
+                i += 1
+            while j < len(b) and digit(b[j]):
+                j += 1
+            if i - ni != j - nj:
+                return -1 if i - ni < j - nj else 1
+            if a[ni:i] != b[nj:j]:
+                return -1 if a[ni:i] < b[nj:j] else 1
+            if ni - i0 != nj - j0:
+                return -1 if ni - i0 < nj - j0 else 1
+            continue
+        if a[i] != b[j]:
+            return -1 if a[i] < b[j] else 1
+        i += 1
+        j += 1
+    return (i < len(a)) - (j < len(b))
+
+
+def _natural_order(a, b):
+    order = _natural_compare(a, b)
+    return order if order else (a.encode() > b.encode()) - (a.encode() < b.encode())
+
+
+# The sort key of natural order (analysis/natural_order.hpp): "every-25" before "every-100";
+# equal names only are equivalent. sorted(names, key=natural_key).
+natural_key = functools.cmp_to_key(_natural_order)
 
 
 # Where a collective run's wall time went: (key of summary.collective.time, label), in the order

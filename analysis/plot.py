@@ -229,7 +229,11 @@ class Run:
         if "utilisation" in figures:
             self.worker_time = self._worker_time(field(result, ["summary", "hosts"], "list", file),
                                                  file)
-        if "timeline" in figures:
+        self.collective = "collective" in field(result, ["summary"], "object", file)
+        if "timeline" in figures and self.collective:
+            # A collective run's timeline is made from its events (it has no hosts).
+            self.job = job_timeline(events, self.end_time, file)
+        elif "timeline" in figures:
             self.hosts = [(field(h, ["host"], "string", f"{file}: /summary/hosts/{i}"),
                            field(h, ["role"], "string", f"{file}: /summary/hosts/{i}"))
                           for i, h in enumerate(field(result, ["summary", "hosts"], "list", file))]
@@ -286,10 +290,11 @@ def load_configurations(paths, figures, order):
         unknown = [c for c in order if c not in configs]
         if unknown:
             raise BadInput(f"--configs: expected configuration names (scenario.name) among "
-                           f"{', '.join(sorted(configs))}, found {', '.join(unknown)}")
+                           f"{', '.join(sorted(configs, key=failsim_results.natural_key))}, "
+                           f"found {', '.join(unknown)}")
         names = order
     else:
-        names = sorted(configs)
+        names = sorted(configs, key=failsim_results.natural_key)  # every-25 before every-100
     return {name: sorted(configs[name], key=lambda r: r.seed) for name in names}
 
 
@@ -577,11 +582,15 @@ SWEEP_METRICS = {
     "ettr": "ETTR (productive share of wall time)",
     "goodput_tokens_per_s": "goodput (kept tokens per simulated s)",
     "goodput_samples_per_s": "goodput (kept samples per simulated s)",
+    "tokens_kept": "tokens kept (count)",
+    "samples_kept": "samples kept (count)",
     "steps_kept": "steps kept (count)",
     "steps_rolled_back": "steps rolled back (count)",
     "restarts": "restarts (count)",
     "time_lost_s": "time lost (simulated s)",
 }
+# The sweep figure's metrics without --metric, those of them some run has.
+DEFAULT_SWEEP_METRICS = ("final_accuracy", "ettr")
 SWEEP_METRICS.update({f"time_{key}_s": f"time: {label} (simulated s)"
                       for key, label in failsim_results.TIME_CAUSES})
 
@@ -620,6 +629,10 @@ def sweep_number(value, path):
     return None
 
 
+# The x axis of a sweep that varies no field, or of --x base: its base scenario files.
+BASE_AXIS = "base"
+
+
 def default_label(pointer):
     """A varied path's default label (sweep/plan.cpp): its last token that is not an array
     index, `~1` and `~0` unescaped."""
@@ -655,6 +668,7 @@ class Sweep:
             raise BadInput(f"{plan_file}: expected /labels to be one string per path of /paths "
                            f"({len(self.paths)}), found {json.dumps(labels)}")
         self.labels = dict(zip(self.paths, labels))
+        self.labels[BASE_AXIS] = "base scenario"
         self.plan_file = plan_file
         self.points = {}
         for i, point in enumerate(field(plan, ["points"], "list", plan_file)):
@@ -688,6 +702,30 @@ class Sweep:
         end = self.header.index("directory") if "directory" in self.header else len(self.header)
         return self.header[start:end]
 
+    def has_values(self, metric):
+        """Whether some run has a value of this column of runs.csv."""
+        return metric in self.metrics() and any(row[metric] != "" for _, row in self.rows)
+
+    def default_metrics(self):
+        """The metrics the sweep figure draws without --metric: final accuracy and ETTR, those of
+        them some run has (a time-only collective run has no accuracy, a parameter-server run no
+        ETTR); final accuracy when no run has either, so the error names it."""
+        return [m for m in DEFAULT_SWEEP_METRICS if self.has_values(m)] or \
+            [DEFAULT_SWEEP_METRICS[0]]
+
+    def default_x(self):
+        """The x axis without --x: the first varied path, or the base scenarios when the sweep
+        varies none (several base files, seeds)."""
+        return self.paths[0] if self.paths else BASE_AXIS
+
+    def x_value(self, point_id, x_path):
+        """The value of the point on the x axis: the varied path's, or the base file's name
+        (without directory and extension) on the base axis."""
+        base, values = self.points[point_id]
+        if x_path == BASE_AXIS:
+            return os.path.splitext(os.path.basename(base))[0]
+        return values.get(x_path)
+
 
 def sweep_series(sweep, metric, x_path):
     """{line: [(x, mean, half-width, values over seeds, x label)]} sorted by x, the x unit, and
@@ -696,13 +734,13 @@ def sweep_series(sweep, metric, x_path):
     if metric not in sweep.metrics():
         raise BadInput(f"{sweep.runs_file}: --metric: expected a column of runs.csv among "
                        f"{', '.join(sweep.metrics())}, found {metric!r}")
-    if x_path not in sweep.paths:
+    if x_path not in sweep.paths and x_path != BASE_AXIS:
         raise BadInput(f"{sweep.plan_file}: --x: expected a varied path among "
-                       f"{', '.join(sweep.paths) or '(none: the sweep varies no field)'}, "
-                       f"found {x_path!r}")
+                       f"{', '.join(sweep.paths + [BASE_AXIS])} ({BASE_AXIS}: the base "
+                       f"scenarios), found {x_path!r}")
     xs = {}  # raw value (as JSON text) -> (number or None, unit)
-    for base, values in sweep.points.values():
-        raw = values.get(x_path)
+    for point_id in sweep.points:
+        raw = sweep.x_value(point_id, x_path)
         xs.setdefault(json.dumps(raw, sort_keys=True), (raw, sweep_number(raw, x_path)))
     numeric = all(n is not None for _, n in xs.values())
     units = {n[1] for _, n in xs.values() if n is not None and n[1] is not None}
@@ -714,13 +752,11 @@ def sweep_series(sweep, metric, x_path):
         position[key] = number[0] if numeric else float(i)
     groups, left_out = {}, 0
     for line, row in sweep.rows:
-        base, values = sweep.points[row["point"]]
-        others = ", ".join(f"{sweep.labels[p]}={sweep_value_text(values.get(p))}"
-                           for p in sweep.paths if p != x_path)
-        name = os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
-        key = json.dumps(values.get(x_path), sort_keys=True)
+        name = line_name(sweep, row["point"], x_path)
+        raw = sweep.x_value(row["point"], x_path)
+        key = json.dumps(raw, sort_keys=True)
         # Every point of the plan has its entry, so one without any value shows as a gap.
-        values_here = groups.setdefault(name, {}).setdefault(key, (values.get(x_path), []))[1]
+        values_here = groups.setdefault(name, {}).setdefault(key, (raw, []))[1]
         text = row.get(metric, "")
         if row["status"] == "missing" or text == "":
             left_out += 1
@@ -746,6 +782,63 @@ def sweep_series(sweep, metric, x_path):
     # Whole numbers without a unit (a count of workers, an update interval): integer ticks.
     integers = numeric and not units and all(float(n[0]).is_integer() for _, n in xs.values())
     return series, (units.pop() if units else None), ticks, left_out, integers
+
+
+def line_name(sweep, point_id, x_path):
+    """The line of the sweep figure a point is on: its base scenario, with the values of the
+    other varied paths when there are any (on the base axis, those values only)."""
+    base, values = sweep.points[point_id]
+    others = ", ".join(f"{sweep.labels[p]}={sweep_value_text(values.get(p))}"
+                       for p in sweep.paths if p != x_path)
+    if x_path == BASE_AXIS:  # the bases are on the x axis: a line per other value
+        return others or sweep.name
+    return os.path.splitext(os.path.basename(base))[0] + (f" ({others})" if others else "")
+
+
+# A checkpoint interval counted in steps (cluster.md): the field the Young/Daly optimum is drawn
+# on, and the unit of fields named every_<unit>.
+INTERVAL_IN_STEPS = "every_steps"
+
+
+def field_unit(path):
+    """The unit a field's name says (`every_steps`: steps, `every_updates`: updates), or None."""
+    key = path.rsplit("/", 1)[-1]
+    return key.split("_", 1)[1] if key.startswith("every_") and "_" in key else None
+
+
+def young_daly(sweep, x_path):
+    """{line: (optimum interval in steps, delta s, M s)} of a sweep of a collective checkpoint
+    interval in steps, from each line's runs: M the mean time between failures (run time over
+    failures), delta the stall of one checkpoint (checkpoint stall over checkpoints), a step the
+    productive time over the kept steps; tau = Daly's optimum (analysis/daly.py) in steps. A
+    line without a failure or a stalling checkpoint has none."""
+    if field_unit(x_path) != "steps":
+        return {}
+    sums = {}  # line -> [run time, failures, stall, checkpoints, productive, steps kept]
+    for _, row in sweep.rows:
+        if row["status"] == "missing" or "directory" not in row:
+            continue
+        file = os.path.join(sweep.directory, row["directory"], "result.json")
+        summary = field(load_tagged_json(file, "failsim-result"), ["summary"], "object", file)
+        c = summary.get("collective")
+        if not isinstance(c, dict):
+            continue
+        total = sums.setdefault(line_name(sweep, row["point"], x_path), [0.0] * 6)
+        for i, value in enumerate((
+                field(summary, ["end_time"], "number", file),
+                field(c, ["failures"], "number", file),
+                field(c, ["time", "checkpoint_stall"], "number", file),
+                field(c, ["checkpoints"], "number", file),
+                field(c, ["time", "productive"], "number", file),
+                field(c, ["steps", "kept"], "number", file))):
+            total[i] += value
+    import daly
+    optima = {}
+    for name, (end, failures, stall, checkpoints, productive, kept) in sums.items():
+        if failures > 0 and checkpoints > 0 and stall > 0 and kept > 0:
+            mtbf, delta = end / failures, stall / checkpoints
+            optima[name] = (daly.daly_optimum(delta, mtbf) / (productive / kept), delta, mtbf)
+    return optima
 
 
 def sweep_value_text(value):
@@ -783,7 +876,27 @@ def figure_sweep(sweep, metric, x_path, title):
         # Every seed as a faint dot: five seeds are few, the reader should see them.
         ax.scatter([p[0] for p in points for _ in p[3]], [v for p in points for v in p[3]],
                    color=colour, s=6, alpha=0.35, lw=0, zorder=2.5)
-    if ticks is not None:
+    xs = sorted({p[0] for points in series.values() for p in points})
+    # Intervals spanning a decade or more (a checkpoint every 25 to 1600 steps): a log axis, a
+    # tick at each value as long as they do not crowd (a factor 1.6 apart at least).
+    logarithmic = ticks is None and xs and xs[0] > 0 and xs[-1] / xs[0] >= 8
+    optima = young_daly(sweep, x_path) if ticks is None else {}
+    for i, (name, (tau, delta, mtbf)) in enumerate(optima.items()):
+        ax.axvline(tau, color=cmap(list(series).index(name) % cmap.N) if name in series
+                   else "0.3", ls="--", lw=1.2, zorder=2.6,
+                   label=f"Young/Daly optimum {tau:.0f} steps ({name}: checkpoint "
+                         f"{delta:.3g} s, MTBF {mtbf / 3600:.3g} h)")
+    if logarithmic:
+        from matplotlib.ticker import NullFormatter, NullLocator
+        ax.set_xscale("log")
+        shown = [xs[0]]
+        for x in xs[1:]:
+            if x / shown[-1] >= 1.6:
+                shown.append(x)
+        ax.set_xticks(shown, [f"{x:g}" for x in shown])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    elif ticks is not None:
         ax.set_xticks([t[0] for t in ticks], [t[1] for t in ticks])
     elif integers:
         from matplotlib.ticker import MaxNLocator
@@ -793,10 +906,19 @@ def figure_sweep(sweep, metric, x_path, title):
         else:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     label = sweep.labels[x_path]
-    ax.set_xlabel(f"{label} ({unit})" if unit else label)
-    ax.set_ylabel(SWEEP_METRICS.get(metric, metric))
-    if metric != "final_accuracy":
-        ax.set_ylim(bottom=0)
+    # The field's label with its unit: written with the values, or said by the field's name
+    # (`every_steps`: steps).
+    unit = unit or field_unit(x_path)
+    ax.set_xlabel((f"{label} ({unit})" if unit else label) + (", log scale" if logarithmic
+                                                                else ""))
+    # The y axis fits the data (ETTR between 0.78 and 0.80 is the story, not 0 to 1), and says
+    # so.
+    values = [v for pts in series.values() for p in pts for v in p[3]] + \
+        [p[1] + sign * p[2] for pts in series.values() for p in pts if p[3] for sign in (-1, 1)]
+    low, high = min(values), max(values)
+    margin = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+    ax.set_ylim(low - margin, high + margin)
+    ax.set_ylabel(SWEEP_METRICS.get(metric, metric) + "\n(axis zoomed to the data)")
     ax.grid(True, color="0.92", zorder=1)
     default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
                f"{label}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
@@ -852,12 +974,165 @@ def figure_timeline(run, title):
     return fig
 
 
+# A collective job's phases on its timeline, from its events (result-format.md#events): the
+# event that starts each, the phase's legend text and its colour (those of the time figure).
+JOB_PHASES = {"training": ("training (steps)", "#55a868"),
+              "detection": ("failure → detection", "#dd8452"),
+              "repair_wait": ("repair wait", "#937860"),
+              "restart": ("restart and checkpoint load", "#da8bc3")}
+# The event that moves the job into a phase. A `group-<g>` subject (a DiLoCo group) is not the
+# job's.
+JOB_PHASE_OF_EVENT = {"start": "training", "failure": "detection", "detected": "repair_wait",
+                      "restart": "restart", "checkpoint_loaded": "training",
+                      "training_resumed": "training"}
+
+
+class JobTimeline:
+    """What a collective run's timeline draws: the job's phases [(phase, begin, end)], each
+    DiLoCo group's restarts {group: [(begin, end)]}, the checkpoints [(time, level)], and the
+    failures [(label, begin, end, switch)]."""
+
+    def __init__(self, phases, groups, checkpoints, failures):
+        self.phases, self.groups = phases, groups
+        self.checkpoints, self.failures = checkpoints, failures
+
+
+def node_group_label(nodes):
+    """"node-3", or "nodes 2-3" for consecutive ones, or "4 nodes" for others."""
+    if len(nodes) == 1:
+        return f"node-{nodes[0]}"
+    if nodes == list(range(nodes[0], nodes[0] + len(nodes))):
+        return f"nodes {nodes[0]}-{nodes[-1]}"
+    return f"{len(nodes)} nodes"
+
+
+def job_timeline(events, end_time, file):
+    """A collective run's JobTimeline from its result.json events, checked as they are read."""
+    phases, checkpoints, failures = [], [], []
+    groups, group_since = {}, {}  # a DiLoCo group's restarts, while the others train on
+    phase, since = None, 0.0
+    for i, event in enumerate(events):
+        where = f"{file}: /events/{i}"
+        kind = field(event, ["type"], "string", where)
+        time = min(field(event, ["time"], "number", where), end_time)
+        subject = field(event, ["subject"], "string", where)
+        if kind == "checkpoint_written":
+            checkpoints.append((time, subject))
+        if kind == "failure":
+            details = field(event, ["details"], "object", where)
+            down = details.get("down_for", 0)
+            down = end_time - time if down == "forever" else down
+            nodes = details.get("nodes")
+            label = node_group_label(nodes) if isinstance(nodes, list) and nodes and all(
+                isinstance(n, int) for n in nodes) else (subject or "job")
+            failures.append((label, time, min(end_time, time + float(down)),
+                             details.get("target") == "switch"))
+        if subject.startswith("group-"):
+            if kind == "restart":
+                group_since.setdefault(subject, time)
+            elif kind in ("checkpoint_loaded", "replica_joined", "training_resumed") and \
+                    subject in group_since:
+                groups.setdefault(subject, []).append((group_since.pop(subject), time))
+            continue
+        if kind not in JOB_PHASE_OF_EVENT:
+            continue
+        new = JOB_PHASE_OF_EVENT[kind]
+        if phase == "training" and new == "training":
+            continue  # a resumption that took no recovery
+        if phase not in (None, "training") and new == "detection":
+            continue  # a failure during a recovery: the job is down already, nothing to detect
+        if phase is not None and time > since:
+            phases.append((phase, since, time))
+        phase, since = new, time
+    if phase is not None and end_time > since:
+        phases.append((phase, since, end_time))
+    for group, begin in group_since.items():  # a restart the stop cut short
+        groups.setdefault(group, []).append((begin, end_time))
+    return JobTimeline(phases, groups, checkpoints, failures)
+
+
+def time_unit(end):
+    """(divisor, unit) of a time axis over [0, end] s: hours, minutes or seconds."""
+    if end >= 3 * 3600:
+        return 3600.0, "h"
+    if end >= 3 * 60:
+        return 60.0, "min"
+    return 1.0, "s"
+
+
+MAX_FAILURE_LANES = 12  # beyond, the failures of the other node groups share a lane
+
+
+def figure_job_timeline(run, title):
+    """A collective run as a Gantt chart: the job's lane (training, and after each failure its
+    detection, repair wait, restart and checkpoint load), the checkpoints that became durable
+    (a tick each, a row per level), and a lane per node group that failed (its outage)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+    job = run.job
+    scale, unit = time_unit(run.end_time)
+    groups = list(dict.fromkeys(label for label, _, _, _ in job.failures))
+    if len(groups) > MAX_FAILURE_LANES:
+        groups = groups[:MAX_FAILURE_LANES - 1] + ["other nodes"]
+    levels = list(dict.fromkeys(level or "checkpoint" for _, level in job.checkpoints))
+    rows = ["job"] + sorted(job.groups, key=failsim_results.natural_key) + \
+        [f"checkpoints ({lv})" for lv in levels] + groups
+    fig, ax = plt.subplots(figsize=(10, 1.9 + 0.34 * len(rows)), layout="constrained")
+    y_of = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
+    for key, (_, colour) in JOB_PHASES.items():
+        bars = [(b / scale, (e - b) / scale) for p, b, e in job.phases if p == key]
+        if bars:
+            ax.broken_barh(bars, (y_of["job"] - 0.4, 0.8), facecolor=colour, lw=0, zorder=2,
+                           gid=f"job-{key}")
+    for group, spans in job.groups.items():
+        ax.broken_barh([(b / scale, (e - b) / scale) for b, e in spans],
+                       (y_of[group] - 0.4, 0.8), facecolor=JOB_PHASES["restart"][1], lw=0,
+                       zorder=2, gid=f"{group}-restart")
+    for lv in levels:
+        times = [t / scale for t, level in job.checkpoints if (level or "checkpoint") == lv]
+        y = y_of[f"checkpoints ({lv})"]
+        ax.vlines(times, y - 0.35, y + 0.35, color="#8172b3", lw=0.8, zorder=2,
+                  gid=f"checkpoints-{lv}")
+    for label, begin, end, switch in job.failures:
+        row = label if label in y_of else "other nodes"
+        y = y_of[row]
+        if end > begin:
+            ax.broken_barh([(begin / scale, (end - begin) / scale)], (y - 0.35, 0.7),
+                           facecolor="none" if switch else "#c44e52",
+                           edgecolor="#c44e52", hatch="//" if switch else None, lw=0.6,
+                           zorder=2, gid=f"failure-{row}")
+        ax.plot([begin / scale], [y], marker="x", color="black", ms=5, zorder=3)
+    ax.set_yticks(range(len(rows)), list(reversed(rows)), fontsize="small")
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlim(0, run.end_time / scale)
+    ax.set_xlabel(f"simulated time ({unit})")
+    ax.grid(True, axis="x", color="0.88", zorder=0)
+    ax.set_title(title or f"Timeline of {run.name} (seed {run.seed}): the job's phases, its "
+                 "checkpoints and its failures", fontsize="medium")
+    # The legend names what the figure shows.
+    shown = {p for p, _, _ in job.phases} | ({"restart"} if job.groups else set())
+    handles = [Patch(facecolor=c, label=t) for key, (t, c) in JOB_PHASES.items() if key in shown]
+    if job.checkpoints:
+        handles.append(Line2D([], [], color="#8172b3", lw=0.8, label="checkpoint durable"))
+    if job.failures:
+        handles.append(Patch(facecolor="#c44e52", label="nodes down (x: failure)"))
+    if any(f[3] for f in job.failures):
+        handles.append(Patch(facecolor="none", edgecolor="#c44e52", hatch="//",
+                             label="cut off by its switch"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3 if len(rows) < 5
+                                                                   else -0.15),
+              ncol=4, frameon=False, fontsize="small")
+    return fig
+
+
 def timeline_drawings(configs, title):
     """(file name, drawing) of each run's timeline: `timeline` for a single run, else
     `timeline-<configuration>-seed-<seed>`."""
     runs = [r for rs in configs.values() for r in rs]
     return [("timeline" if len(runs) == 1 else f"timeline-{r.name}-seed-{r.seed}",
-             lambda r=r: figure_timeline(r, title)) for r in runs]
+             lambda r=r: (figure_job_timeline if r.collective else figure_timeline)(r, title))
+            for r in runs]
 
 
 # A colour per cause of failsim_results.TIME_CAUSES: productive green, the slowdowns of kept
@@ -907,15 +1182,94 @@ def figure_time(configs, title):
     return fig
 
 
-def all_collective(directories):
-    """Whether every result directory under these holds a collective run."""
-    dirs = find_result_dirs(directories)
-    for d in dirs:
+def collective_summaries(directories):
+    """summary.collective of every result directory under these, or None when one of them is a
+    parameter-server run (or there is none)."""
+    summaries = []
+    for d in find_result_dirs(directories):
         file = os.path.join(d, "result.json")
         result = load_tagged_json(file, "failsim-result")
-        if "collective" not in field(result, ["summary"], "object", file):
-            return False
-    return bool(dirs)
+        summary = field(result, ["summary"], "object", file)
+        if "collective" not in summary:
+            return None
+        summaries.append(field(summary, ["collective"], "object", file))
+    return summaries or None
+
+
+def all_collective(directories):
+    """Whether every result directory under these holds a collective run."""
+    return collective_summaries(directories) is not None
+
+
+def split_by_protocol(directories):
+    """(parameter-server result directories, collective ones) under these, in order."""
+    ps, collective = [], []
+    for d in find_result_dirs(directories):
+        file = os.path.join(d, "result.json")
+        summary = field(load_tagged_json(file, "failsim-result"), ["summary"], "object", file)
+        (collective if "collective" in summary else ps).append(d)
+    return ps, collective
+
+
+def default_figures(directories, for_ps=None, for_collective=None):
+    """[(result directories, figures)]: what is drawn without --figures, each protocol's runs
+    with the figures made for them. Parameter-server runs: `for_ps` (default accuracy,
+    gradients, utilisation, and the timeline when every run recorded intervals.csv); collective
+    runs: `for_collective` (default collective_figures), but those the parameter-server runs
+    draw already (a figure is one file)."""
+    ps, collective = split_by_protocol(directories)
+    groups = []
+    if ps:
+        figures = list(for_ps if for_ps is not None else RUN_FIGURES)
+        if for_ps is None and all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in ps):
+            figures.append("timeline")
+        groups.append((ps, figures))
+    if collective:
+        taken = groups[0][1] if groups else []
+        figures = for_collective if for_collective is not None else collective_figures(collective)
+        groups.append((collective, [f for f in figures if f not in taken]))
+    return groups
+
+
+def run_drawings(groups, order, title):
+    """(file name, drawing) of each figure of [(result directories, figures)]; `order`: the
+    configurations to show, in this order (--configs), or None for all."""
+    loaded = [(load_configurations(dirs, figures, None), figures) for dirs, figures in groups]
+    if order:
+        names = set().union(*(configs.keys() for configs, _ in loaded))
+        unknown = [c for c in order if c not in names]
+        if unknown:
+            raise BadInput(f"--configs: expected configuration names (scenario.name) among "
+                           f"{', '.join(sorted(names, key=failsim_results.natural_key))}, "
+                           f"found {', '.join(unknown)}")
+        loaded = [({n: configs[n] for n in order if n in configs}, figures)
+                  for configs, figures in loaded]
+    drawings = []
+    for configs, figures in loaded:
+        if not configs:
+            continue
+        for name in figures:
+            if name == "timeline":
+                drawings += timeline_drawings(configs, title)
+            else:
+                drawings.append((name, lambda n=name, c=configs: DRAW[n](c, title)))
+    return drawings
+
+
+MAX_DEFAULT_TIMELINES = 6  # beyond, a timeline per run is on request (--figures timeline)
+
+
+def collective_figures(directories):
+    """The figures of collective runs without --figures: where the time went; each run's
+    timeline when there are few runs; the accuracy curve when every run has real math (a
+    time-only run has no evaluation)."""
+    summaries = collective_summaries(directories)
+    figures = list(COLLECTIVE_FIGURES)
+    if len(summaries) <= MAX_DEFAULT_TIMELINES:
+        figures.append("timeline")
+    if all(c.get("math") == "real" for c in summaries):
+        figures.append("accuracy")
+    return figures
 
 
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
@@ -977,32 +1331,34 @@ def main(argv):
                              "(default: all, sorted by name)")
     parser.add_argument("--figures", metavar="F,...",
                         help=f"figures to draw, among {','.join(FIGURES)} (default: sweep when "
-                             f"every DIR is a sweep directory, {','.join(COLLECTIVE_FIGURES)} "
-                             f"when every run is a collective one, else {','.join(RUN_FIGURES)})")
+                             f"every DIR is a sweep directory; else, of parameter-server runs, "
+                             f"{','.join(RUN_FIGURES)} (and timeline with intervals.csv), of "
+                             f"collective runs {','.join(COLLECTIVE_FIGURES)}, timeline with at "
+                             f"most {MAX_DEFAULT_TIMELINES} runs and accuracy when every run has "
+                             f"real math)")
     parser.add_argument("--metric", metavar="M,...",
                         help="sweep figure: the columns of runs.csv to plot, one figure "
-                             "sweep-M each (default: final_accuracy)")
+                             "sweep-M each (default: those of "
+                             f"{','.join(DEFAULT_SWEEP_METRICS)} some run has a value of)")
     parser.add_argument("--x", metavar="PATH",
-                        help="sweep figure: the varied path (JSON Pointer) on the x axis "
-                             "(default: the sweep's first)")
+                        help="sweep figure: the varied path (JSON Pointer) on the x axis, or "
+                             f"{BASE_AXIS} for the base scenarios (default: the sweep's first "
+                             f"path, {BASE_AXIS} when it varies none)")
     parser.add_argument("--format", default=",".join(FORMATS), metavar="F,...",
                         help=f"file formats (default: {','.join(FORMATS)})")
     parser.add_argument("--title", help="title of every figure, instead of its description")
     args = parser.parse_args(argv)
 
     try:
+        groups = None  # [(result directories, figures)] of the run figures
         if args.figures is not None:
             figures = split_list(args.figures, FIGURES, "--figures")
         elif all(is_sweep_dir(d) for d in args.results):
             figures = ["sweep"]
-        elif all_collective(args.results):
-            figures = list(COLLECTIVE_FIGURES)
         else:
-            figures = list(RUN_FIGURES)
-            # The timeline too when every run recorded its intervals (output.intervals).
-            if all(os.path.isfile(os.path.join(d, "intervals.csv"))
-                   for d in find_result_dirs(args.results)):
-                figures.append("timeline")
+            # Each protocol's runs with their own figures (a mixed directory too).
+            groups = default_figures(args.results)
+            figures = [f for _, fs in groups for f in fs]
         formats = split_list(args.format, FORMATS, "--format")
         if args.output is None:
             if len(args.results) != 1:
@@ -1017,13 +1373,9 @@ def main(argv):
                 raise BadInput(f"--figures sweep: expected one sweep directory, found "
                                f"{len(args.results)}: {', '.join(args.results)}")
             sweep = Sweep(args.results[0])
-            metrics = split_list(args.metric or "final_accuracy", None, "--metric")
-            x_path = args.x
-            if x_path is None:
-                if not sweep.paths:
-                    raise BadInput(f"{sweep.plan_file}: expected /paths to name a varied field "
-                                   "for the x axis of the sweep figure, found none")
-                x_path = sweep.paths[0]
+            metrics = split_list(args.metric, None, "--metric") if args.metric is not None \
+                else sweep.default_metrics()
+            x_path = args.x if args.x is not None else sweep.default_x()
             for metric in metrics:
                 sweep_series(sweep, metric, x_path)  # checks the metric and path now
                 drawings.append((f"sweep-{metric}",
@@ -1034,13 +1386,10 @@ def main(argv):
                     raise BadInput(f"{option}: expected with --figures sweep only, found "
                                    f"--figures {','.join(figures)}")
         run_figures = [f for f in figures if f != "sweep"]
-        if run_figures:
-            configs = load_configurations(args.results, run_figures, order)
-            for name in run_figures:
-                if name == "timeline":
-                    drawings += timeline_drawings(configs, args.title)
-                else:
-                    drawings.append((name, lambda n=name: DRAW[n](configs, args.title)))
+        if groups is None and run_figures:
+            groups = [(args.results, run_figures)]
+        if groups:
+            drawings += run_drawings(groups, order, args.title)
     except BadInput as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return BAD_INPUT

@@ -18,10 +18,10 @@ import argparse
 import base64
 import html
 import io
-import json
 import os
 import sys
 
+import failsim_results
 import plot
 from plot import BadInput
 
@@ -49,7 +49,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
-.scroll { overflow-x: auto; } figure { margin: 1em 0; }
+.scroll { overflow-x: auto; }
+table.events td:nth-child(n+3) { text-align: left; } figure { margin: 1em 0; }
 img.figure { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption, .note { font-size: 0.85em; color: #555; }
 """
@@ -78,6 +79,10 @@ def markdown_table(text):
         if not rows:
             return
         head, body = rows[0], [r for r in rows[2:]]
+        head, body, same = without_constant_columns(head, body)
+        if same:
+            out.append('<p class="note">The same in every row, so left out of the table: '
+                       + html.escape("; ".join(f"{h} {v}" for h, v in same)) + ".</p>")
         out.append('<div class="scroll"><table><thead><tr>'
                    + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr></thead><tbody>"
                    + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
@@ -95,8 +100,25 @@ def markdown_table(text):
     return "\n".join(out)
 
 
-def simple_table(header, rows):
-    return ('<div class="scroll"><table><thead><tr>'
+FIXED_COLUMNS = 2  # configuration, seeds: what a row is, never left out
+
+
+def without_constant_columns(head, body):
+    """(head, body, [(header, value)]) of a table of several rows without its metric columns
+    that hold one value in every row (always 0, the same end time): they tell no configuration
+    from another. A table of one row keeps them all."""
+    if len(body) < 2:
+        return head, body, []
+    keep = [i for i in range(len(head))
+            if i < FIXED_COLUMNS or len({r[i] if i < len(r) else "" for r in body}) > 1]
+    same = [(head[i], body[0][i]) for i in range(len(head)) if i not in keep]
+    return [head[i] for i in keep], [[r[i] for i in keep if i < len(r)] for r in body], same
+
+
+def simple_table(header, rows, css=None):
+    """A table of `header` and `rows`, escaped; `css`: the table's class."""
+    attribute = f' class="{css}"' if css else ""
+    return (f'<div class="scroll"><table{attribute}><thead><tr>'
             + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr></thead><tbody>"
             + "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
                       for r in rows) + "</tbody></table></div>")
@@ -120,12 +142,103 @@ def number(v):
     return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
+def clock(t):
+    """Simulated seconds as h:mm:ss.sss (7199.999999999999 is 2:00:00.000)."""
+    t = round(t, 3)
+    hours, rest = divmod(t, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{int(hours)}:{int(minutes):02d}:{seconds:06.3f}"
+
+
+def detail_text(value):
+    """A detail of an event as a reader reads it: numbers to 6 significant digits, lists
+    joined, objects as key=value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list):
+        return " ".join(detail_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={detail_text(v)}" for k, v in sorted(value.items()))
+    return "" if value is None else str(value)
+
+
+def events_section(events):
+    """The events as a table: the time in seconds (to the millisecond) and as h:mm:ss, the
+    type, the subject and the details as key=value."""
+    rows = [[f"{e.get('time', 0):.3f}", clock(e.get("time", 0)), e.get("type"), e.get("subject"),
+             detail_text(e.get("details") or {})] for e in events[:MAX_EVENTS]]
+    after = ["<h2>Events</h2>",
+             simple_table(["time (s)", "time (h:mm:ss)", "type", "subject", "details"], rows,
+                          "events")]
+    if len(events) > MAX_EVENTS:
+        after.append(f'<p class="note">{len(events) - MAX_EVENTS} more events in '
+                     f"result.json and events.csv.</p>")
+    return after
+
+
+def collective_sections(summary, collective, file):
+    """A collective run's first sections: ETTR and where the time went, then what the run did
+    (steps, tokens kept and lost, failures, restarts, checkpoints)."""
+    end = plot.field(summary, ["end_time"], "number", file)
+    time = plot.field(collective, ["time"], "object", file)
+    ettr = plot.field(collective, ["ettr"], "number", file)
+    causes = [(label, plot.field(time, [key], "number", file))
+              for key, label in failsim_results.TIME_CAUSES]
+    shown = [(label, t) for label, t in causes if t > 0]
+    rows = [(label, f"{t:.3f}", clock(t), f"{t / end:.2%}" if end > 0 else "—")
+            for label, t in shown]
+    parts = ["<h2>Where the time went</h2>",
+             f'<p class="ettr">ETTR <strong>{ettr:.4f}</strong>: {ettr:.2%} of '
+             f"{clock(end)} ({end:.3f} s) of simulated wall time was productive.</p>",
+             simple_table(["cause", "time (s)", "time (h:mm:ss)", "share"], rows)]
+    zero = [label for label, t in causes if t <= 0]
+    if zero:
+        parts.append(f'<p class="note">No time lost to: {html.escape(", ".join(zero))}.</p>')
+    steps = collective.get("steps") or {}
+    tokens = collective.get("tokens") or {}
+    samples = collective.get("samples") or {}
+    facts = [("status", summary.get("status")), ("stop reason", summary.get("stop_reason")),
+             ("end time", f"{clock(end)} ({end:.3f} s)"),
+             ("nodes, ranks", f"{collective.get('nodes')}, {collective.get('ranks')}"),
+             ("steps completed", steps.get("completed")), ("steps kept", steps.get("kept")),
+             ("steps rolled back", steps.get("rolled_back"))]
+    per_step = tokens.get("per_step") or 0
+    if per_step > 0:
+        # A sample is a sequence of as many tokens whatever the step: the tokens of the samples
+        # rolled back are the tokens lost.
+        per_sample = per_step / samples["per_step"] if samples.get("per_step") else 0
+        facts += [("tokens kept", f"{tokens.get('kept', 0):,.0f}"),
+                  ("tokens lost (rolled back)",
+                   f"{samples.get('rolled_back', 0) * per_sample:,.0f}")]
+    else:
+        facts += [("samples kept", f"{samples.get('kept', 0):,.0f}"),
+                  ("samples lost (rolled back)", f"{samples.get('rolled_back', 0):,.0f}")]
+    facts += [("failures", collective.get("failures")), ("restarts", collective.get("restarts")),
+              ("checkpoints", collective.get("checkpoints"))]
+    spares = collective.get("spares") or {}
+    if spares.get("nodes"):
+        facts.append(("spare nodes, swaps", f"{spares.get('nodes')}, {spares.get('swaps')}"))
+    final = summary.get("final")
+    if collective.get("math") == "real" and isinstance(final, dict):
+        facts.append(("final test accuracy", number(final.get("test_accuracy"))))
+    parts += ["<h2>Summary</h2>", simple_table(["field", "value"],
+                                               [(k, number(v)) for k, v in facts])]
+    return parts
+
+
 def run_sections(directory):
-    """A single run: its summary and hosts (before the figures) and its events (after them),
-    from result.json."""
+    """A single run: its first sections (a collective run: ETTR and the time by cause, then its
+    summary; a parameter-server run: its summary and hosts) and its events (after the
+    figures), from result.json."""
     file = os.path.join(directory, "result.json")
     result = plot.load_tagged_json(file, "failsim-result")
     summary = plot.field(result, ["summary"], "object", file)
+    events = plot.field(result, ["events"], "list", file)
+    if "collective" in summary:
+        collective = plot.field(summary, ["collective"], "object", file)
+        return result, collective_sections(summary, collective, file), events_section(events)
     final = summary.get("final") or {}
     gradients = summary.get("gradients") or {}
     facts = [("status", summary.get("status")), ("stop reason", summary.get("stop_reason")),
@@ -138,18 +251,30 @@ def run_sections(directory):
                                                [(k, number(v)) for k, v in facts])]
     hosts = plot.field(result, ["summary", "hosts"], "list", file)
     keys = ["busy_seconds", "recovery_wait_seconds", "down_seconds", "idle_seconds", "utilisation"]
-    parts += ["<h2>Hosts</h2>",
-              simple_table(["host", "role"] + [k.replace("_", " ") for k in keys],
-                           [[h.get("host"), h.get("role")] + [number(h.get(k)) for k in keys]
-                            for h in hosts])]
-    events = plot.field(result, ["events"], "list", file)
-    rows = [[number(e.get("time")), e.get("type"), e.get("subject"),
-             json.dumps(e.get("details"), sort_keys=True)] for e in events[:MAX_EVENTS]]
-    after = ["<h2>Events</h2>", simple_table(["time (s)", "type", "subject", "details"], rows)]
-    if len(events) > MAX_EVENTS:
-        after.append(f'<p class="note">{len(events) - MAX_EVENTS} more events in '
-                     f"result.json and events.csv.</p>")
-    return result, parts, after
+    if hosts:
+        parts += ["<h2>Hosts</h2>",
+                  simple_table(["host", "role"] + [k.replace("_", " ") for k in keys],
+                               [[h.get("host"), h.get("role")] + [number(h.get(k)) for k in keys]
+                                for h in hosts])]
+    return result, parts, events_section(events)
+
+
+# The sweep figures a report draws, those of them some run has a value of and that differ
+# between runs.
+SWEEP_REPORT_METRICS = ("final_accuracy", "ettr", "goodput_tokens_per_s", "goodput_samples_per_s",
+                        "time_lost_s", "updates_rolled_back", "gradients_lost",
+                        "end_time_s")
+
+
+def sweep_metrics(sweep):
+    """(metrics to draw, metrics left out because every run has one value of them)."""
+    drawn, constant = [], []
+    for metric in SWEEP_REPORT_METRICS:
+        if not sweep.has_values(metric):
+            continue
+        values = {row[metric] for _, row in sweep.rows if row[metric] != ""}
+        (drawn if len(values) > 1 else constant).append(metric)
+    return drawn, constant
 
 
 def build_page(directory, table_text, title):
@@ -159,52 +284,51 @@ def build_page(directory, table_text, title):
         raise BadInput(f"{directory}: expected a result directory, a directory holding them or a "
                        "sweep directory, found " + ("a file" if os.path.exists(directory)
                                                     else "nothing"))
-    sections, drawings, after = [], [], []
+    # first: before the table (a run's ETTR and time by cause); sections: after it.
+    first, sections, drawings, after = [], [], [], []
     if plot.is_sweep_dir(directory):
         kind = "sweep"
         sweep = plot.Sweep(directory)
-        if not sweep.paths:
-            raise BadInput(f"{sweep.plan_file}: expected /paths to name a varied field, found "
-                           "none")
-        x_path = sweep.paths[0]
+        x_path = sweep.default_x()
         # A metric no run has a value of (the accuracy of time-only collective runs) has no
-        # figure.
-        metrics = [m for m in ("final_accuracy", "updates_rolled_back", "end_time_s", "ettr",
-                               "time_lost_s")
-                   if m in sweep.metrics() and any(row[m] != "" for _, row in sweep.rows)]
+        # figure, nor one every run has the same value of (always 0, the same end time).
+        metrics, constant = sweep_metrics(sweep)
+        if constant:
+            sections.append('<p class="note">Not drawn, the same in every run: '
+                            + html.escape(", ".join(
+                                f"{m} ({sweep.rows[0][1][m]})" for m in constant)) + ".</p>")
+        for name, (tau, delta, mtbf) in plot.young_daly(sweep, x_path).items():
+            sections.append(f'<p class="note">Young/Daly optimum of {html.escape(name)}: a '
+                            f"checkpoint every {tau:.0f} steps (Daly 2006, analysis/daly.py), "
+                            f"from its runs' checkpoint stall of {delta:.3g} s and time between "
+                            f"failures of {mtbf / 3600:.3g} h.</p>")
         for metric in metrics:
             plot.sweep_series(sweep, metric, x_path)  # checks it now
             drawings.append((f"sweep-{metric}",
                              lambda m=metric: plot.figure_sweep(sweep, m, x_path, None)))
         runs_dir = os.path.join(directory, "runs")
-        # Collective runs have no workers: where their time went instead of worker time.
-        kind_of_runs = "time" if os.path.isdir(runs_dir) and plot.all_collective([runs_dir]) \
-            else "utilisation"
-        configs = plot.load_configurations([runs_dir], [kind_of_runs], None) \
-            if os.path.isdir(runs_dir) else {}
-        if configs:
-            drawings.append((kind_of_runs,
-                             lambda: plot.DRAW[kind_of_runs](configs, None)))
+        # Worker time of parameter-server runs, where the time went of collective ones (they
+        # have no workers).
+        if os.path.isdir(runs_dir) and any(True for _ in os.scandir(runs_dir)):
+            drawings += plot.run_drawings(
+                plot.default_figures([runs_dir], ["utilisation"], ["time"]), None, None)
         heading = f"Sweep {sweep.name}"
     else:
         single = os.path.isfile(os.path.join(directory, "result.json"))
         kind = "run" if single else "comparison"
         dirs = plot.find_result_dirs([directory])
-        figures = list(plot.COLLECTIVE_FIGURES) if plot.all_collective([directory]) \
-            else ["accuracy", "gradients", "utilisation"]
-        timeline = all(os.path.isfile(os.path.join(d, "intervals.csv")) for d in dirs)
-        configs = plot.load_configurations([directory], figures + (["timeline"] if timeline
-                                                                   else []), None)
-        for name in figures:
-            drawings.append((name, lambda n=name: plot.DRAW[n](configs, None)))
-        if timeline:
-            drawings += plot.timeline_drawings(configs, None)
+        # Each protocol's runs with their figures (a collective run's timeline from its events;
+        # a parameter-server run's when it recorded intervals.csv).
+        drawings += plot.run_drawings(plot.default_figures([directory]), None, None)
         if single:
             result, parts, after = run_sections(directory)
-            sections += parts
+            first += parts
             heading = f"Run {result['scenario']['name']} (seed {result['scenario']['seed']})"
         else:
-            heading = f"Comparison of {len(configs)} configurations ({len(dirs)} runs)"
+            files = [os.path.join(d, "result.json") for d in dirs]
+            names = {plot.field(plot.load_tagged_json(f, "failsim-result"), ["scenario", "name"],
+                                "string", f) for f in files}
+            heading = f"Comparison of {len(names)} configurations ({len(dirs)} runs)"
 
     import matplotlib
     matplotlib.use("Agg")
@@ -217,7 +341,7 @@ def build_page(directory, table_text, title):
         f'<body data-report-kind="{kind}">', f"<h1>{html.escape(title)}</h1>",
         f'<p class="note">failsim report of <code>{html.escape(directory)}</code> '
         f"({kind}).</p>",
-        "<h2>Table</h2>", markdown_table(table_text), *sections,
+        *first, "<h2>Table</h2>", markdown_table(table_text), *sections,
         "<h2>Figures</h2>", *figures_html, *after,
         f"<script>{CHECK_SCRIPT}</script>", "</body>", "</html>", ""])
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/natural_order.hpp"
 #include "analysis/stats.hpp"
 #include "input/input_error.hpp"
 #include "result_format/process_name.hpp"
@@ -146,14 +147,34 @@ std::string human_header(const MetricColumn& column) {
   return column.unit.empty() ? column.header : column.header + " (" + column.unit + ")";
 }
 
-/// Names the price plan only when a column shows a cost under it.
-std::string caption(const TableLayout& layout, const std::vector<MetricColumn>& columns) {
+/// The plan a configuration's runs were priced with: the collective plan for collective runs.
+const std::string& plan_of(const Configuration& config, const TableLayout& layout) {
+  const bool collective = !config.runs.empty() && config.runs.front().collective.has_value();
+  return collective && !layout.collective_plan.empty() ? layout.collective_plan : layout.plan;
+}
+
+/// Names the price plans only when a column shows a cost under them: one plan, or the plan of
+/// each protocol when the runs of both were priced with their own.
+std::string caption(const std::vector<Configuration>& configurations, const TableLayout& layout,
+                    const std::vector<MetricColumn>& columns) {
   std::string text = fmt::format(
       "Mean ± half-width of the 95% confidence interval over seeds (Student's t); (m/n): runs "
       "with a value / runs. Target accuracy {}",
       layout.target);
   if (std::any_of(columns.begin(), columns.end(), [](const auto& c) { return c.priced; })) {
-    text += fmt::format("; cost plan '{}' of {}", layout.plan, layout.prices);
+    bool any_ps = false, any_collective = false;
+    for (const auto& c : configurations) {
+      for (const auto& r : c.runs) (r.collective ? any_collective : any_ps) = true;
+    }
+    const std::string& collective =
+        layout.collective_plan.empty() ? layout.plan : layout.collective_plan;
+    if (any_ps && any_collective && collective != layout.plan) {
+      text += fmt::format("; cost plan '{}' (parameter-server runs) and '{}' (collective runs) of {}",
+                          layout.plan, collective, layout.prices);
+    } else {
+      text += fmt::format("; cost plan '{}' of {}", any_collective ? collective : layout.plan,
+                          layout.prices);
+    }
   }
   return text + ".";
 }
@@ -172,7 +193,7 @@ std::string render_markdown(const std::vector<Configuration>& configurations,
     }
     out += '\n';
   }
-  out += fmt::format("\n{}\n", caption(layout, columns));
+  out += fmt::format("\n{}\n", caption(configurations, layout, columns));
   return out;
 }
 
@@ -180,7 +201,7 @@ std::string render_latex(const std::vector<Configuration>& configurations,
                          const std::vector<MetricColumn>& columns, const TableLayout& layout) {
   // Needs \usepackage{booktabs}. The caption is a comment: the table goes in the user's own
   // table environment with the user's own caption.
-  std::string out = "% " + latex_escape(caption(layout, columns)) + "\n";
+  std::string out = "% " + latex_escape(caption(configurations, layout, columns)) + "\n";
   out += "% Needs \\usepackage{booktabs}.\n";
   out += "\\begin{tabular}{lr" + std::string(columns.size(), 'r') + "}\n\\toprule\n";
   out += "configuration & seeds";
@@ -204,7 +225,7 @@ std::string render_csv(const std::vector<Configuration>& configurations,
   out += '\n';
   for (const auto& config : configurations) {
     out += fmt::format("{},{},{},{}", csv_field(config.name), config.runs.size(),
-                       csv_number(layout.target), csv_field(layout.plan));
+                       csv_number(layout.target), csv_field(plan_of(config, layout)));
     for (const auto& c : columns) {
       const Cell cell = cell_of(config, c, 1.0);
       if (cell.values.empty()) {
@@ -230,7 +251,7 @@ std::string render_csv_per_run(const std::vector<Configuration>& configurations,
     for (const auto& r : config.runs) {
       out += fmt::format("{},{},{},{},{},{}", csv_field(config.name), r.seed,
                          csv_field(r.directory.string()), csv_field(r.status),
-                         csv_number(layout.target), csv_field(layout.plan));
+                         csv_number(layout.target), csv_field(plan_of(config, layout)));
       for (const auto& c : columns) {
         const auto v = c.value(r);
         out += ',' + (v ? csv_number(*v) : std::string());
@@ -492,7 +513,7 @@ std::vector<Configuration> group_runs(std::vector<RunMetrics> runs) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (first_root[a] != first_root[b]) return first_root[a] < first_root[b];
-    return configurations[a].name < configurations[b].name;
+    return natural_less(configurations[a].name, configurations[b].name);
   });
   std::vector<Configuration> sorted;
   for (std::size_t i : order) {
@@ -649,6 +670,24 @@ void add_collective_columns(std::vector<MetricColumn>& columns) {
                      .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
                        if (c.tokens_per_step > 0.0 || r.end_time <= 0.0) return std::nullopt;
                        return c.samples_kept / r.end_time;
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  // The work the run keeps: the quorum's honest measure (a step without a group trains on fewer
+  // tokens, so steps kept overstate it). Tokens with a transformer to pose as, else samples.
+  columns.push_back({.key = "tokens_kept",
+                     .header = "tokens kept",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
+                       if (c.tokens_per_step <= 0.0) return std::nullopt;
+                       return c.tokens_kept;
+                     }),
+                     .collective = true,
+                     .collective_default = true});
+  columns.push_back({.key = "samples_kept",
+                     .header = "samples kept",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
+                       if (c.tokens_per_step > 0.0) return std::nullopt;
+                       return c.samples_kept;
                      }),
                      .collective = true,
                      .collective_default = true});
@@ -861,16 +900,23 @@ std::string make_table(const TableRequest& request) {
     throw TableOptionError(fmt::format("--plan: expected a plan of {} ({}), found \"{}\"",
                                        request.prices.string(), known, plan));
   }
+  // Without --plan, a collective run is priced with the book's plan for nodes.
+  const std::string collective_plan =
+      request.plan.empty() && !book.default_collective_plan.empty() ? book.default_collective_plan
+                                                                    : plan;
 
   std::vector<RunMetrics> runs;
   for (const auto& found : find_result_directories(request.directories)) {
-    RunMetrics m = compute_metrics(load_run(found.path), book, plan, request.target);
+    const RunSummary run = load_run(found.path);
+    RunMetrics m = compute_metrics(run, book, run.collective ? collective_plan : plan,
+                                   request.target);
     m.root_index = found.root_index;
     runs.push_back(std::move(m));
   }
   TableLayout layout;
   layout.target = request.target;
   layout.plan = plan;
+  layout.collective_plan = collective_plan;
   // The built-in file is named as in the source tree: a table does not depend on the checkout.
   layout.prices = request.prices_is_default ? "analysis/prices.json" : request.prices.string();
   layout.max_failures = request.max_failures;

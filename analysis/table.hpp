@@ -125,7 +125,7 @@ struct Configuration {
 };
 
 /// Groups runs by configuration. Configurations are ordered by the first DIR argument they
-/// appear under, then by name. Two runs of one configuration with the same seed throw
+/// appear under, then by name in natural order (natural_order.hpp: 25 before 100). Two runs of one configuration with the same seed throw
 /// input::InputError naming both directories.
 std::vector<Configuration> group_runs(std::vector<RunMetrics> runs);
 
@@ -138,6 +138,9 @@ std::optional<TableFormat> parse_table_format(const std::string& name);
 struct TableLayout {
   double target = 0.70;
   std::string plan;              ///< shown in the caption and the CSV
+  /// The plan collective runs were priced with, when not `plan` (a price file's
+  /// default_collective_plan); "": `plan`.
+  std::string collective_plan;
   std::string prices;            ///< the price file, shown in the caption
   std::size_t max_failures = 3;  ///< at most this many "failure k" column triples
   bool per_run = false;          ///< CSV: one row per run instead of per configuration
@@ -209,7 +212,8 @@ struct TableRequest {
   std::filesystem::path prices;
   /// `prices` is the built-in default (the source tree's analysis/prices.json), not the user's.
   bool prices_is_default = false;
-  std::string plan;  ///< "" = the price book's default_plan
+  /// "" = the price book's default_plan, and its default_collective_plan for collective runs
+  std::string plan;
   std::size_t max_failures = 3;
   bool per_run = false;
   std::vector<std::string> columns;  ///< TableLayout::columns

@@ -47,7 +47,7 @@ def main():
               ", ".join(CAUSES) + f" | time to {TARGET:.2f} (min) | final accuracy | "
               "tokens kept / 3,000 full batches | cost on demand ($) |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for (strategy, spares), g in rows.groupby(["strategy", "/platform/spares"], sort=False):
+        for (strategy, spares), g in rows.groupby(["strategy", "platform_spares"], sort=False):
             conf = g["configuration"].iloc[0]
             t = table.loc[conf]
             lost = ", ".join(f"{g[f'time_{c}_s'].mean() / 3600:.2f}" for c in CAUSES)

@@ -30,33 +30,39 @@ std::string csv_field(const std::string& text) {
 /// an integer without decimals).
 std::string number(double v) { return fmt::format("{}", v); }
 
-/// runs.csv's figures: these metric columns of the tables' list (analysis/table.hpp), by key,
-/// in this order.
-constexpr std::array<std::string_view, 11> RUNS_CSV_METRICS = {"final_accuracy",
-                                                               "end_time_s",
-                                                               "failures",
-                                                               "updates",
-                                                               "updates_rolled_back",
-                                                               "gradients_computed",
-                                                               "gradients_applied",
-                                                               "gradients_dropped",
-                                                               "gradients_lost",
-                                                               "gradients_pending_at_end",
-                                                               "gradients_rolled_back"};
+/// runs.csv's figures of every run: these metric columns of the tables' list
+/// (analysis/table.hpp), by key, in this order.
+constexpr std::array<std::string_view, 3> RUNS_CSV_METRICS = {"final_accuracy", "end_time_s",
+                                                              "failures"};
+/// Then those of parameter-server runs (a collective run has none: always 0 there).
+constexpr std::array<std::string_view, 8> PARAMETER_SERVER_METRICS = {"updates",
+                                                                      "updates_rolled_back",
+                                                                      "gradients_computed",
+                                                                      "gradients_applied",
+                                                                      "gradients_dropped",
+                                                                      "gradients_lost",
+                                                                      "gradients_pending_at_end",
+                                                                      "gradients_rolled_back"};
 
-/// `collective`: the plan has a collective point, whose figures follow: every collective column
-/// of the tables (ETTR, goodput, steps, restarts, time lost, time by cause), in table order. The
-/// plan decides, not the results found, so a collection of a half-run sweep has the same header.
-std::vector<analysis::MetricColumn> runs_csv_columns(bool collective) {
+/// The metric columns of runs.csv: those of every run, the parameter-server ones when the plan
+/// has a parameter-server point, and when it has a collective point every collective column of
+/// the tables (ETTR, goodput, tokens, steps, restarts, time lost, time by cause), in table
+/// order. The plan decides, not the results found, so a collection of a half-run sweep has the
+/// same header.
+std::vector<analysis::MetricColumn> runs_csv_columns(bool parameter_server, bool collective) {
   // No figure of runs.csv depends on the failure columns or the target.
   const std::vector<analysis::MetricColumn> all =
       analysis::all_metric_columns(0, analysis::TableLayout{}.target);
   std::vector<analysis::MetricColumn> columns;
-  for (const std::string_view key : RUNS_CSV_METRICS) {
+  const auto add = [&](std::string_view key) {
     const auto it = std::find_if(all.begin(), all.end(),
                                  [&](const analysis::MetricColumn& c) { return c.key == key; });
     if (it == all.end()) throw std::logic_error("runs.csv: no metric column " + std::string(key));
     columns.push_back(*it);
+  };
+  for (const std::string_view key : RUNS_CSV_METRICS) add(key);
+  if (parameter_server) {
+    for (const std::string_view key : PARAMETER_SERVER_METRICS) add(key);
   }
   if (collective) {
     for (const analysis::MetricColumn& c : all) {
@@ -66,12 +72,69 @@ std::vector<analysis::MetricColumn> runs_csv_columns(bool collective) {
   return columns;
 }
 
-bool has_collective_point(const SweepPlan& plan) {
-  return std::any_of(plan.points.begin(), plan.points.end(), [](const SweepPoint& p) {
-    const auto protocol = p.scenario.find("protocol");
-    return protocol != p.scenario.end() && *protocol == "collective";
-  });
+bool is_collective(const SweepPoint& p) {
+  const auto protocol = p.scenario.find("protocol");
+  return protocol != p.scenario.end() && *protocol == "collective";
 }
+
+/// A column name of letters, digits and `_` from a pointer's last `words` keys that are not
+/// array indices (all of them when it has fewer).
+std::string plain_name(const std::string& pointer, std::size_t words) {
+  std::vector<std::string> keys;
+  std::vector<std::string> tokens;
+  for (std::size_t at = 0; at < pointer.size();) {
+    const std::size_t next = std::min(pointer.find('/', at + 1), pointer.size());
+    tokens.push_back(pointer.substr(at + 1, next - at - 1));  // `~0`, `~1` become `_`s below
+    at = next;
+  }
+  for (const std::string& token : tokens) {
+    const bool index =
+        !token.empty() && std::all_of(token.begin(), token.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+    if (!index) keys.push_back(token);
+  }
+  const std::size_t first = keys.size() > words ? keys.size() - words : 0;
+  std::string name;
+  for (std::size_t i = first; i < keys.size(); ++i) {
+    if (!name.empty()) name += '_';
+    for (const char c : keys[i]) {
+      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '_';
+      name += plain ? c : '_';
+    }
+  }
+  return name.empty() ? "value" : name;
+}
+
+}  // namespace
+
+std::vector<std::string> varied_column_names(const SweepPlan& plan) {
+  // The names runs.csv has besides: a varied path's column must not take one of them.
+  std::vector<std::string> taken = {"index", "point", "base", "seed", "status", "directory"};
+  for (const auto& c : analysis::all_metric_columns(0, analysis::TableLayout{}.target)) {
+    taken.push_back(c.key);
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < plan.paths.size(); ++i) {
+    // The last two keys (`/recovery/checkpoint/every_steps`: checkpoint_every_steps), more
+    // while the name is taken; the path's index as a last resort.
+    std::string name;
+    for (std::size_t words = 2; words <= 64; ++words) {
+      name = plain_name(plan.paths[i], words);
+      const bool clash = std::find(taken.begin(), taken.end(), name) != taken.end() ||
+                         std::any_of(plan.paths.begin(), plan.paths.end(), [&](const auto& p) {
+                           return p != plan.paths[i] && plain_name(p, words) == name;
+                         });
+      if (!clash) break;
+      if (words == 64) name = fmt::format("{}_{}", name, i + 1);
+    }
+    taken.push_back(name);
+    names.push_back(name);
+  }
+  return names;
+}
+
+namespace {
 
 }  // namespace
 
@@ -126,12 +189,16 @@ std::string resolved_number(const SweepPoint& point, const std::string& path) {
 std::string runs_csv(const SweepPlan& plan,
                      const std::vector<std::optional<analysis::RunSummary>>& results) {
   const std::vector<std::optional<std::string>> units = numeric_units(plan);
+  const std::vector<std::string> names = varied_column_names(plan);
   std::string out = "index,point,base";
   for (std::size_t i = 0; i < plan.paths.size(); ++i) {
-    out += ',' + csv_field(plan.paths[i]);
-    if (units[i]) out += ',' + csv_field(plan.paths[i] + " (" + *units[i] + ")");
+    out += ',' + names[i];
+    if (units[i]) out += ',' + names[i] + '_' + *units[i];
   }
-  const std::vector<analysis::MetricColumn> columns = runs_csv_columns(has_collective_point(plan));
+  const bool collective = std::any_of(plan.points.begin(), plan.points.end(), is_collective);
+  const bool parameter_server = !std::all_of(plan.points.begin(), plan.points.end(), is_collective);
+  const std::vector<analysis::MetricColumn> columns =
+      runs_csv_columns(parameter_server, collective);
   out += ",seed,status";
   for (const analysis::MetricColumn& c : columns) out += ',' + c.key;
   out += ",directory\n";

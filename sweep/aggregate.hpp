@@ -25,11 +25,19 @@ bool sweep_run_complete(const std::filesystem::path& directory, const SweepRun& 
 std::vector<std::optional<analysis::RunSummary>> load_sweep_results(
     const SweepPlan& plan, const std::filesystem::path& directory);
 
+/// The column of each varied path of `plan` in runs.csv, in path order: the path's last two keys
+/// that are not array indices, joined by `_` (`/recovery/checkpoint/every_steps`:
+/// `checkpoint_every_steps`; `/recovery`: `recovery`), characters other than letters, digits
+/// and `_` made `_`; more keys while the name is another path's or another column's.
+std::vector<std::string> varied_column_names(const SweepPlan& plan);
+
 /// runs.csv: a header, then one row per run of the plan in plan order: index, point, base, one
-/// column per varied path (named by its JSON Pointer), seed, status ("missing" when the run has
-/// no result directory; its figures are then empty), the summary figures (metric columns of the
-/// tables' list, analysis::all_metric_columns, by key; a plan with a collective point adds the
-/// collective columns) and the result directory (relative to the sweep's directory).
+/// column per varied path (varied_column_names; `<name>_<unit>` after it for a path written with
+/// units), seed, status ("missing" when the run has no result directory; its figures are then
+/// empty), the summary figures (metric columns of the tables' list, analysis::all_metric_columns,
+/// by key: the parameter-server ones when the plan has a parameter-server point, the collective
+/// ones when it has a collective point) and the result directory (relative to the sweep's
+/// directory).
 std::string runs_csv(const SweepPlan& plan,
                      const std::vector<std::optional<analysis::RunSummary>>& results);
 

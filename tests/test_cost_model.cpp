@@ -298,6 +298,7 @@ TEST_CASE("the shipped analysis/prices.json loads, and every plan prices a one-h
           "[cost]") {
   const PriceBook book = load_price_book(SHIPPED_PRICES);
   CHECK(book.default_plan == "commitment-1yr");
+  CHECK(book.default_collective_plan == "gpu-on-demand");  // a collective run's nodes
   for (const char* plan : {"on-demand-per-second", "on-demand-per-hour", "commitment-1yr", "spot",
                            "gpu-on-demand", "gpu-capacity-block"}) {
     CHECK(book.plans.count(plan) == 1);
@@ -389,11 +390,12 @@ std::vector<BadPrices> catalogue() {
   return {
       // The document and its format keys.
       {"not an object", [](json& d) { d = json::array(); }, "",
-       "an object with keys (format, format_version, description, default_plan, instances, "
-       "plans)",
+       "an object with keys (format, format_version, description, default_plan, "
+       "default_collective_plan, instances, plans)",
        "[]"},
       {"unknown top-level key", [](json& d) { d["instance"] = json::object(); }, "/instance",
-       "a known key (format, format_version, description, default_plan, instances, plans)",
+       "a known key (format, format_version, description, default_plan, "
+       "default_collective_plan, instances, plans)",
        "unknown key 'instance' (did you mean 'instances'?)"},
       {"format missing", [](json& d) { d.erase("format"); }, "/format",
        "\"failsim-prices\" (required)", "nothing"},
@@ -525,6 +527,14 @@ std::vector<BadPrices> catalogue() {
       {"default plan not a string", [](json& d) { d["default_plan"] = json::array(); },
        "/default_plan",
        "one of the plans (\"cheap\", \"fixed\", \"hourly\", \"od\", \"workers-only\")", "[]"},
+      // The default plan of collective runs: optional, a plan that bills nodes.
+      {"default collective plan misspelt", [](json& d) { d["default_collective_plan"] = "odd"; },
+       "/default_collective_plan",
+       "one of the plans (\"cheap\", \"fixed\", \"hourly\", \"od\", \"workers-only\")",
+       "\"odd\" (did you mean \"od\"?)"},
+      {"default collective plan without nodes",
+       [](json& d) { d["default_collective_plan"] = "od"; }, "/default_collective_plan",
+       "a plan that names the role \"node\" (a collective run's hosts)", "\"od\", which does not"},
   };
 }
 

@@ -150,28 +150,39 @@ TEST_CASE(
   REQUIRE(ran.status == 0);
   const std::string runs = read_text(sweep + "/runs.csv");
   INFO(runs);
-  CHECK_THAT(runs, Catch::Contains(",gradients_rolled_back,ettr,goodput_tokens_per_s,"
-                                   "goodput_samples_per_s,steps_kept,steps_rolled_back,restarts,"
-                                   "time_lost_s,time_productive_s,time_stragglers_s,") &&
-                       Catch::Contains(",time_unfinished_s,directory\n"));
+  // Named by its last keys; no parameter-server column (no such point).
+  CHECK_THAT(runs, Catch::StartsWith("index,point,base,checkpoint_every_steps,seed,status,"
+                                     "final_accuracy,end_time_s,failures,ettr,goodput_tokens_per_s,"
+                                     "goodput_samples_per_s,tokens_kept,samples_kept,steps_kept,"
+                                     "steps_rolled_back,restarts,time_lost_s,time_productive_s,"
+                                     "time_stragglers_s,") &&
+                       Catch::Contains(",time_unfinished_s,directory\n") &&
+                       !Catch::Contains("gradients"));
   CHECK(std::count(runs.begin(), runs.end(), '\n') == 7);
   CHECK(runs.find(",missing,") == std::string::npos);
-  // Time only: no accuracy; no cost under the default (parameter-server) plan.
+  // Time only: no accuracy; the cost under the GPU plan of collective runs.
   const std::string table = read_text(sweep + "/table.md");
   INFO(table);
-  CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | steps rolled "
-                    "back | restarts | time lost (s) |\n",
+  CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | tokens kept "
+                    "| steps rolled back | restarts | time lost (s) | cost (USD) |\n",
                     0) == 0);
+  CHECK_THAT(table, Catch::Contains("cost plan 'gpu-on-demand' of analysis/prices.json."));
   CHECK_THAT(table, Catch::Contains("| zero3-stragglers_checkpoint-every-50 | 2 |"));
 
-  // ETTR against the checkpoint interval.
+  // ETTR against the checkpoint interval: the metric these runs have, without --metric.
   const std::string out = dir.file("figures");
-  const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "' --metric ettr", dir);
+  const auto plot = run_cli("plot '" + sweep + "' -o '" + out + "'", dir);
   INFO(plot.err);
   REQUIRE(plot.status == 0);
+  CHECK_THAT(plot.out, Catch::Contains("sweep-ettr.svg") && !Catch::Contains("accuracy"));
+  // The interval on a log axis named by its field and unit, the y axis fitted to the data, and
+  // the Young/Daly optimum of the runs' own checkpoint cost and failure rate.
   CHECK_THAT(read_text(out + "/sweep-ettr.svg"),
              Catch::Contains("ETTR (productive share of wall time)") &&
-                 Catch::Contains("checkpoint-every"));
+                 Catch::Contains("checkpoint-every (steps), log scale") &&
+                 Catch::Contains("axis zoomed to the data") &&
+                 Catch::Contains("Young/Daly optimum ") &&
+                 Catch::Contains(" steps (zero3-stragglers: checkpoint "));
 
   // Where the time went: the default figure of collective runs, one bar per point.
   const std::string time = dir.file("time");
@@ -191,7 +202,9 @@ TEST_CASE(
   REQUIRE(report.status == 0);
   const std::string page = read_text(dir.file("r.html"));
   CHECK_THAT(page, Catch::Contains("alt=\"time\"") && Catch::Contains("alt=\"sweep-ettr\"") &&
-                       !Catch::Contains("alt=\"utilisation\""));
+                       !Catch::Contains("alt=\"utilisation\"") &&
+                       Catch::Contains("Young/Daly optimum of zero3-stragglers: a checkpoint "
+                                       "every "));
 
   // A parameter-server run has no time figure: exit 2, nothing drawn.
   const std::string ps = dir.file("ps");
@@ -205,4 +218,84 @@ TEST_CASE(
                                           "figure is of collective runs, docs/cluster.md), found "
                                           "none"));
   CHECK_FALSE(fs::exists(dir.file("no/time.png")));
+}
+
+TEST_CASE(
+    "plot, table and report with no options: runs of each protocol, a mix of them, and a sweep "
+    "of several base files without vary",
+    "[cli][plot][report][sweep]") {
+  require_matplotlib();
+  TempDir dir;
+  const auto ok = [&](const std::string& command) {
+    const auto r = run_cli(command, dir);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  // A parameter-server run, a time-only collective run with a switch failure at 2 h, and a
+  // collective run with real math (each a fraction of a second).
+  const std::string runs = dir.file("runs");
+  ok("run '" FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json' -q --set /stop/time=1s -o '" +
+     runs + "/ps'");
+  ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/zero3-stragglers.json' -q --set /stop/time=3h "
+     "-o '" +
+     runs + "/coll'");
+  ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/quorum.json' -q --set /stop/time=1h -o '" +
+     runs + "/quorum'");
+
+  // The collective run: its figures, its table priced with the GPU plan, its report.
+  const std::string coll = runs + "/coll";
+  CHECK_THAT(ok("plot '" + coll + "'"), Catch::Contains("figures/time.svg") &&
+                                            Catch::Contains("figures/timeline.svg") &&
+                                            !Catch::Contains("accuracy"));
+  CHECK_THAT(read_text(coll + "/figures/timeline.svg"),
+             Catch::Contains("repair wait") && Catch::Contains("nodes 2-3") &&
+                 Catch::Contains("checkpoints (file-system)"));
+  CHECK_THAT(ok("table '" + coll + "'"), Catch::Contains("| tokens kept |") &&
+                                             Catch::Contains("cost plan 'gpu-on-demand'") &&
+                                             !Catch::Contains("(0/1)"));
+  ok("report '" + coll + "'");
+  const std::string page = read_text(coll + "/report.html");
+  // ETTR and the time by cause first; nothing of the parameter server; readable times.
+  CHECK(page.find("<h2>Where the time went</h2>") < page.find("<h2>Table</h2>"));
+  CHECK_THAT(page, Catch::Contains("tokens lost (rolled back)") &&
+                       Catch::Contains("<td>2:00:00.000</td>") &&
+                       Catch::Contains("down_for=1200, index=1, nodes=2 3, target=switch") &&
+                       Catch::Contains("alt=\"timeline\"") && !Catch::Contains("gradients") &&
+                       !Catch::Contains("<h2>Hosts</h2>") && !Catch::Contains("updates"));
+  // Real math: the accuracy curve too.
+  CHECK_THAT(ok("plot '" + runs + "/quorum'"), Catch::Contains("figures/accuracy.svg"));
+
+  // The parameter-server run keeps its own figures and report.
+  CHECK_THAT(ok("plot '" + runs + "/ps'"), Catch::Contains("figures/utilisation.svg"));
+  ok("report '" + runs + "/ps'");
+  CHECK_THAT(read_text(runs + "/ps/report.html"),
+             Catch::Contains("<h2>Hosts</h2>") && Catch::Contains("gradients applied"));
+
+  // All three: each protocol's figures for its runs, in one directory.
+  const std::string mixed = ok("plot '" + runs + "' -o '" + dir.file("mixed") + "'");
+  CHECK_THAT(mixed, Catch::Contains("utilisation.svg") && Catch::Contains("time.svg") &&
+                        Catch::Contains("timeline-zero3-stragglers-seed-7.svg"));
+  ok("table '" + runs + "'");
+  ok("report '" + runs + "'");
+
+  // A sweep of two base files of either protocol, without vary: the bases on the x axis, the
+  // metrics each has (accuracy of one, ETTR of the other).
+  const std::string file = dir.file("bases.json");
+  write_text(file, R"({"name": "bases", "seeds": [1, 2], "scenarios": [
+    ")" FAILSIM_SOURCE_DIR R"(/scenarios/examples/quickstart.json",
+    ")" FAILSIM_SOURCE_DIR R"(/scenarios/cluster/zero3-stragglers.json"]})");
+  const std::string sweep = dir.file("sweep");
+  ok("sweep '" + file + "' -j 2 -q -o '" + sweep + "'");
+  const std::string header = read_text(sweep + "/runs.csv").substr(0, 200);
+  CHECK_THAT(header, Catch::StartsWith("index,point,base,seed,status,final_accuracy,end_time_s,"
+                                       "failures,updates,"));
+  CHECK_THAT(ok("plot '" + sweep + "'"), Catch::Contains("sweep-final_accuracy.svg") &&
+                                             Catch::Contains("sweep-ettr.svg"));
+  CHECK_THAT(read_text(sweep + "/figures/sweep-ettr.svg"), Catch::Contains("base scenario"));
+  ok("table '" + sweep + "'");
+  ok("report '" + sweep + "'");
+  CHECK_THAT(read_text(sweep + "/report.html"),
+             Catch::Contains("alt=\"sweep-ettr\"") && Catch::Contains("alt=\"time\"") &&
+                 Catch::Contains("alt=\"utilisation\""));
 }

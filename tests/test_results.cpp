@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "analysis/natural_order.hpp"
 #include "analysis/run_summary.hpp"
 #include "analysis/stats.hpp"
 #include "analysis/table.hpp"
@@ -353,4 +355,37 @@ TEST_CASE("analysis/failsim_results.py leaves out the keys result_format leaves 
     cpp += (cpp.empty() ? "" : " ") + std::string(key);
   }
   CHECK(out == cpp + "\n['a']\n");
+}
+
+TEST_CASE("natural order: numbers as a reader counts them, the same in C++ and Python",
+          "[results][python]") {
+  using failsim::analysis::natural_less;
+  CHECK(natural_less("every-25", "every-100"));
+  CHECK(natural_less("every-200", "every-1600"));
+  CHECK_FALSE(natural_less("every-100", "every-25"));
+  CHECK(natural_less("every-7", "every-007"));  // the same number: fewer zeros first
+  CHECK_FALSE(natural_less("x", "x"));
+  // A sweep's names: the same order from both sides, whatever they hold.
+  std::vector<std::string> names = {"e-100", "e-1600", "e-200", "e-25", "e-025", "a-", "a1",
+                                    "a",     "e-",     "e-7x",  "b2c10", "b2c9", "b10c1",
+                                    "\xc3\xa9-3", "z"};
+  TempDir dir;
+  std::string list;
+  for (const auto& n : names) {
+    list += list.empty() ? "'" : ", '";
+    list += n;
+    list += '\'';
+  }
+  std::string code = "print('\\n'.join(sorted([";
+  code += list;
+  code += "], key=failsim_results.natural_key)))\n";
+  const std::string out = run_python(code, dir);
+  std::sort(names.begin(), names.end(),
+            [](const std::string& a, const std::string& b) { return natural_less(a, b); });
+  std::string cpp;
+  for (const auto& n : names) cpp += n + "\n";
+  CHECK(out == cpp);
+  CHECK(names.front() == "a");
+  CHECK(std::find(names.begin(), names.end(), "e-25") <
+        std::find(names.begin(), names.end(), "e-100"));
 }

@@ -607,7 +607,7 @@ TEST_CASE(
   r.gradients = {510, 500, 1, 8, 1, 25};
   const std::string csv = failsim::sweep::runs_csv(plan, {r, std::nullopt});
   CHECK(csv ==
-        "index,point,base,/description,seed,status,final_accuracy,end_time_s,failures,updates,"
+        "index,point,base,description,seed,status,final_accuracy,end_time_s,failures,updates,"
         "updates_rolled_back,gradients_computed,gradients_applied,gradients_dropped,"
         "gradients_lost,gradients_pending_at_end,gradients_rolled_back,directory\n"
         "0,ckpt_description-a---quoted--text,../bases/ckpt.json,\"a, \"\"quoted\"\" text\",1,"
@@ -627,11 +627,44 @@ TEST_CASE("runs.csv: a path varied with units has a numeric column in the base u
       failsim::sweep::runs_csv(plan, {std::nullopt, std::nullopt, std::nullopt});
   INFO(csv);
   // The value as written, then the resolved scenario's number; a number needs no second column.
-  CHECK(csv.rfind("index,point,base,/stop/time,/stop/time (s),/cluster/workers/count,seed,", 0) ==
-        0);
+  CHECK(csv.rfind("index,point,base,stop_time,stop_time_s,workers_count,seed,", 0) == 0);
   CHECK_THAT(csv, Catch::Contains(",3s,3,3,1,missing,"));
   CHECK_THAT(csv, Catch::Contains(",2500ms,2.5,3,1,missing,"));
   CHECK_THAT(csv, Catch::Contains(",4,4,3,1,missing,"));
+}
+
+TEST_CASE("runs.csv: plain column names for the varied paths, and the columns of its protocols",
+          "[sweep]") {
+  using failsim::sweep::varied_column_names;
+  failsim::sweep::SweepPlan plan;
+  plan.paths = {"/recovery/checkpoint/every_steps", "/recovery", "/stop/time"};
+  CHECK(varied_column_names(plan) ==
+        std::vector<std::string>{"checkpoint_every_steps", "recovery", "stop_time"});
+  // Array indices are left out; two paths with the same last keys take more of them.
+  plan.paths = {"/failures/events/0/at", "/other/events/1/at", "/failures/request-timeout"};
+  CHECK(varied_column_names(plan) == std::vector<std::string>{
+                                         "failures_events_at", "other_events_at",
+                                         "failures_request_timeout"});
+  // A name another column has (status, a metric) is not taken.
+  plan.paths = {"/status", "/end_time_s"};
+  CHECK(varied_column_names(plan) == std::vector<std::string>{"status_1", "end_time_s_2"});
+
+  // A plan of collective points only: no parameter-server column (they would always be 0).
+  failsim::sweep::SweepPoint point;
+  point.scenario = json{{"protocol", "collective"}};
+  plan.paths = {};
+  plan.points = {point};
+  const std::string collective = failsim::sweep::runs_csv(plan, {});
+  CHECK(collective.rfind("index,point,base,seed,status,final_accuracy,end_time_s,failures,ettr,",
+                         0) == 0);
+  CHECK_THAT(collective, !Catch::Contains("gradients") && !Catch::Contains("updates") &&
+                             Catch::Contains(",tokens_kept,"));
+  // With a parameter-server point too, both sets.
+  point.scenario = json::object();
+  plan.points.push_back(point);
+  CHECK_THAT(failsim::sweep::runs_csv(plan, {}),
+             Catch::Contains(",failures,updates,updates_rolled_back,") &&
+                 Catch::Contains(",gradients_rolled_back,ettr,"));
 }
 
 namespace {

@@ -300,13 +300,13 @@ TEST_CASE("runs.csv reads into pandas with numbers as numbers, as docs/sweeps.md
       "assert runs['final_accuracy'].dtype == 'float64'\n"
       "assert runs['updates'].dtype == 'int64' and runs['seed'].dtype == 'int64'\n"
       "print('rows', len(runs), 'at', sorted(runs[at].unique()), 'text',\n"
-      "      sorted(runs['/failures/events/0/at'].unique()))\n";
+      "      sorted(runs['events_at'].unique()))\n";
   write_text(dir.file("read.py"), program);
   const auto py =
       failsim::testing::run_shell("/usr/bin/python3 '" + dir.file("read.py") + "'", dir);
   INFO(py.err);
   REQUIRE(py.status == 0);
-  CHECK_THAT(py.out, Catch::Contains("/failures/events/0/at (s)") &&
+  CHECK_THAT(py.out, Catch::Contains("events_at_s") &&
                          Catch::Contains("rows 4 at [0.5, 1.5] text ['0.5s', '1500ms']"));
 }
 

@@ -808,9 +808,10 @@ TEST_CASE("a table of collective runs shows ETTR, goodput and time lost by defau
   const std::string md = make_table(request);
   INFO(md);
   // Time only: no accuracy column. The file's plans name no node: no cost column.
-  CHECK(md.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | steps rolled "
-                 "back | restarts | time lost (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | "
-                 "---: |\n| coll | 2 | 0.65 ± 0.64 | 50 ± 0 | 10 ± 0 | 2 ± 0 | 400 ± 0 |\n",
+  CHECK(md.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | tokens kept | "
+                 "steps rolled back | restarts | time lost (s) |\n| --- | ---: | ---: | ---: | "
+                 "---: | ---: | ---: | ---: |\n| coll | 2 | 0.65 ± 0.64 | 50 ± 0 | 50000 ± 0 | "
+                 "10 ± 0 | 2 ± 0 | 400 ± 0 |\n",
                  0) == 0);
   // Every cause on request, in the order of the time causes.
   request.columns = {"time_detection_s", "time_repair_wait_s", "steps_kept"};
@@ -843,10 +844,11 @@ TEST_CASE(
   const std::string md = render_table(group_runs({m}), TableFormat::MARKDOWN, layout);
   INFO(md);
   CHECK(md.rfind("| configuration | seeds | final accuracy (fraction) | ETTR (fraction) | goodput "
-                 "(tokens/s) | steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                 "(tokens/s) | tokens kept | steps rolled back | restarts | time lost (s) | cost "
+                 "(USD) |\n",
                  0) == 0);
-  CHECK_THAT(md, Contains("| 0.800 (n=1) | 0.600 (n=1) | 50 (n=1) | 10 (n=1) | 2 (n=1) | 400 (n=1) "
-                          "| 3.80 (n=1) |"));
+  CHECK_THAT(md, Contains("| 0.800 (n=1) | 0.600 (n=1) | 50 (n=1) | 50000 (n=1) | 10 (n=1) | 2 "
+                          "(n=1) | 400 (n=1) | 3.80 (n=1) |"));
   CHECK_THAT(md, EndsWith("cost plan 'nodes' of p.json.\n"));
 
   // Mixed: the parameter server's defaults, then the collective ones that have a value.
@@ -857,12 +859,48 @@ TEST_CASE(
   CHECK(mixed.rfind("| configuration | seeds | final accuracy (fraction) | recovery time after "
                     "failure 1 (s) | recovery time after failure 2 (s) | time to 0.7 (s) | "
                     "gradients lost | gradients rolled back | ETTR (fraction) | goodput (tokens/s) "
-                    "| steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                    "| tokens kept | steps rolled back | restarts | time lost (s) | cost (USD) |\n",
                     0) == 0);
   // The parameter server's hosts are not nodes: no cost under this plan.
   CHECK_THAT(mixed, Contains("\n| ps | 1 | 0.800 (n=1) | 22.5 (1/1) | — (0/1) | 70 (1/1) | 10 "
                              "(n=1) | 40 (n=1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) "
-                             "| — (0/1) |\n"));
+                             "| — (0/1) | — (0/1) |\n"));
+}
+
+TEST_CASE("without --plan, collective runs are priced with the file's default collective plan",
+          "[table][render]") {
+  TempDir tmp;
+  json prices = json::parse(ROUND_PRICE_FILE);
+  prices["plans"]["nodes"] = {
+      {"description", "GPU nodes"}, {"rule", "per_second"}, {"roles", {{"node", "t"}}}};
+  prices["default_collective_plan"] = "nodes";
+  write_text(tmp.file("prices.json"), prices.dump());
+  write_run(tmp.file("a/coll"), collective_result_json("coll", 1), "time,version,test_accuracy\n");
+  write_run(tmp.file("b/ps"), result_json("ps", 1));
+  TableRequest request;
+  request.directories = {tmp.file("a")};
+  request.prices = tmp.file("prices.json");
+  request.columns = {"cost_usd"};
+  // The fixture's 4 nodes for 1,000 s, some down, at 3.6 USD an hour: 3.80 USD (as under the
+  // plan asked for by name, above).
+  CHECK_THAT(make_table(request), Contains("| coll | 1 | 3.80 (n=1) |") &&
+                                      EndsWith("cost plan 'nodes' of " +
+                                               tmp.file("prices.json") + ".\n"));
+  // Both kinds: each priced with its own plan, both named.
+  request.directories = {tmp.file("a"), tmp.file("b")};
+  const std::string mixed = make_table(request);
+  INFO(mixed);
+  CHECK_THAT(mixed, Contains("| coll | 1 | 3.80 (n=1) |") && !Contains("— (0/1)") &&
+                        Contains("cost plan 'per-second' (parameter-server runs) and 'nodes' "
+                                 "(collective runs) of "));
+  request.format = "csv";
+  const std::string csv = make_table(request);
+  CHECK_THAT(csv, Contains("\ncoll,1,0.7,nodes,") && Contains("\nps,1,0.7,per-second,"));
+  // --plan prices every run with the plan asked for: the parameter server's bills no node.
+  request.format = "md";
+  request.plan = "per-second";
+  CHECK_THAT(make_table(request), Contains("| coll | 1 | — (0/1) |") &&
+                                      Contains("cost plan 'per-second' of "));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -893,6 +931,14 @@ TEST_CASE("configurations by first argument then name, runs by seed", "[table][g
   CHECK(configs[1].runs[0].seed == 1);
   CHECK(configs[1].runs[1].seed == 2);
   CHECK(configs[0].runs[0].seed == 1);
+  // Names in natural order: a sweep's values as a reader counts them.
+  const auto every = group_runs({metrics("every-100", 1, 0), metrics("every-1600", 1, 0),
+                                 metrics("every-200", 1, 0), metrics("every-25", 1, 0)});
+  REQUIRE(every.size() == 4);
+  CHECK(every[0].name == "every-25");
+  CHECK(every[1].name == "every-100");
+  CHECK(every[2].name == "every-200");
+  CHECK(every[3].name == "every-1600");
 }
 
 TEST_CASE("two runs of one configuration with one seed: an error naming both", "[table][group]") {

@@ -231,15 +231,83 @@ std::string timeseries_csv(const RunResult& r) {
   return out;
 }
 
+namespace {
+
+/// A CSV field, quoted (inner quotes doubled, RFC 4180) only when it holds a comma, a quote or a
+/// line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + '"';
+}
+
+/// A scalar of an event's details as events.csv writes it: a number as in result files, a
+/// string as it is, true/false, null empty.
+std::string scalar_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number()) return number(v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return "";
+}
+
+/// An event's details as (column, text) pairs: a member `k` is column `k`, a member of a
+/// nested object `k.m`; a list of scalars is one field, its elements joined by a space (node
+/// indices, checkpoint levels); a list holding objects or lists numbers its elements (`k.0.m`).
+void flatten_details(const nlohmann::json& v, const std::string& column,
+                     std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    for (const auto& [key, member] : v.items()) {
+      flatten_details(member, column.empty() ? key : column + '.' + key, out);
+    }
+  } else if (v.is_array()) {
+    const bool scalars = std::none_of(v.begin(), v.end(), [](const nlohmann::json& e) {
+      return e.is_object() || e.is_array();
+    });
+    if (scalars) {
+      std::string joined;
+      for (const auto& e : v) joined += (joined.empty() ? "" : " ") + scalar_text(e);
+      out.emplace_back(column, joined);
+    } else {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        flatten_details(v[i], column + '.' + std::to_string(i), out);
+      }
+    }
+  } else {
+    out.emplace_back(column, scalar_text(v));
+  }
+}
+
+}  // namespace
+
 std::string events_csv(const RunResult& r) {
-  std::string out = "time,type,subject,details\n";
+  // One column per detail that some event of the run has, in name order: every field is flat,
+  // so a spreadsheet or pandas reads it without a JSON parser (docs/result-format.md).
+  std::vector<std::vector<std::pair<std::string, std::string>>> details;
+  details.reserve(r.recorder.events().size());
+  std::map<std::string, std::size_t> columns;
   for (const EventRecord& e : r.recorder.events()) {
-    // details is compact JSON; quoted as a CSV field with inner quotes doubled.
-    std::string details = e.details.dump();
-    std::string quoted;
-    for (char c : details) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    out += fmt::format("{},{},{},\"{}\"\n", number(e.time), result_format::spelling(e.type),
-                       e.subject, quoted);
+    details.emplace_back();
+    flatten_details(e.details, "", details.back());
+    for (const auto& [column, text] : details.back()) columns.emplace(column, 0);
+  }
+  std::string out = "time,type,subject";
+  std::size_t index = 0;
+  for (auto& [column, i] : columns) {
+    i = index++;
+    out += ',' + csv_field(column);
+  }
+  out += '\n';
+  std::vector<std::string> row(columns.size());
+  for (std::size_t k = 0; k < details.size(); ++k) {
+    const EventRecord& e = r.recorder.events()[k];
+    std::fill(row.begin(), row.end(), std::string());
+    for (const auto& [column, text] : details[k]) row[columns.at(column)] = text;
+    out += fmt::format("{},{},{}", number(e.time), result_format::spelling(e.type),
+                       csv_field(e.subject));
+    for (const std::string& field : row) out += ',' + csv_field(field);
+    out += '\n';
   }
   return out;
 }
