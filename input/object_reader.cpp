@@ -1,6 +1,7 @@
 #include "input/object_reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -64,6 +65,33 @@ std::string Interval::describe() const {
   if (std::isinf(lo)) return (hi_open ? "< " : "<= ") + format_bound(hi);
   return fmt::format("in {}{}, {}{}", lo_open ? "(" : "[", lo, hi, hi_open ? ")" : "]");
 }
+
+namespace {
+
+/// Words that other tools use for a key failsim names otherwise: an unknown key among them is
+/// pointed at failsim's key, with what it means, where the object has that key.
+struct KeySynonym {
+  std::string_view word;
+  std::string_view key;
+  std::string_view meaning;
+};
+
+constexpr std::string_view STEPS_KEPT =
+    "the steps (updates) kept after rollbacks, or 'updates', every one executed";
+constexpr std::array<KeySynonym, 3> KEY_SYNONYMS{{
+    {"steps", "version", STEPS_KEPT},
+    {"iterations", "version", STEPS_KEPT},
+    {"max_steps", "version", STEPS_KEPT},
+}};
+
+const KeySynonym* synonym_of(std::string_view key, const std::vector<std::string_view>& known) {
+  for (const KeySynonym& s : KEY_SYNONYMS) {
+    if (s.word == key && std::find(known.begin(), known.end(), s.key) != known.end()) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::string closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
   std::string_view best;
@@ -152,7 +180,11 @@ ObjectReader::ObjectReader(const nlohmann::json& value, JsonLocation where,
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string found = "unknown key '" + key + "'";
     const std::string hint = closest_match(key, known_);
-    if (!hint.empty()) found += " (did you mean '" + hint + "'?)";
+    if (const KeySynonym* s = synonym_of(key, known_)) {
+      found += fmt::format(" (did you mean '{}', {}?)", s->key, s->meaning);
+    } else if (!hint.empty()) {
+      found += " (did you mean '" + hint + "'?)";
+    }
     where_.child(key).fail("a known key (" + join(known_, "") + ")", found);
   }
 }

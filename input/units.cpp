@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -182,6 +184,83 @@ std::string_view trim(std::string_view s) {
   where.fail(expected_quantity(kind, sign), quoted(text) + " (" + why + ")");
 }
 
+/// Length of the unit word at the start of `s`: letters, and the bytes of a UTF-8 'µ'.
+std::size_t word_length(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (std::isalpha(static_cast<unsigned char>(s[i])) != 0 ||
+                          static_cast<unsigned char>(s[i]) >= 0x80)) {
+    ++i;
+  }
+  return i;
+}
+
+/// Whether `s`, a number of `n` characters and what follows, is a compound duration such as
+/// "2h13min": a duration unit right after the number and more than blanks after the unit.
+bool is_compound_duration(std::string_view s, std::size_t n) {
+  const std::string_view rest = trim(s.substr(n));
+  const std::size_t w = word_length(rest);
+  return w > 0 && units_of(Quantity::TIME).contains(rest.substr(0, w)) &&
+         !trim(rest.substr(w)).empty();
+}
+
+/// A compound duration, "1d2h3min4.5s": parts of a number and a unit, the units descending
+/// (each once, largest first), only the last number with a fraction or an exponent. The sum is
+/// counted in the finest unit, whose ratio to every other is a whole number, and converted
+/// once, so "2h13min" is exactly 7980 s and "1s100ms" the double nearest 1.1 s.
+double parse_compound_duration(std::string_view text, std::string_view s, Sign sign,
+                               const JsonLocation& where) {
+  const auto fail = [&](const std::string& why) {
+    fail_quantity(text, Quantity::TIME, sign, where, why);
+  };
+  const UnitTable& table = units_of(Quantity::TIME);
+  std::vector<std::pair<double, Scale>> parts;
+  std::string_view previous_unit;
+  while (!s.empty()) {
+    const std::size_t n = number_length(s);
+    if (n == 0) fail(fmt::format("no number before '{}'", s));
+    const std::string_view number_text = s.substr(0, n);
+    s = trim(s.substr(n));
+    const std::size_t w = word_length(s);
+    if (w == 0) fail(fmt::format("no unit after {}", number_text));
+    const std::string_view unit = s.substr(0, w);
+    s = trim(s.substr(w));
+    auto it = table.find(unit);
+    if (it == table.end()) fail(unit_problem(unit, Quantity::TIME));
+    if (!parts.empty()) {
+      const Scale& last = parts.back().second;
+      // Descending: each unit smaller than the one before (so none twice).
+      if (it->second.mul * last.div >= last.mul * it->second.div) {
+        fail(fmt::format(
+            "the units of a compound duration descend, each once, largest first: '{}' after "
+            "'{}'",
+            unit, previous_unit));
+      }
+    }
+    if (!s.empty() && number_text.find_first_not_of("0123456789") != std::string_view::npos) {
+      fail(
+          fmt::format("only the last part of a compound duration may have a fraction or an "
+                      "exponent: {}{}",
+                      number_text, unit));
+    }
+    double number = 0.0;
+    auto [end, ec] = std::from_chars(number_text.data(), number_text.data() + n, number);
+    if (ec != std::errc() || end != number_text.data() + n) fail("number out of range");
+    parts.emplace_back(number, it->second);
+    previous_unit = unit;
+  }
+  const Scale finest = parts.back().second;
+  double total = 0.0;  // in the finest unit
+  for (const auto& [number, scale] : parts) {
+    // A whole number: the units are powers of ten, 60, 24 and 7 apart.
+    const double ratio = scale.mul * finest.div / (scale.div * finest.mul);
+    total += number * ratio;
+  }
+  const double value = total * finest.mul / finest.div;
+  if (!std::isfinite(value)) fail("number out of range");
+  if (sign == Sign::POSITIVE && value == 0.0) fail("zero");
+  return value;
+}
+
 }  // namespace
 
 std::string expected_quantity(Quantity kind, Sign sign) {
@@ -190,7 +269,7 @@ std::string expected_quantity(Quantity kind, Sign sign) {
     case Quantity::TIME:
       return fmt::format(
           "a duration {}: a number of seconds, or a string with a unit such as \"50us\", "
-          "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)",
+          "\"1.5s\", \"10min\", \"2h13min\" (units: ps ns us ms s min h d w)",
           bound);
     case Quantity::DATA_SIZE:
       return fmt::format(
@@ -231,6 +310,9 @@ double parse_quantity(std::string_view text, Quantity kind, Sign sign, const Jso
   }
   const UnitTable& table = units_of(kind);
   auto it = table.find(unit);
+  if (it == table.end() && kind == Quantity::TIME && is_compound_duration(s, n)) {
+    return parse_compound_duration(text, s, sign, where);
+  }
   if (it == table.end()) fail_quantity(text, kind, sign, where, unit_problem(unit, kind));
 
   double number = 0.0;
@@ -277,6 +359,14 @@ std::optional<Quantity> quantity_kind(std::string_view text) {
   const std::size_t n = number_length(s);
   if (n == 0) return std::nullopt;
   const std::string_view unit = trim(s.substr(n));
+  if (is_compound_duration(s, n) && !units_of(Quantity::TIME).contains(unit)) {
+    try {
+      (void)parse_compound_duration(s, s, Sign::NON_NEGATIVE, JsonLocation{});
+      return Quantity::TIME;
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
+  }
   // Speeds before flop amounts: "1Gf" is both, and both have the base unit "f".
   for (const Quantity kind : {Quantity::TIME, Quantity::DATA_SIZE, Quantity::BANDWIDTH,
                               Quantity::SPEED, Quantity::FLOP_AMOUNT}) {

@@ -13,7 +13,9 @@
 // Ki Mi Gi Ti Pi Ei (powers of 1024); f, flop and flops take the decimal ones only. So
 // "10Gbps" = 1e10 bit/s = 1.25e9 B/s, "512MiB" = 536870912 B, "12.5Mf" = 1.25e7 flop/s.
 // One deliberate difference from SimGrid: its "m" (minute) is refused as ambiguous with milli;
-// write "min" or "ms". Suffixes are case-sensitive ("Mb" is megabits, "MB" megabytes), and a
+// write "min" or "ms". A duration may combine units, largest first and each once, as people
+// write them: "2h13min" = 7980 s, "1d2h3min4.5s" (only the last number with a fraction).
+// Suffixes are case-sensitive ("Mb" is megabits, "MB" megabytes), and a
 // space between number and unit is allowed ("10 Gbps").
 #pragma once
 

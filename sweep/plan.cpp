@@ -255,9 +255,10 @@ std::vector<json> read_values(const ObjectReader& r) {
   return list;
 }
 
-/// "names": one distinct name per value, for values whose text makes a poor name (a list of
-/// events, an object).
-std::vector<std::string> read_value_names(const ObjectReader& r, std::size_t values) {
+/// "names": one name per value, for values whose text makes a poor name (a list of events, an
+/// object): distinct, or in a zip (where values repeat) the same name exactly for the same value.
+std::vector<std::string> read_value_names(const ObjectReader& r, const std::vector<json>& values,
+                                          bool zipped) {
   std::vector<std::string> names = r.list(
       "names", 1, "names of the values, one per value", [](const json& v, const JsonLocation& at) {
         if (!v.is_string() || !sim::is_valid_name(v.get<std::string>())) {
@@ -268,13 +269,21 @@ std::vector<std::string> read_value_names(const ObjectReader& r, std::size_t val
         }
         return v.get<std::string>();
       });
-  if (names.size() != values) {
-    r.at("names").fail(fmt::format("one name per value ({})", values),
+  if (names.size() != values.size()) {
+    r.at("names").fail(fmt::format("one name per value ({})", values.size()),
                        fmt::format("{} names", names.size()));
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (names[i] == names[j]) {
+      if (zipped && (names[i] == names[j]) != (values[i] == values[j])) {
+        r.at("names").child(i).fail(
+            "one name per distinct value (a zipped value may repeat, and its name with it)",
+            names[i] == names[j]
+                ? fmt::format("\"{}\" for values {} and {}, which differ", names[i], j, i)
+                : fmt::format("\"{}\" and \"{}\" for the same value (values {} and {})", names[j],
+                              names[i], j, i));
+      }
+      if (!zipped && names[i] == names[j]) {
         r.at("names").child(i).fail("distinct names (each one names a point)",
                                     fmt::format("\"{}\" twice (names {} and {})", names[i], j, i));
       }
@@ -283,7 +292,9 @@ std::vector<std::string> read_value_names(const ObjectReader& r, std::size_t val
   return names;
 }
 
-VariedPath read_varied_path(const ObjectReader& r) {
+/// A path and its values. `zipped`: one of a zip's paths, whose values may repeat (the zip's
+/// combinations are checked distinct instead, read_vary_entry).
+VariedPath read_varied_path(const ObjectReader& r, bool zipped) {
   VariedPath p;
   p.where = r.location().pointer;
   p.pointer = r.string("path");
@@ -309,7 +320,8 @@ VariedPath read_varied_path(const ObjectReader& r) {
         describe_found(*r.find("label")));
   }
   p.values = read_values(r);
-  if (r.has("names")) p.names = read_value_names(r, p.values.size());
+  if (r.has("names")) p.names = read_value_names(r, p.values, zipped);
+  if (zipped) return p;
   // Checked after the names: of two mistakes, the one in the names is reported.
   for (std::size_t i = 0; i < p.values.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -321,6 +333,39 @@ VariedPath read_varied_path(const ObjectReader& r) {
     }
   }
   return p;
+}
+
+/// "/a = 1, /b = \"x\"": the values of a point as messages name them.
+std::string settings_text(const std::vector<std::string>& paths, const std::vector<json>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    out += fmt::format("{}{} = {}", i == 0 ? "" : ", ", paths[i], describe_found(values[i]));
+  }
+  return out;
+}
+
+/// A zip's paths may repeat values (a strategy paired with several spare counts), but two of
+/// its combinations may not be the same: they would make the same runs twice.
+void check_distinct_combinations(const VaryEntry& entry, const JsonLocation& zip) {
+  const auto same = [&](std::size_t i, std::size_t j) {
+    return std::all_of(entry.paths.begin(), entry.paths.end(),
+                       [&](const VariedPath& p) { return p.values[i] == p.values[j]; });
+  };
+  for (std::size_t i = 0; i < entry.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!same(i, j)) continue;
+      std::vector<std::string> paths;
+      std::vector<json> values;
+      for (const VariedPath& p : entry.paths) {
+        paths.push_back(p.pointer);
+        values.push_back(p.values[i]);
+      }
+      zip.fail(
+          "distinct combinations of the zipped values (each one is a point of the sweep; a "
+          "value may repeat where another path's differs)",
+          fmt::format("{} twice (values {} and {})", settings_text(paths, values), j, i));
+    }
+  }
 }
 
 VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
@@ -335,7 +380,7 @@ VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
         r.list("zip", 1, "fields with their values, each {\"path\": ..., \"values\": [...]}",
                [](const json& item, const JsonLocation& at) {
                  return read_varied_path(
-                     ObjectReader(item, at, {"path", "label", "values", "range", "names"}));
+                     ObjectReader(item, at, {"path", "label", "values", "range", "names"}), true);
                });
     for (std::size_t i = 1; i < entry.paths.size(); ++i) {
       if (entry.paths[i].values.size() != entry.paths[0].values.size()) {
@@ -345,8 +390,9 @@ VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
             fmt::format("{} values", entry.paths[i].values.size()));
       }
     }
+    check_distinct_combinations(entry, r.at("zip"));
   } else {
-    entry.paths.push_back(read_varied_path(r));
+    entry.paths.push_back(read_varied_path(r, false));
   }
   return entry;
 }
@@ -398,14 +444,6 @@ BaseScenario read_base(const json& v, const JsonLocation& where) {
                describe_found(v) + " (" + e.what() + ")");
   }
   return base;
-}
-
-std::string settings_text(const std::vector<std::string>& paths, const std::vector<json>& values) {
-  std::string out;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    out += fmt::format("{}{} = {}", i == 0 ? "" : ", ", paths[i], describe_found(values[i]));
-  }
-  return out;
 }
 
 }  // namespace
@@ -578,6 +616,28 @@ void resolve_point(const Sweep& sweep, const SweepPlan& plan, const std::string&
   }
 }
 
+/// Refuses a point whose resolved scenario, apart from its name and output directory, is an
+/// earlier point's: the two would make the same runs ("10s" and "10000ms", or a zip's
+/// combination written twice in other words). `resolved` maps each earlier point's scenario so.
+void check_not_repeated(const Sweep& sweep, const SweepPlan& plan, const SweepPoint& point,
+                        std::map<std::string, std::size_t>& resolved) {
+  json same = point.scenario;
+  same.erase("name");
+  if (auto it = same.find("output"); it != same.end() && it->is_object()) it->erase("directory");
+  const auto [it, fresh] = resolved.emplace(same.dump(), point.index);
+  if (fresh) return;
+  const SweepPoint& other = plan.points[it->second];
+  const auto described = [&](const SweepPoint& p) {
+    return plan.paths.empty()
+               ? plan.bases[p.base]
+               : fmt::format("{} with {}", plan.bases[p.base], settings_text(plan.paths, p.values));
+  };
+  JsonLocation{sweep.file, sweep.vary.empty() ? "/scenarios" : "/vary"}.fail(
+      "points that differ in the scenario they run (two alike would make the same runs twice)",
+      fmt::format("point {} ({}) the same scenario as point {} ({})", point.index, described(point),
+                  other.index, described(other)));
+}
+
 /// The plan's runs: each point with each of the sweep's seeds, or with its own seed.
 void add_runs(const Sweep& sweep, SweepPlan& plan) {
   for (const SweepPoint& point : plan.points) {
@@ -609,6 +669,7 @@ SweepPlan expand_sweep(const Sweep& sweep) {
   const std::size_t grid = points_per_base(sweep);
 
   std::map<std::string, std::size_t> ids;
+  std::map<std::string, std::size_t> resolved;  // a point's scenario but its names -> the point
   for (std::size_t b = 0; b < sweep.scenarios.size(); ++b) {
     const BaseScenario& base = sweep.scenarios[b];
     const JsonLocation base_where = JsonLocation{sweep.file, ""}.child("scenarios").child(b);
@@ -627,6 +688,7 @@ SweepPlan expand_sweep(const Sweep& sweep) {
             fmt::format("\"{}\" for point {} ({}) and point {} ({})", point.id, other.index,
                         plan.bases[other.base], point.index, base.written));
       }
+      check_not_repeated(sweep, plan, point, resolved);
       plan.points.push_back(std::move(point));
     }
   }

@@ -472,6 +472,15 @@ const std::vector<BadScenario>& catalogue() {
        {"expected an object with keys (time, updates, target_accuracy, version) (required), "
         "found nothing"}},
       {"zero stop time", R"({"stop": {"time": "0s"}})", "/stop/time", {"found \"0s\" (zero)"}},
+      {"a compound stop time with its units ascending",
+       R"({"stop": {"time": "13min2h"}})",
+       "/stop/time",
+       {"found \"13min2h\" (the units of a compound duration descend, each once, largest first: "
+        "'h' after 'min')"}},
+      collective("steps in stop, as other tools name them", R"({"stop": {"steps": 3000}})",
+                 "/stop/steps",
+                 {"found unknown key 'steps' (did you mean 'version', the steps (updates) kept "
+                  "after rollbacks, or 'updates', every one executed?)"}),
       {"zero updates",
        R"({"stop": {"updates": 0}})",
        "/stop/updates",
@@ -1213,9 +1222,18 @@ const std::vector<BadScenario>& catalogue() {
                   "\"fault_end\""},
                  Stage::PARSE, "@FIXTURES@/trace-end-without-start.json"),
       collective("a trace file that does not exist",
-                 R"({"failures": {"trace": {"file": "@FIXTURES@/no-such-trace.json"}}})", "",
-                 {"no-such-trace.json: expected a readable fault trace, found no such file"},
-                 Stage::PARSE, "@FIXTURES@/no-such-trace.json"),
+                 R"({"failures": {"trace": {"file": "@FIXTURES@/no-such-trace.json"}}})",
+                 "/failures/trace/file",
+                 {"bad.json: /failures/trace/file: expected a readable fault trace (a path "
+                  "relative to the scenario file), found \"",
+                  "/tests/fixtures/no-such-trace.json\" (no such file)"}),
+      collective("a failure rate table that does not exist",
+                 R"({"failures": {"rates": {"file": "no-such-rates.json",
+                     "repair": {"distribution": "fixed", "value": "1h"}}}})",
+                 "/failures/rates/file",
+                 {"bad.json: /failures/rates/file: expected a readable failure rate table (a path "
+                  "relative to the scenario file), found \"no-such-rates.json\" (resolved to ",
+                  "/no-such-rates.json, no such file)"}),
       collective("a trace mapping file without mapping \"file\"",
                  R"({"failures": {"trace": {"file": "@FIXTURES@/small-trace.json",
                      "extra_nodes": "wrap", "mapping_file": "m.json"}}})",

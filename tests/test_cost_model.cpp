@@ -487,7 +487,7 @@ std::vector<BadPrices> catalogue() {
       {"a minimum that is not a duration", [](json& d) { d["plans"]["od"]["minimum"] = "60GB"; },
        "/plans/od/minimum",
        "a duration >= 0: a number of seconds, or a string with a unit such as \"50us\", "
-       "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)",
+       "\"1.5s\", \"10min\", \"2h13min\" (units: ps ns us ms s min h d w)",
        "\"60GB\" ('GB' is a unit of a data size, not of a duration)"},
       {"roles missing", [](json& d) { d["plans"]["od"].erase("roles"); }, "/plans/od/roles",
        "an object with keys (server, replica, worker, storage, coordinator, node) (required)",

@@ -200,6 +200,30 @@ TEST_CASE("zipped paths vary together, and without seeds each point keeps its ow
   CHECK(plan.runs[0].directory == "runs/ckpt_at-1s_down-2s_count-1/seed-7");
 }
 
+TEST_CASE("a zip pairs repeated values, each combination a point of its own", "[sweep]") {
+  const Fixture f;
+  // A strategy paired with several failure lengths: "checkpoint" twice, "1s" twice.
+  const SweepPlan plan = f.expand(json::parse(R"({
+    "name": "pairs",
+    "scenarios": ["../bases/ckpt.json"],
+    "vary": [
+      {"zip": [
+        {"path": "/recovery/strategy", "values": ["checkpoint", "checkpoint", "stateless"],
+         "names": ["ckpt", "ckpt", "sl"]},
+        {"path": "/failures/events/0/down_for", "label": "down", "values": ["1s", "2s", "1s"]}
+      ]}
+    ]
+  })"));
+  REQUIRE(plan.points.size() == 3);
+  CHECK(plan.points[0].id == "ckpt_strategy-ckpt_down-1s");
+  CHECK(plan.points[1].id == "ckpt_strategy-ckpt_down-2s");
+  CHECK(plan.points[2].id == "ckpt_strategy-sl_down-1s");
+  CHECK(plan.points[1].scenario["recovery"]["strategy"] == "checkpoint");
+  CHECK(plan.points[1].scenario["failures"]["events"][0]["down_for"] == 2.0);
+  CHECK(plan.points[2].scenario["recovery"]["strategy"] == "stateless");
+  CHECK(plan.runs.size() == 3);
+}
+
 TEST_CASE("ranges are inclusive, computed without drift, and keep the unit written", "[sweep]") {
   const Fixture f;
   const auto values = [&](const std::string& range) {
@@ -460,6 +484,25 @@ const std::vector<BadSweep>& bad_sweeps() {
                             {"path": "/failures/events/0/at", "values": ["1s", "2s", "3s"]}]}]})",
        "/vary/0/zip/1",
        {"as many values as /vary/0/zip/0 (2)", "found 3 values"}},
+      {"a zip of one combination twice",
+       R"({"vary": [{"zip": [{"path": "/recovery/strategy", "values": ["checkpoint", "none", "checkpoint"]},
+                            {"path": "/failures/events/0/down_for", "values": ["1s", "1s", "1s"]}]}]})",
+       "/vary/0/zip",
+       {"distinct combinations of the zipped values",
+        "found /recovery/strategy = \"checkpoint\", /failures/events/0/down_for = \"1s\" twice "
+        "(values 0 and 2)"}},
+      {"a zipped name for two different values",
+       R"({"vary": [{"zip": [{"path": "/recovery/strategy", "values": ["checkpoint", "none"],
+                             "names": ["a", "a"]},
+                            {"path": "/failures/events/0/down_for", "values": ["1s", "2s"]}]}]})",
+       "/vary/0/zip/0/names/1",
+       {"one name per distinct value", "found \"a\" for values 0 and 1, which differ"}},
+      {"a zipped value repeated under two names",
+       R"({"vary": [{"zip": [{"path": "/recovery/strategy", "values": ["none", "none"],
+                             "names": ["a", "b"]},
+                            {"path": "/failures/events/0/down_for", "values": ["1s", "2s"]}]}]})",
+       "/vary/0/zip/0/names/1",
+       {"found \"a\" and \"b\" for the same value (values 0 and 1)"}},
       {"a zip in a zip",
        R"({"vary": [{"zip": [{"zip": []}]}]})",
        "/vary/0/zip/0/zip",
@@ -534,6 +577,12 @@ const std::vector<BadSweep>& bad_points() {
        R"({"vary": [{"path": "/description", "values": ["a b", "a-b"]}]})",
        "/vary",
        {"points with distinct names", "\"ckpt_description-a-b\" for point 0"}},
+      {"two values of one meaning: the same runs twice",
+       R"({"vary": [{"path": "/stop/time", "values": ["10s", "10000ms"]}]})",
+       "/vary",
+       {"expected points that differ in the scenario they run",
+        "found point 1 (../bases/ckpt.json with /stop/time = \"10000ms\") the same scenario as "
+        "point 0 (../bases/ckpt.json with /stop/time = \"10s\")"}},
       {"too many runs",
        R"({"seeds": {"from": 1, "to": 5000},
            "vary": [{"path": "/failures/events/0/at", "range": {"from": 1, "to": 30, "step": 1}}]})",

@@ -97,6 +97,62 @@ TEST_CASE("quantities in every unit family parse to SimGrid's base units", "[uni
   }
 }
 
+TEST_CASE("a duration combines units largest first, summed exactly", "[units]") {
+  const std::vector<std::pair<const char*, double>> cases{
+      {"2h13min", 2 * 3600.0 + 13 * 60.0},
+      {"1d2h3min4s", 86400.0 + 2 * 3600.0 + 3 * 60.0 + 4.0},
+      {"1w1d", 8 * 86400.0},
+      {"1h30.5min", 3600.0 + 30.5 * 60.0},
+      {"2h 13min", 7980.0},
+      {" 2 h 13 min ", 7980.0},
+      {"1s500ms", 1.5},
+      {"1s100ms", 1.1},  // the double nearest 1.1, as "1.1s" is
+      {"1ms250us", 1.25e-3},
+      {"3min0s", 180.0},
+  };
+  for (const auto& [text, value] : cases) {
+    INFO(text);
+    CHECK(parse_quantity(text, Quantity::TIME, Sign::POSITIVE, WHERE) == value);
+  }
+  CHECK(parse_quantity("1s100ms", Quantity::TIME, Sign::POSITIVE, WHERE) ==
+        parse_quantity("1.1s", Quantity::TIME, Sign::POSITIVE, WHERE));
+  CHECK(parse_quantity("0h0min", Quantity::TIME, Sign::NON_NEGATIVE, WHERE) == 0.0);
+  CHECK(failsim::input::quantity_kind("2h13min") == Quantity::TIME);
+  CHECK_FALSE(failsim::input::quantity_kind("13min2h"));
+}
+
+TEST_CASE("a malformed compound duration says which part is wrong", "[units]") {
+  const std::vector<Bad> cases{
+      {"2h 13", Quantity::TIME, Sign::POSITIVE, "\"2h 13\" (no unit after 13)"},
+      {"2h13", Quantity::TIME, Sign::POSITIVE, "\"2h13\" (no unit after 13)"},
+      {"13min2h", Quantity::TIME, Sign::POSITIVE,
+       "\"13min2h\" (the units of a compound duration descend, each once, largest first: 'h' "
+       "after 'min')"},
+      {"1h2h", Quantity::TIME, Sign::POSITIVE,
+       "\"1h2h\" (the units of a compound duration descend, each once, largest first: 'h' after "
+       "'h')"},
+      {"1.5h30min", Quantity::TIME, Sign::POSITIVE,
+       "\"1.5h30min\" (only the last part of a compound duration may have a fraction or an "
+       "exponent: 1.5h)"},
+      {"1h-5min", Quantity::TIME, Sign::POSITIVE, "\"1h-5min\" (no number before '-5min')"},
+      {"1h5m", Quantity::TIME, Sign::POSITIVE,
+       "\"1h5m\" (ambiguous unit 'm': write 'min' for minutes or 'ms' for milliseconds)"},
+      {"1h5mins", Quantity::TIME, Sign::POSITIVE,
+       "\"1h5mins\" (unknown unit 'mins' (did you mean 'min'?))"},
+      {"1h5GB", Quantity::TIME, Sign::POSITIVE,
+       "\"1h5GB\" ('GB' is a unit of a data size, not of a duration)"},
+      {"0h0min", Quantity::TIME, Sign::POSITIVE, "\"0h0min\" (zero)"},
+      // Other kinds take one unit: a compound is an unknown unit there.
+      {"2GB3MB", Quantity::DATA_SIZE, Sign::POSITIVE, "\"2GB3MB\" (unknown unit 'GB3MB')"},
+  };
+  for (const Bad& c : cases) {
+    INFO(c.text);
+    const InputError e = error_of([&] { parse_quantity(c.text, c.kind, c.sign, WHERE); });
+    CHECK(e.found() == c.found);
+    CHECK(e.json_path() == "/cluster/network/latency");
+  }
+}
+
 TEST_CASE("plain JSON numbers are taken in the base unit", "[units]") {
   CHECK(quantity_from_json(nlohmann::json(0.5), Quantity::TIME, Sign::POSITIVE, WHERE) == 0.5);
   CHECK(quantity_from_json(nlohmann::json(3), Quantity::DATA_SIZE, Sign::POSITIVE, WHERE) == 3.0);
@@ -186,7 +242,7 @@ TEST_CASE("a quantity error names file, path, the kind expected and the text fou
       error_of([] { parse_quantity("10Gbps", Quantity::TIME, Sign::NON_NEGATIVE, WHERE); });
   CHECK(e.expected() ==
         "a duration >= 0: a number of seconds, or a string with a unit such as \"50us\", "
-        "\"1.5s\", \"10min\" (units: ps ns us ms s min h d w)");
+        "\"1.5s\", \"10min\", \"2h13min\" (units: ps ns us ms s min h d w)");
   CHECK(std::string(e.what()) ==
         "units.json: /cluster/network/latency: expected " + e.expected() +
             ", found \"10Gbps\" ('Gbps' is a unit of a bandwidth, not of a duration)");

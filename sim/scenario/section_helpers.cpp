@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "input/json_input.hpp"
+
 namespace failsim::sim::detail {
 namespace fs = std::filesystem;
 
@@ -31,6 +33,17 @@ void check_path(const input::JsonLocation& where, const std::string& written) {
                              MAX_NAME_BYTES),
                  fmt::format("a component of {} bytes", part.native().size()));
     }
+  }
+}
+
+std::string read_named_file(const input::JsonLocation& where, const std::string& written,
+                            const std::string& path, const std::string& expected) {
+  try {
+    return input::read_input_file(path, expected);
+  } catch (const input::InputError& e) {
+    const std::string resolved = written == path ? "" : fmt::format("resolved to {}, ", path);
+    where.fail(e.expected() + " (a path relative to the scenario file)",
+               fmt::format("\"{}\" ({}{})", written, resolved, e.found()));
   }
 }
 

@@ -29,6 +29,13 @@ std::string resolve_path(const std::string& written, const std::string& file_lab
 /// MAX_PATH_BYTES, a component of more than MAX_NAME_BYTES.
 void check_path(const input::JsonLocation& where, const std::string& written);
 
+/// The text of the file that a scenario field names (`written`, resolved to `path`, the file
+/// `expected`): a file that cannot be read (missing, a directory, a device, too large) fails at
+/// `where`, the field, naming what was written and where it led, so the message names the
+/// scenario file and the pointer as every other does.
+std::string read_named_file(const input::JsonLocation& where, const std::string& written,
+                            const std::string& path, const std::string& expected);
+
 /// An unset optional field is written as null.
 nlohmann::json optional_to_json(const std::optional<double>& v);
 

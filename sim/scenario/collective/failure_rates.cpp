@@ -22,9 +22,9 @@ struct CauseCount {
 }  // namespace
 
 std::vector<ClusterStochasticFailures> read_rate_table(const std::string& path,
+                                                       const std::string& table_text,
                                                        const Distribution& repair) {
-  const nlohmann::json doc =
-      parse_json_text(read_input_file(path, "a readable failure rate table"), path);
+  const nlohmann::json doc = parse_json_text(table_text, path);
   const ObjectReader r(doc, JsonLocation{path, ""},
                        {"name", "source", "notes", "window", "population", "causes"});
   (void)r.string("source");  // required: a rate table says where its numbers come from
@@ -80,7 +80,10 @@ ClusterRatesConfig read_cluster_rates(const ObjectReader& failures, const std::s
   check_path(r.at("file"), written);
   rates.file = resolve_path(written, file_label);
   rates.repair = read_distribution(r, "repair", Sign::NON_NEGATIVE);
-  rates.processes = read_rate_table(rates.file, rates.repair);
+  rates.processes = read_rate_table(
+      rates.file,
+      read_named_file(r.at("file"), written, rates.file, "a readable failure rate table"),
+      rates.repair);
   return rates;
 }
 

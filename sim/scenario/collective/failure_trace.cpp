@@ -41,8 +41,8 @@ std::vector<int> read_mapping(const ObjectReader& r, const FaultTrace& trace, in
   const std::string written = r.string("mapping_file");
   check_path(r.at("mapping_file"), written);
   const std::string path = resolve_path(written, file_label);
-  const nlohmann::json doc =
-      parse_json_text(read_input_file(path, "a readable trace mapping file"), path);
+  const nlohmann::json doc = parse_json_text(
+      read_named_file(r.at("mapping_file"), written, path, "a readable trace mapping file"), path);
   const JsonLocation root{path, ""};
   if (!doc.is_object()) {
     root.fail("a JSON object: trace node id -> scenario node index", describe_found(doc));
@@ -129,7 +129,10 @@ ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const Cluste
   t.time_scale = r.number_or("time_scale", t.time_scale, Interval::positive());
   t.repair = r.optional_quantity("repair", Quantity::TIME, Sign::POSITIVE);
 
-  const FaultTrace trace = read_fault_trace(t.file, t.file);
+  const FaultTrace trace = parse_fault_trace(
+      parse_json_text(read_named_file(r.at("file"), written, t.file, "a readable fault trace"),
+                      t.file),
+      t.file);
   t.trace_nodes = static_cast<int>(trace.nodes.size());
   if (t.mapping == TraceMapping::FILE)
     t.mapping_file = resolve_path(r.string("mapping_file"), file_label);

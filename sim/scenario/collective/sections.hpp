@@ -43,9 +43,11 @@ ClusterTraceConfig read_cluster_trace(const input::ObjectReader& failures,
                                       const std::string& file_label);
 nlohmann::json cluster_trace_to_json(const ClusterTraceConfig& trace);
 
-/// failures.rates (failure_rates.cpp): the table at `path` as one exponential process per
-/// component kind it counts, of mean lifetime components x window / failures, with its causes.
+/// failures.rates (failure_rates.cpp): the table `table_text` read from `path` as one exponential
+/// process per component kind it counts, of mean lifetime components x window / failures, with
+/// its causes.
 std::vector<ClusterStochasticFailures> read_rate_table(const std::string& path,
+                                                       const std::string& table_text,
                                                        const Distribution& repair);
 ClusterRatesConfig read_cluster_rates(const input::ObjectReader& failures,
                                       const std::string& file_label);
