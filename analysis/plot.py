@@ -846,6 +846,12 @@ def sweep_value_text(value):
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
+def log_axis(xs):
+    """Whether sorted positive x values spanning a factor 8 or more (a checkpoint every 50 to
+    800 steps) go on a log axis."""
+    return bool(xs) and xs[0] > 0 and xs[-1] / xs[0] >= 8
+
+
 def figure_sweep(sweep, metric, x_path, title):
     import matplotlib.pyplot as plt
     series, unit, ticks, left_out, integers = sweep_series(sweep, metric, x_path)
@@ -879,7 +885,7 @@ def figure_sweep(sweep, metric, x_path, title):
     xs = sorted({p[0] for points in series.values() for p in points})
     # Intervals spanning a decade or more (a checkpoint every 25 to 1600 steps): a log axis, a
     # tick at each value as long as they do not crowd (a factor 1.6 apart at least).
-    logarithmic = ticks is None and xs and xs[0] > 0 and xs[-1] / xs[0] >= 8
+    logarithmic = ticks is None and log_axis(xs)
     optima = young_daly(sweep, x_path) if ticks is None else {}
     for i, (name, (tau, delta, mtbf)) in enumerate(optima.items()):
         ax.axvline(tau, color=cmap(list(series).index(name) % cmap.N) if name in series
