@@ -237,7 +237,8 @@ TEST_CASE(
   const std::string runs = dir.file("runs");
   ok("run '" FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json' -q --set /stop/time=1s -o '" +
      runs + "/ps'");
-  ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/zero3-stragglers.json' -q --set /stop/time=3h "
+  ok("run '" FAILSIM_SOURCE_DIR
+     "/scenarios/cluster/zero3-stragglers.json' -q --set /stop/time=3h "
      "-o '" +
      runs + "/coll'");
   ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/quorum.json' -q --set /stop/time=1h -o '" +
@@ -290,12 +291,12 @@ TEST_CASE(
   const std::string header = read_text(sweep + "/runs.csv").substr(0, 200);
   CHECK_THAT(header, Catch::StartsWith("index,point,base,seed,status,final_accuracy,end_time_s,"
                                        "failures,updates,"));
-  CHECK_THAT(ok("plot '" + sweep + "'"), Catch::Contains("sweep-final_accuracy.svg") &&
-                                             Catch::Contains("sweep-ettr.svg"));
+  CHECK_THAT(ok("plot '" + sweep + "'"),
+             Catch::Contains("sweep-final_accuracy.svg") && Catch::Contains("sweep-ettr.svg"));
   CHECK_THAT(read_text(sweep + "/figures/sweep-ettr.svg"), Catch::Contains("base scenario"));
   ok("table '" + sweep + "'");
   ok("report '" + sweep + "'");
-  CHECK_THAT(read_text(sweep + "/report.html"),
-             Catch::Contains("alt=\"sweep-ettr\"") && Catch::Contains("alt=\"time\"") &&
-                 Catch::Contains("alt=\"utilisation\""));
+  CHECK_THAT(read_text(sweep + "/report.html"), Catch::Contains("alt=\"sweep-ettr\"") &&
+                                                    Catch::Contains("alt=\"time\"") &&
+                                                    Catch::Contains("alt=\"utilisation\""));
 }
