@@ -21,41 +21,38 @@ tmp=$(mktemp -d /tmp/failsim-report-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cd "$source_dir"
 
+# render URL ATTRIBUTE VALUE [CHROMIUM OPTION...]: opens URL in headless chromium, and fails
+# unless it logs no console message and its rendered DOM holds ATTRIBUTE="VALUE".
+render() {
+  local url=$1 attribute=$2 value=$3 dom="$tmp/dom.html" log="$tmp/browser.log"
+  shift 3
+  if ! timeout 120 "$browser" --headless --disable-gpu --no-sandbox --enable-logging=stderr \
+      --v=0 "$@" --dump-dom "$url" >"$dom" 2>"$log"; then
+    echo "$url: chromium failed: $(tail -5 "$log")"
+    return 1
+  fi
+  if grep -q 'CONSOLE' "$log"; then
+    echo "$url: expected no console message, found: $(grep CONSOLE "$log" | head -5)"
+    return 1
+  fi
+  if ! grep -q "$attribute=\"$value\"" "$dom"; then
+    echo "$url: expected $attribute=\"$value\" in the rendered DOM, found $(grep -o "$attribute=\"[^\"]*\"" "$dom" || echo none)"
+    return 1
+  fi
+}
+
 # check PAGE FIGURES CHARTS: renders PAGE, expects FIGURES figures, all decoded, and no console
-# message; then CHARTS interactive figures, each answering hover, legend and zoom.
+# message; then CHARTS interactive figures, each answering hover, legend and zoom (the page's
+# self-test runs on timers: a virtual time budget lets them run before the DOM is dumped).
 check() {
-  local page=$1 figures=$2 charts=$3 dom="$tmp/dom.html" log="$tmp/browser.log"
+  local page=$1 figures=$2 charts=$3
   if grep -Eq '(src|href)="(https?:|//|file:)|<link |@import|url\(' "$page"; then
     echo "$page: expected no external resource, found: $(grep -Eo '(src|href)="[^"]{0,40}|<link [^>]{0,40}|@import|url\(' "$page" | head -3)"
     return 1
   fi
-  if ! timeout 120 "$browser" --headless --disable-gpu --no-sandbox --enable-logging=stderr \
-      --v=0 --dump-dom "file://$page" >"$dom" 2>"$log"; then
-    echo "$page: chromium failed: $(tail -5 "$log")"
-    return 1
-  fi
-  if grep -q 'CONSOLE' "$log"; then
-    echo "$page: expected no console message, found: $(grep CONSOLE "$log" | head -5)"
-    return 1
-  fi
-  if ! grep -q "data-report-check=\"ok $figures\"" "$dom"; then
-    echo "$page: expected data-report-check=\"ok $figures\" in the rendered DOM, found $(grep -o 'data-report-check="[^"]*"' "$dom" || echo none)"
-    return 1
-  fi
-  # The self-test runs on timers: a virtual time budget lets them run before the DOM is dumped.
-  if ! timeout 120 "$browser" --headless --disable-gpu --no-sandbox --enable-logging=stderr \
-      --v=0 --virtual-time-budget=30000 --dump-dom "file://$page#selftest" >"$dom" 2>"$log"; then
-    echo "$page#selftest: chromium failed: $(tail -5 "$log")"
-    return 1
-  fi
-  if grep -q 'CONSOLE' "$log"; then
-    echo "$page#selftest: expected no console message, found: $(grep CONSOLE "$log" | head -5)"
-    return 1
-  fi
-  if ! grep -q "data-interactive-check=\"ok $charts\"" "$dom"; then
-    echo "$page#selftest: expected data-interactive-check=\"ok $charts\" in the rendered DOM, found $(grep -o 'data-interactive-check="[^"]*"' "$dom" || echo none)"
-    return 1
-  fi
+  render "file://$page" data-report-check "ok $figures" || return 1
+  render "file://$page#selftest" data-interactive-check "ok $charts" \
+    --virtual-time-budget=30000 || return 1
   echo "$page: rendered, $figures figures decoded, $charts interactive figures answer, no console message"
 }
 
