@@ -806,6 +806,27 @@ def field_unit(path):
     return key.split("_", 1)[1] if key.startswith("every_") and "_" in key else None
 
 
+def plain_name(pointer):
+    """A varied field as runs.csv names its column (sweep/aggregate.hpp, varied_column_names, but
+    for names taken twice): its last two keys that are not array indices, joined by `_`
+    (`/recovery/checkpoint/every_steps`: checkpoint_every_steps)."""
+    keys = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    keys = [k for k in keys if not k.isdigit()][-2:]
+    return re.sub(r"[^A-Za-z0-9_]", "_", "_".join(keys)) or pointer
+
+
+def axis_label(sweep, x_path, unit):
+    """The x axis of a sweep figure: the sweep's label of the field, the field itself by its
+    plain name when the label is another word ("every" says little: "every:
+    checkpoint_every_steps"), and the unit, written with the values or said by the field's name
+    (`every_steps`: steps)."""
+    label = sweep.labels[x_path]
+    if x_path != BASE_AXIS and plain_name(x_path) != label:
+        label = f"{label}: {plain_name(x_path)}"
+    unit = unit or field_unit(x_path)
+    return f"{label} ({unit})" if unit else label
+
+
 def young_daly(sweep, x_path):
     """{line: (optimum interval in steps, delta s, M s)} of a sweep of a collective checkpoint
     interval in steps, from each line's runs: M the mean time between failures (run time over
@@ -911,12 +932,7 @@ def figure_sweep(sweep, metric, x_path, title):
             ax.set_xticks(xs, [f"{x:.0f}" for x in xs])
         else:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    label = sweep.labels[x_path]
-    # The field's label with its unit: written with the values, or said by the field's name
-    # (`every_steps`: steps).
-    unit = unit or field_unit(x_path)
-    ax.set_xlabel((f"{label} ({unit})" if unit else label) + (", log scale" if logarithmic
-                                                                else ""))
+    ax.set_xlabel(axis_label(sweep, x_path, unit) + (", log scale" if logarithmic else ""))
     # The y axis fits the data (ETTR between 0.78 and 0.80 is the story, not 0 to 1), and says
     # so.
     values = [v for pts in series.values() for p in pts for v in p[3]] + \
@@ -927,7 +943,7 @@ def figure_sweep(sweep, metric, x_path, title):
     ax.set_ylabel(SWEEP_METRICS.get(metric, metric) + "\n(axis zoomed to the data)")
     ax.grid(True, color="0.92", zorder=1)
     default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
-               f"{label}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
+               f"{axis_label(sweep, x_path, None).split(' (')[0]}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
                                 if any(len(p[3]) > 1 for pts in series.values() for p in pts)
                                 else "one seed per point"))
     if left_out:

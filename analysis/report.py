@@ -285,9 +285,7 @@ def sweep_charts(sweep, metrics, x_path):
     charts = []
     for metric in metrics:
         series, unit, ticks, _, _ = plot.sweep_series(sweep, metric, x_path)
-        label = sweep.labels[x_path]
-        unit = unit or plot.field_unit(x_path)
-        x_label = f"{label} ({unit})" if unit else label
+        x_label = plot.axis_label(sweep, x_path, unit)
         y_label = plot.SWEEP_METRICS.get(metric, metric)
         if ticks is not None:  # categories: their names on the axis, in plan order
             spec = interactive.line_chart(f"{sweep.name}: {metric}", x_label, y_label,
