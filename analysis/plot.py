@@ -8,9 +8,14 @@ runs into configurations by `scenario.name` and seeds by `scenario.seed`, and dr
   gradients    cumulative gradients computed (solid) and applied (dashed), mean over seeds
   utilisation  worker time: busy / waiting for recovery / down / idle, mean over seeds
   timeline     of each run that recorded intervals.csv: per host, busy / checkpointing /
-               waiting for recovery / down / up and idle over simulated time (a Gantt chart)
+               waiting for recovery / down / up and idle over simulated time (a Gantt chart);
+               of a collective run, from its events: the job's training, detection, repair
+               wait, restart and load, its checkpoints and its failed node groups
+  time         of collective runs: where the wall time went, by cause, ETTR on each bar
   sweep        of a sweep directory (`failsim sweep`): a summary metric of runs.csv against one
-               varied value, one line per base scenario, mean over seeds with a 95% band
+               varied value (a log axis for a span of intervals, the Young/Daly optimum on a
+               checkpoint interval in steps), one line per base scenario, mean over seeds with
+               a 95% band
 
 Every input is read and checked before anything is drawn, and every figure is written to a
 temporary file in the output directory and renamed only once all of them are complete, so a bad
