@@ -213,10 +213,9 @@ Plan read_plan(const std::string& name, const json& v, const input::JsonLocation
 }
 
 PriceBook parse_price_book(const json& doc, const std::string& file_label) {
-  const input::ObjectReader top(
-      doc, input::JsonLocation{file_label, ""},
-      {"format", "format_version", "description", "default_plan", "default_collective_plan",
-       "instances", "plans"});
+  const input::ObjectReader top(doc, input::JsonLocation{file_label, ""},
+                                {"format", "format_version", "description", "default_plan",
+                                 "default_collective_plan", "instances", "plans"});
   const std::string format_expected = fmt::format("\"{}\"", FORMAT);
   const json& format = top.require("format", format_expected);
   if (!format.is_string() || format.get_ref<const std::string&>() != FORMAT) {
@@ -256,8 +255,8 @@ PriceBook parse_price_book(const json& doc, const std::string& file_label) {
   book.default_plan = default_plan.get<std::string>();
   // Optional: a collective run's nodes are another kind of host than a parameter server's.
   if (const json* collective = top.find("default_collective_plan")) {
-    const bool known = collective->is_string() &&
-                       book.plans.count(collective->get_ref<const std::string&>()) > 0;
+    const bool known =
+        collective->is_string() && book.plans.count(collective->get_ref<const std::string&>()) > 0;
     if (!known) {
       std::string found = input::describe_found(*collective);
       if (collective->is_string()) {

@@ -8,9 +8,14 @@ runs into configurations by `scenario.name` and seeds by `scenario.seed`, and dr
   gradients    cumulative gradients computed (solid) and applied (dashed), mean over seeds
   utilisation  worker time: busy / waiting for recovery / down / idle, mean over seeds
   timeline     of each run that recorded intervals.csv: per host, busy / checkpointing /
-               waiting for recovery / down / up and idle over simulated time (a Gantt chart)
+               waiting for recovery / down / up and idle over simulated time (a Gantt chart);
+               of a collective run, from its events: the job's training, detection, repair
+               wait, restart and load, its checkpoints and its failed node groups
+  time         of collective runs: where the wall time went, by cause, ETTR on each bar
   sweep        of a sweep directory (`failsim sweep`): a summary metric of runs.csv against one
-               varied value, one line per base scenario, mean over seeds with a 95% band
+               varied value (a log axis for a span of intervals, the Young/Daly optimum on a
+               checkpoint interval in steps), one line per base scenario, mean over seeds with
+               a 95% band
 
 Every input is read and checked before anything is drawn, and every figure is written to a
 temporary file in the output directory and renamed only once all of them are complete, so a bad
@@ -806,6 +811,27 @@ def field_unit(path):
     return key.split("_", 1)[1] if key.startswith("every_") and "_" in key else None
 
 
+def plain_name(pointer):
+    """A varied field as runs.csv names its column (sweep/aggregate.hpp, varied_column_names, but
+    for names taken twice): its last two keys that are not array indices, joined by `_`
+    (`/recovery/checkpoint/every_steps`: checkpoint_every_steps)."""
+    keys = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    keys = [k for k in keys if not k.isdigit()][-2:]
+    return re.sub(r"[^A-Za-z0-9_]", "_", "_".join(keys)) or pointer
+
+
+def axis_label(sweep, x_path, unit):
+    """The x axis of a sweep figure: the sweep's label of the field, the field itself by its
+    plain name when the label is another word ("every" says little: "every:
+    checkpoint_every_steps"), and the unit, written with the values or said by the field's name
+    (`every_steps`: steps)."""
+    label = sweep.labels[x_path]
+    if x_path != BASE_AXIS and plain_name(x_path) != label:
+        label = f"{label}: {plain_name(x_path)}"
+    unit = unit or field_unit(x_path)
+    return f"{label} ({unit})" if unit else label
+
+
 def young_daly(sweep, x_path):
     """{line: (optimum interval in steps, delta s, M s)} of a sweep of a collective checkpoint
     interval in steps, from each line's runs: M the mean time between failures (run time over
@@ -846,6 +872,12 @@ def sweep_value_text(value):
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
+def log_axis(xs):
+    """Whether sorted positive x values spanning a factor 8 or more (a checkpoint every 50 to
+    800 steps) go on a log axis."""
+    return bool(xs) and xs[0] > 0 and xs[-1] / xs[0] >= 8
+
+
 def figure_sweep(sweep, metric, x_path, title):
     import matplotlib.pyplot as plt
     series, unit, ticks, left_out, integers = sweep_series(sweep, metric, x_path)
@@ -879,7 +911,7 @@ def figure_sweep(sweep, metric, x_path, title):
     xs = sorted({p[0] for points in series.values() for p in points})
     # Intervals spanning a decade or more (a checkpoint every 25 to 1600 steps): a log axis, a
     # tick at each value as long as they do not crowd (a factor 1.6 apart at least).
-    logarithmic = ticks is None and xs and xs[0] > 0 and xs[-1] / xs[0] >= 8
+    logarithmic = ticks is None and log_axis(xs)
     optima = young_daly(sweep, x_path) if ticks is None else {}
     for i, (name, (tau, delta, mtbf)) in enumerate(optima.items()):
         ax.axvline(tau, color=cmap(list(series).index(name) % cmap.N) if name in series
@@ -905,12 +937,7 @@ def figure_sweep(sweep, metric, x_path, title):
             ax.set_xticks(xs, [f"{x:.0f}" for x in xs])
         else:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    label = sweep.labels[x_path]
-    # The field's label with its unit: written with the values, or said by the field's name
-    # (`every_steps`: steps).
-    unit = unit or field_unit(x_path)
-    ax.set_xlabel((f"{label} ({unit})" if unit else label) + (", log scale" if logarithmic
-                                                                else ""))
+    ax.set_xlabel(axis_label(sweep, x_path, unit) + (", log scale" if logarithmic else ""))
     # The y axis fits the data (ETTR between 0.78 and 0.80 is the story, not 0 to 1), and says
     # so.
     values = [v for pts in series.values() for p in pts for v in p[3]] + \
@@ -921,7 +948,7 @@ def figure_sweep(sweep, metric, x_path, title):
     ax.set_ylabel(SWEEP_METRICS.get(metric, metric) + "\n(axis zoomed to the data)")
     ax.grid(True, color="0.92", zorder=1)
     default = (f"{sweep.name}: {SWEEP_METRICS.get(metric, metric).split(' (')[0]} against "
-               f"{label}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
+               f"{axis_label(sweep, x_path, None).split(' (')[0]}\n" + ("mean over seeds (dots: each seed), shaded 95% confidence band"
                                 if any(len(p[3]) > 1 for pts in series.values() for p in pts)
                                 else "one seed per point"))
     if left_out:

@@ -22,6 +22,7 @@ import os
 import sys
 
 import failsim_results
+import interactive
 import plot
 from plot import BadInput
 
@@ -52,6 +53,7 @@ th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .scroll { overflow-x: auto; }
 table.events td:nth-child(n+3) { text-align: left; } figure { margin: 1em 0; }
 img.figure { max-width: 100%; height: auto; border: 1px solid #eee; }
+div.chart { position: relative; width: 100%; max-width: 900px; height: 420px; }
 figcaption, .note { font-size: 0.85em; color: #555; }
 """
 
@@ -277,6 +279,69 @@ def sweep_metrics(sweep):
     return drawn, constant
 
 
+def sweep_charts(sweep, metrics, x_path):
+    """(name, Chart.js configuration) of each sweep metric against the x axis: the mean over
+    seeds of each line."""
+    charts = []
+    for metric in metrics:
+        series, unit, ticks, _, _ = plot.sweep_series(sweep, metric, x_path)
+        x_label = plot.axis_label(sweep, x_path, unit)
+        y_label = plot.SWEEP_METRICS.get(metric, metric)
+        if ticks is not None:  # categories: their names on the axis, in plan order
+            spec = interactive.line_chart(f"{sweep.name}: {metric}", x_label, y_label,
+                                          [(name, [(p[0], p[1]) for p in points])
+                                           for name, points in series.items()])
+            spec["data"]["labels"] = [t[1] for t in sorted(ticks)]
+            spec["options"]["scales"]["x"] = {"type": "category", "title":
+                                              spec["options"]["scales"]["x"]["title"]}
+            for dataset in spec["data"]["datasets"]:
+                dataset["data"] = [point["y"] for point in dataset["data"]]
+        else:
+            xs = sorted({p[0] for points in series.values() for p in points})
+            spec = interactive.line_chart(f"{sweep.name}: {metric}", x_label, y_label,
+                                          [(name, [(p[0], p[1]) for p in points])
+                                           for name, points in series.items()],
+                                          log_x=plot.log_axis(xs))
+        charts.append((f"sweep-{metric}", spec))
+    return charts
+
+
+def time_chart(configs):
+    """Where the wall time went, per configuration: each cause's mean share of the run."""
+    names = list(configs)
+    stacks = []
+    for key, label in failsim_results.TIME_CAUSES:
+        shares = [plot.mean_and_half_width([r.time[key] / r.end_time if r.end_time > 0 else 0.0
+                                            for r in configs[n]])[0] for n in names]
+        if any(v > 0 for v in shares):
+            stacks.append((label, plot.TIME_COLOURS[key], shares))
+    return ("time", interactive.stacked_bars("Where the wall time went (share of wall time)",
+                                             names, stacks, "share of wall time"))
+
+
+def accuracy_chart(configs):
+    """Test accuracy against simulated time, the mean over seeds of each configuration."""
+    series = []
+    for name, runs in configs.items():
+        times, mean, _ = plot.mean_curve(runs, "test_accuracy")
+        series.append((name, list(zip(times.tolist(), mean.tolist()))))
+    return ("accuracy", interactive.line_chart("Test accuracy (mean over seeds)",
+                                               "simulated time (s)",
+                                               "test accuracy (fraction correct)", series))
+
+
+def run_charts(directories):
+    """The interactive figures of result directories: the accuracy of parameter-server runs,
+    where the time went of collective ones."""
+    ps, collective = plot.split_by_protocol(directories)
+    charts = []
+    if ps:
+        charts.append(accuracy_chart(plot.load_configurations(ps, ["accuracy"], None)))
+    if collective:
+        charts.append(time_chart(plot.load_configurations(collective, ["time"], None)))
+    return charts
+
+
 def build_page(directory, table_text, title):
     """The whole page as text; raises BadInput before drawing anything."""
     directory = directory.rstrip("/") or "/"
@@ -286,6 +351,7 @@ def build_page(directory, table_text, title):
                                                     else "nothing"))
     # first: before the table (a run's ETTR and time by cause); sections: after it.
     first, sections, drawings, after = [], [], [], []
+    charts = []  # (name, Chart.js configuration) of the interactive figures
     if plot.is_sweep_dir(directory):
         kind = "sweep"
         sweep = plot.Sweep(directory)
@@ -302,8 +368,8 @@ def build_page(directory, table_text, title):
                             f"checkpoint every {tau:.0f} steps (Daly 2006, analysis/daly.py), "
                             f"from its runs' checkpoint stall of {delta:.3g} s and time between "
                             f"failures of {mtbf / 3600:.3g} h.</p>")
+        charts += sweep_charts(sweep, metrics, x_path)  # checks each metric now
         for metric in metrics:
-            plot.sweep_series(sweep, metric, x_path)  # checks it now
             drawings.append((f"sweep-{metric}",
                              lambda m=metric: plot.figure_sweep(sweep, m, x_path, None)))
         runs_dir = os.path.join(directory, "runs")
@@ -312,6 +378,9 @@ def build_page(directory, table_text, title):
         if os.path.isdir(runs_dir) and any(True for _ in os.scandir(runs_dir)):
             drawings += plot.run_drawings(
                 plot.default_figures([runs_dir], ["utilisation"], ["time"]), None, None)
+            if plot.split_by_protocol([runs_dir])[1]:
+                charts.append(time_chart(plot.load_configurations(
+                    plot.split_by_protocol([runs_dir])[1], ["time"], None)))
         heading = f"Sweep {sweep.name}"
     else:
         single = os.path.isfile(os.path.join(directory, "result.json"))
@@ -320,6 +389,7 @@ def build_page(directory, table_text, title):
         # Each protocol's runs with their figures (a collective run's timeline from its events;
         # a parameter-server run's when it recorded intervals.csv).
         drawings += plot.run_drawings(plot.default_figures([directory]), None, None)
+        charts += run_charts([directory])
         if single:
             result, parts, after = run_sections(directory)
             first += parts
@@ -334,6 +404,16 @@ def build_page(directory, table_text, title):
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "failsim"  # identical inputs, identical bytes
     figures_html = [svg_figure(name, draw) for name, draw in drawings]
+    try:
+        scripts = interactive.page_parts(charts)
+        charts_html = ["<h2>Interactive figures</h2>"] + [
+            interactive.chart_html(i, name, spec) for i, (name, spec) in enumerate(charts)]
+    except interactive.MissingLibrary as e:
+        # The static figures above are the page's; say why the interactive ones are missing.
+        scripts, charts_html = [], [f'<p class="note">No interactive figures: '
+                                    f"{html.escape(str(e))}.</p>"]
+    if not charts:
+        charts_html = []
     title = title or heading
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -342,8 +422,8 @@ def build_page(directory, table_text, title):
         f'<p class="note">failsim report of <code>{html.escape(directory)}</code> '
         f"({kind}).</p>",
         *first, "<h2>Table</h2>", markdown_table(table_text), *sections,
-        "<h2>Figures</h2>", *figures_html, *after,
-        f"<script>{CHECK_SCRIPT}</script>", "</body>", "</html>", ""])
+        "<h2>Figures</h2>", *figures_html, *charts_html, *after,
+        *scripts, f"<script>{CHECK_SCRIPT}</script>", "</body>", "</html>", ""])
 
 
 def write_atomically(path, text):

@@ -169,8 +169,9 @@ std::string caption(const std::vector<Configuration>& configurations, const Tabl
     const std::string& collective =
         layout.collective_plan.empty() ? layout.plan : layout.collective_plan;
     if (any_ps && any_collective && collective != layout.plan) {
-      text += fmt::format("; cost plan '{}' (parameter-server runs) and '{}' (collective runs) of {}",
-                          layout.plan, collective, layout.prices);
+      text +=
+          fmt::format("; cost plan '{}' (parameter-server runs) and '{}' (collective runs) of {}",
+                      layout.plan, collective, layout.prices);
     } else {
       text += fmt::format("; cost plan '{}' of {}", any_collective ? collective : layout.plan,
                           layout.prices);
@@ -901,15 +902,15 @@ std::string make_table(const TableRequest& request) {
                                        request.prices.string(), known, plan));
   }
   // Without --plan, a collective run is priced with the book's plan for nodes.
-  const std::string collective_plan =
-      request.plan.empty() && !book.default_collective_plan.empty() ? book.default_collective_plan
-                                                                    : plan;
+  const std::string collective_plan = request.plan.empty() && !book.default_collective_plan.empty()
+                                          ? book.default_collective_plan
+                                          : plan;
 
   std::vector<RunMetrics> runs;
   for (const auto& found : find_result_directories(request.directories)) {
     const RunSummary run = load_run(found.path);
-    RunMetrics m = compute_metrics(run, book, run.collective ? collective_plan : plan,
-                                   request.target);
+    RunMetrics m =
+        compute_metrics(run, book, run.collective ? collective_plan : plan, request.target);
     m.root_index = found.root_index;
     runs.push_back(std::move(m));
   }

@@ -125,8 +125,8 @@ struct Configuration {
 };
 
 /// Groups runs by configuration. Configurations are ordered by the first DIR argument they
-/// appear under, then by name in natural order (natural_order.hpp: 25 before 100). Two runs of one configuration with the same seed throw
-/// input::InputError naming both directories.
+/// appear under, then by name in natural order (natural_order.hpp: 25 before 100). Two runs of one
+/// configuration with the same seed throw input::InputError naming both directories.
 std::vector<Configuration> group_runs(std::vector<RunMetrics> runs);
 
 enum class TableFormat { MARKDOWN, CSV, LATEX };
@@ -137,7 +137,7 @@ std::optional<TableFormat> parse_table_format(const std::string& name);
 /// What a table shows besides the runs.
 struct TableLayout {
   double target = 0.70;
-  std::string plan;              ///< shown in the caption and the CSV
+  std::string plan;  ///< shown in the caption and the CSV
   /// The plan collective runs were priced with, when not `plan` (a price file's
   /// default_collective_plan); "": `plan`.
   std::string collective_plan;

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config clang-format
   libsimgrid-dev libeigen3-dev nlohmann-json3-dev catch2 libfmt-dev libcli11-dev zlib1g-dev
   libbenchmark-dev dataset-fashion-mnist python3 python3-matplotlib python3-pandas chromium
+  libjs-chart.js  # the report's interactive figures (Chart.js, inlined into the page)
   strace  # tests: kills and I/O errors injected at a run's own system calls
 )
 

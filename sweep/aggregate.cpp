@@ -88,9 +88,8 @@ std::string plain_name(const std::string& pointer, std::size_t words) {
     at = next;
   }
   for (const std::string& token : tokens) {
-    const bool index =
-        !token.empty() && std::all_of(token.begin(), token.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
+    const bool index = !token.empty() && std::all_of(token.begin(), token.end(),
+                                                     [](char c) { return c >= '0' && c <= '9'; });
     if (!index) keys.push_back(token);
   }
   const std::size_t first = keys.size() > words ? keys.size() - words : 0;
@@ -98,8 +97,8 @@ std::string plain_name(const std::string& pointer, std::size_t words) {
   for (std::size_t i = first; i < keys.size(); ++i) {
     if (!name.empty()) name += '_';
     for (const char c : keys[i]) {
-      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '_';
+      const bool plain =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
       name += plain ? c : '_';
     }
   }
@@ -134,9 +133,7 @@ std::vector<std::string> varied_column_names(const SweepPlan& plan) {
   return names;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 bool sweep_run_complete(const fs::path& directory, const SweepRun& run) {
   std::error_code ec;

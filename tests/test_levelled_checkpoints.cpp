@@ -519,8 +519,9 @@ TEST_CASE("In-memory: a load from the same sources under the same assignment is 
   std::size_t loads = 0;
   for (std::size_t at = events.find("checkpoint_loaded"); at != std::string::npos;
        at = events.find("checkpoint_loaded", at + 1)) {
-    CHECK(events.substr(at, events.find('\n', at) - at)
-              .find(R"([""host-memory"",""partner-memory""])") != std::string::npos);
+    // events.csv's `from` column: the per-node sources, separated by a space.
+    CHECK(events.substr(at, events.find('\n', at) - at).find(",host-memory partner-memory,") !=
+          std::string::npos);
     ++loads;
   }
   CHECK(loads == 2);

@@ -62,9 +62,11 @@ TEST_CASE(
   CHECK(png.rfind("\x89PNG", 0) == 0);
   CHECK(png.size() > 1000);
   const std::string svg = read_text(out + "/sweep-final_accuracy.svg");
-  // The axis and the legend name the paths by their labels, not their JSON Pointers.
-  CHECK_THAT(svg, Catch::Contains("<!-- stop (s) -->") && Catch::Contains("ssp-softmax") &&
-                      Catch::Contains("(workers=1)") && Catch::Contains("final test accuracy"));
+  // The axis and the legend name the paths by their labels (and the axis by the field's plain
+  // name, as runs.csv), not their JSON Pointers.
+  CHECK_THAT(svg, Catch::Contains("<!-- stop: stop_time (s) -->") &&
+                      Catch::Contains("ssp-softmax") && Catch::Contains("(workers=1)") &&
+                      Catch::Contains("final test accuracy"));
   CHECK_THAT(svg, !Catch::Contains("/stop/time") && !Catch::Contains("count="));
   // "0.5s" and "1s" plotted as numbers of seconds: ticks at 0.5 and 1.0, not categories.
   CHECK_THAT(svg, Catch::Contains("0.5") && Catch::Contains("1.0"));
@@ -87,8 +89,9 @@ TEST_CASE(
   INFO(counts.err);
   REQUIRE(counts.status == 0);
   const std::string by_count = read_text(sweep + "/figures/sweep-final_accuracy.svg");
-  CHECK_THAT(by_count, Catch::Contains("<!-- workers -->") && Catch::Contains("<!-- 1 -->") &&
-                           Catch::Contains("<!-- 2 -->") && Catch::Contains("(stop=0.5s)"));
+  CHECK_THAT(by_count, Catch::Contains("<!-- workers: workers_count -->") &&
+                           Catch::Contains("<!-- 1 -->") && Catch::Contains("<!-- 2 -->") &&
+                           Catch::Contains("(stop=0.5s)"));
   CHECK_THAT(by_count, !Catch::Contains("<!-- 1.0 -->") && !Catch::Contains("<!-- 1.5 -->"));
   // sweep.json records the labels the figure uses.
   CHECK_THAT(read_text(sweep + "/sweep.json"),
@@ -107,7 +110,7 @@ TEST_CASE(
   const std::string old_plan = dir.file("old-plan");
   REQUIRE(run_cli("plot '" + sweep + "' -o '" + old_plan + "' --format svg", dir).status == 0);
   CHECK_THAT(read_text(old_plan + "/sweep-final_accuracy.svg"),
-             Catch::Contains("<!-- time (s) -->") && Catch::Contains("(count=1)"));
+             Catch::Contains("<!-- time: stop_time (s) -->") && Catch::Contains("(count=1)"));
 
   // Bad options: one message naming the file, the expectation and what was found; exit 2.
   const std::string bad = dir.file("bad");
@@ -179,7 +182,7 @@ TEST_CASE(
   // the Young/Daly optimum of the runs' own checkpoint cost and failure rate.
   CHECK_THAT(read_text(out + "/sweep-ettr.svg"),
              Catch::Contains("ETTR (productive share of wall time)") &&
-                 Catch::Contains("checkpoint-every (steps), log scale") &&
+                 Catch::Contains("checkpoint-every: checkpoint_every_steps (steps), log scale") &&
                  Catch::Contains("axis zoomed to the data") &&
                  Catch::Contains("Young/Daly optimum ") &&
                  Catch::Contains(" steps (zero3-stragglers: checkpoint "));
@@ -237,7 +240,8 @@ TEST_CASE(
   const std::string runs = dir.file("runs");
   ok("run '" FAILSIM_SOURCE_DIR "/scenarios/examples/quickstart.json' -q --set /stop/time=1s -o '" +
      runs + "/ps'");
-  ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/zero3-stragglers.json' -q --set /stop/time=3h "
+  ok("run '" FAILSIM_SOURCE_DIR
+     "/scenarios/cluster/zero3-stragglers.json' -q --set /stop/time=3h "
      "-o '" +
      runs + "/coll'");
   ok("run '" FAILSIM_SOURCE_DIR "/scenarios/cluster/quorum.json' -q --set /stop/time=1h -o '" +
@@ -290,12 +294,12 @@ TEST_CASE(
   const std::string header = read_text(sweep + "/runs.csv").substr(0, 200);
   CHECK_THAT(header, Catch::StartsWith("index,point,base,seed,status,final_accuracy,end_time_s,"
                                        "failures,updates,"));
-  CHECK_THAT(ok("plot '" + sweep + "'"), Catch::Contains("sweep-final_accuracy.svg") &&
-                                             Catch::Contains("sweep-ettr.svg"));
+  CHECK_THAT(ok("plot '" + sweep + "'"),
+             Catch::Contains("sweep-final_accuracy.svg") && Catch::Contains("sweep-ettr.svg"));
   CHECK_THAT(read_text(sweep + "/figures/sweep-ettr.svg"), Catch::Contains("base scenario"));
   ok("table '" + sweep + "'");
   ok("report '" + sweep + "'");
-  CHECK_THAT(read_text(sweep + "/report.html"),
-             Catch::Contains("alt=\"sweep-ettr\"") && Catch::Contains("alt=\"time\"") &&
-                 Catch::Contains("alt=\"utilisation\""));
+  CHECK_THAT(read_text(sweep + "/report.html"), Catch::Contains("alt=\"sweep-ettr\"") &&
+                                                    Catch::Contains("alt=\"time\"") &&
+                                                    Catch::Contains("alt=\"utilisation\""));
 }

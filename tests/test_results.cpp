@@ -5,10 +5,10 @@
 // Engine-free.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -366,9 +366,9 @@ TEST_CASE("natural order: numbers as a reader counts them, the same in C++ and P
   CHECK(natural_less("every-7", "every-007"));  // the same number: fewer zeros first
   CHECK_FALSE(natural_less("x", "x"));
   // A sweep's names: the same order from both sides, whatever they hold.
-  std::vector<std::string> names = {"e-100", "e-1600", "e-200", "e-25", "e-025", "a-", "a1",
-                                    "a",     "e-",     "e-7x",  "b2c10", "b2c9", "b10c1",
-                                    "\xc3\xa9-3", "z"};
+  std::vector<std::string> names = {"e-100", "e-1600", "e-200", "e-25",       "e-025",
+                                    "a-",    "a1",     "a",     "e-",         "e-7x",
+                                    "b2c10", "b2c9",   "b10c1", "\xc3\xa9-3", "z"};
   TempDir dir;
   std::string list;
   for (const auto& n : names) {

@@ -691,9 +691,9 @@ TEST_CASE("runs.csv: plain column names for the varied paths, and the columns of
         std::vector<std::string>{"checkpoint_every_steps", "recovery", "stop_time"});
   // Array indices are left out; two paths with the same last keys take more of them.
   plan.paths = {"/failures/events/0/at", "/other/events/1/at", "/failures/request-timeout"};
-  CHECK(varied_column_names(plan) == std::vector<std::string>{
-                                         "failures_events_at", "other_events_at",
-                                         "failures_request_timeout"});
+  CHECK(varied_column_names(plan) == std::vector<std::string>{"failures_events_at",
+                                                              "other_events_at",
+                                                              "failures_request_timeout"});
   // A name another column has (status, a metric) is not taken.
   plan.paths = {"/status", "/end_time_s"};
   CHECK(varied_column_names(plan) == std::vector<std::string>{"status_1", "end_time_s_2"});

@@ -883,9 +883,9 @@ TEST_CASE("without --plan, collective runs are priced with the file's default co
   request.columns = {"cost_usd"};
   // The fixture's 4 nodes for 1,000 s, some down, at 3.6 USD an hour: 3.80 USD (as under the
   // plan asked for by name, above).
-  CHECK_THAT(make_table(request), Contains("| coll | 1 | 3.80 (n=1) |") &&
-                                      EndsWith("cost plan 'nodes' of " +
-                                               tmp.file("prices.json") + ".\n"));
+  CHECK_THAT(make_table(request),
+             Contains("| coll | 1 | 3.80 (n=1) |") &&
+                 EndsWith("cost plan 'nodes' of " + tmp.file("prices.json") + ".\n"));
   // Both kinds: each priced with its own plan, both named.
   request.directories = {tmp.file("a"), tmp.file("b")};
   const std::string mixed = make_table(request);
@@ -899,8 +899,8 @@ TEST_CASE("without --plan, collective runs are priced with the file's default co
   // --plan prices every run with the plan asked for: the parameter server's bills no node.
   request.format = "md";
   request.plan = "per-second";
-  CHECK_THAT(make_table(request), Contains("| coll | 1 | — (0/1) |") &&
-                                      Contains("cost plan 'per-second' of "));
+  CHECK_THAT(make_table(request),
+             Contains("| coll | 1 | — (0/1) |") && Contains("cost plan 'per-second' of "));
 }
 
 // ---------------------------------------------------------------------------------------------

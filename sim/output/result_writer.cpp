@@ -262,9 +262,8 @@ void flatten_details(const nlohmann::json& v, const std::string& column,
       flatten_details(member, column.empty() ? key : column + '.' + key, out);
     }
   } else if (v.is_array()) {
-    const bool scalars = std::none_of(v.begin(), v.end(), [](const nlohmann::json& e) {
-      return e.is_object() || e.is_array();
-    });
+    const bool scalars = std::none_of(
+        v.begin(), v.end(), [](const nlohmann::json& e) { return e.is_object() || e.is_array(); });
     if (scalars) {
       std::string joined;
       for (const auto& e : v) joined += (joined.empty() ? "" : " ") + scalar_text(e);
