@@ -201,6 +201,27 @@ TEST_CASE("SIGTERM while background flows run: exit 143, one line, no SimGrid ba
       "/platform/file_system/write_bandwidth=1GBps");
 }
 
+TEST_CASE("Ctrl-C during a background snapshot checkpoint of 1,024 ranks: one line, no backtrace",
+          "[cli][interrupt]") {
+  // A real Ctrl-C (issue 34): hybrid-1024's snapshot checkpoint after every step, written at
+  // 1 GB/s (about 1,100 s of simulated time against a step of about 27 s), so one flow per rank
+  // is in flight at any moment. Each one dropped unfinished made SimGrid print a backtrace.
+  TempDir dir;
+  const std::string out = dir.file("out");
+  const auto r = on_terminal_with_ctrl_c(
+      "run scenarios/cluster/hybrid-1024.json -q --threads 1 --set /stop/time=1000h --set "
+      "/failures/stochastic=[] --set /recovery/checkpoint/every_steps=1 --set "
+      "/platform/file_system/write_bandwidth=1GBps -o '" +
+          out + "'",
+      2, dir);
+  CHECK(r.status == 130);
+  // Everything the terminal showed (stdout and stderr): its echo of Ctrl-C, then the message.
+  CHECK_THAT(r.out, Catch::Matches("(\\^C)?failsim run: interrupted by SIGINT at simulated time "
+                                   "[0-9]+\\.[0-9]{2} s; nothing was written to " +
+                                   out + "\r\n"));
+  CHECK_FALSE(fs::exists(out));
+}
+
 namespace {
 /// A time-only collective job of 655,360 ranks (10 nodes of 65,536 accelerators, data parallel),
 /// about the largest within the set-up's limits (15.6 GiB and 2 minutes estimated, most of both
