@@ -203,7 +203,7 @@ class SweepTest(Files):
             sweep = failsim.sweep(spec, directory=pathlib.Path(tmp) / "s", binary=BINARY,
                                   jobs=2, **{"vary.0.values": [0.01, 0.1]})
             self.assertEqual(len(sweep.runs), 4)
-            self.assertEqual(sorted(set(sweep.runs["/optimizer/learning_rate"])), [0.01, 0.1])
+            self.assertEqual(sorted(set(sweep.runs["optimizer_learning_rate"])), [0.01, 0.1])
             self.check_sweep(sweep)
 
     def test_collective_sweep_from_a_path(self):
