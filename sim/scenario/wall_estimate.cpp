@@ -52,9 +52,10 @@ WallEstimate collective_estimate(const Scenario& s, const ResolvedJob& job) {
   e.known = true;
   e.at_least = !cw.horizon_known && cw.failures > 0.0;
   e.process_seconds = PROCESS_SECONDS;
-  e.setup_seconds = platform.platform_nodes() * platform.node.accelerators *
-                        COLLECTIVE_SETUP_SECONDS_PER_ACCELERATOR +
-                    data_seconds(s, job);
+  // In doubles, as estimate_collective_setup counts them: the product of two ints may not fit.
+  const double accelerators =
+      static_cast<double>(platform.platform_nodes()) * platform.node.accelerators;
+  e.setup_seconds = accelerators * COLLECTIVE_SETUP_SECONDS_PER_ACCELERATOR + data_seconds(s, job);
   const double ranks = static_cast<double>(job.collective->ranks());
   e.simulation_seconds =
       cw.steps / COLLECTIVE_EXPECTED_STEPS_PER_WALL_SECOND +
