@@ -18,7 +18,10 @@ const Choices<EventType> EVENT_TYPES{{"fault_start", EventType::FAULT_START},
 
 }  // namespace
 
-std::string TraceFault::cause() const { return fmt::format("{} / {} / {}", level, kind, desc); }
+std::string TraceFault::cause() const {
+  if (level.empty() && desc.empty()) return kind;  // a log's cause (fault_log.hpp)
+  return fmt::format("{} / {} / {}", level, kind, desc);
+}
 
 FaultTrace parse_fault_trace(const nlohmann::json& doc, const std::string& label) {
   const JsonLocation root{label, ""};

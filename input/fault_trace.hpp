@@ -22,12 +22,14 @@ struct TraceFault {
   double start = 0.0;    ///< days, as the trace writes them
   /// Days; nullopt: the trace has no fault_end for it (the node never came back in the trace).
   std::optional<double> end;
-  std::string level;            ///< fault_type.Level, e.g. "Hardware Failure"
-  std::string kind;             ///< fault_type.Class, e.g. "GPU"
-  std::string desc;             ///< fault_type.Desc, e.g. "GPU DBE(Double Bit ECC) > Threshold"
-  std::size_t start_event = 0;  ///< index of its fault_start in the file's array
+  std::string level;  ///< fault_type.Level, e.g. "Hardware Failure"; "" in a log (fault_log.hpp)
+  /// fault_type.Class, e.g. "GPU"; a log's cause as written (its Level and Desc empty)
+  std::string kind;
+  std::string desc;  ///< fault_type.Desc, e.g. "GPU DBE(Double Bit ECC) > Threshold"
+  /// Index of its fault_start in the file's array; in a log, its line (1-based).
+  std::size_t start_event = 0;
 
-  /// "Level / Class / Desc", as results name the cause.
+  /// "Level / Class / Desc", as results name the cause; a log's cause as written.
   std::string cause() const;
 };
 

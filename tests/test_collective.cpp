@@ -394,6 +394,35 @@ TEST_CASE("A replayed trace's faults fail their nodes and name their causes", "[
   CHECK(failures[1]["details"]["cause"] == "Hardware Failure / Power Supply / d");
 }
 
+TEST_CASE("A CSV failure log replays as the trace does", "[collective]") {
+  // The trace above as a user's log: ISO times from an origin, a cause per line, ends.
+  failsim::testing::TempDir dir;
+  const std::string log = dir.file("failures.csv");
+  std::ofstream(log) << "when,host,why,back\n"
+                        "2024-03-02T00:00:00Z,x,Power Supply,2024-03-02T02:24:00Z\n"
+                        "2024-03-01T12:00:00Z,x,GPU,2024-03-01T14:24:00Z\n";
+  json s = build(
+      "trace",
+      {{"failures",
+        {{"detection", {{"timeout", "10ms"}}},
+         {"trace",
+          {{"file", log},
+           {"format", "csv"},
+           {"columns", {{"time", "when"}, {"node", "host"}, {"cause", "why"}, {"end", "back"}}},
+           {"origin", "2024-03-01T00:00:00Z"},
+           {"time_scale", 1e-6}}}}}});
+  const IsolatedRun run = run_isolated(s.dump());
+  const auto failures = events_of(run, "failure");
+  REQUIRE(failures.size() == 2);
+  const double day = 86400.0 * 1e-6;
+  CHECK(failures[0]["time"].get<double>() == near(0.5 * day));
+  CHECK(failures[0]["details"]["cause"] == "GPU");
+  CHECK(failures[0]["details"]["nodes"] == json::array({0}));
+  CHECK(failures[0]["details"]["down_for"].get<double>() == near(0.1 * day));
+  CHECK(failures[1]["time"].get<double>() == near(1.0 * day));
+  CHECK(failures[1]["details"]["cause"] == "Power Supply");
+}
+
 TEST_CASE("A trace's random mapping is a permutation drawn from the seed", "[collective]") {
   ClusterTraceConfig trace;
   trace.mapping = TraceMapping::RANDOM;

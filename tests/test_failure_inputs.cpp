@@ -95,6 +95,45 @@ TEST_CASE("a trace's faults become outages of the mapped nodes", "[scenario][tra
   }
 }
 
+TEST_CASE("a CSV, JSON-lines or sacct log becomes outages as the InfiniteHBD trace does",
+          "[scenario][trace]") {
+  SECTION("CSV: ISO times from the origin, causes as written, host memory by cause") {
+    // node-failures.csv: gpu-a 03-01 00:00 -> 12:00 (GPU), gpu-b 06:00 -> 18:00 (Power
+    // Supply, PSU lost), gpu-c 03-02 00:00 -> never (Kernel panic).
+    const json columns{
+        {"time", "timestamp"}, {"node", "host"}, {"cause", "reason"}, {"end", "resolved_at"}};
+    const auto o = outages({{"file", FIXTURES + "/node-failures.csv"},
+                            {"format", "csv"},
+                            {"columns", columns},
+                            {"origin", "2024-02-29T00:00:00Z"}},
+                           3);
+    REQUIRE(o.size() == 3);
+    CHECK(o[0] == TraceOutage{0, 1.0 * DAY, 1.5 * DAY, "GPU", false});
+    CHECK(o[1] == TraceOutage{1, 1.25 * DAY, 1.75 * DAY, "Power Supply, PSU lost", true});
+    CHECK(o[2] == TraceOutage{2, 2.0 * DAY, NEVER, "Kernel panic", true});
+  }
+  SECTION("JSON lines: relative times in a unit") {
+    const auto o = outages({{"file", FIXTURES + "/node-failures.jsonl"},
+                            {"format", "jsonl"},
+                            {"columns", {{"time", "t"}, {"node", "node"}, {"end", "repaired"}}},
+                            {"time_unit", "min"}},
+                           2);
+    REQUIRE(o.size() == 3);
+    CHECK(o[0] == TraceOutage{0, 0.0, NEVER, "unspecified", true});
+    CHECK(o[1] == TraceOutage{1, 3600.0 * 60.0, 7200.0 * 60.0, "unspecified", true});
+  }
+  SECTION("sacct: NODE_FAIL jobs' End, every fault repaired after `repair`") {
+    const auto o = outages({{"file", FIXTURES + "/sacct-node-fail.txt"},
+                            {"format", "sacct"},
+                            {"repair", "2h"},
+                            {"origin", "2024-03-01T00:00:00"}},
+                           2);
+    REQUIRE(o.size() == 2);
+    CHECK(o[0] == TraceOutage{0, 5.5 * 3600.0, 7.5 * 3600.0, "NODE_FAIL", true});
+    CHECK(o[1] == TraceOutage{1, DAY, DAY + 7200.0, "NODE_FAIL", true});
+  }
+}
+
 TEST_CASE("the Llama 3 rate table: one exponential process per kind, causes by count",
           "[scenario][rates]") {
   const Distribution repair{DistributionKind::EXPONENTIAL, 7200.0, 1.0};

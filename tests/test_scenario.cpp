@@ -632,6 +632,7 @@ const std::vector<Format>& formats() {
         "/failures/after_stop",
         "/failures/trace/mapping",
         "/failures/trace/extra_nodes",
+        "/failures/trace/format",
         "/failures/rates/repair/distribution",
         "/recovery/strategy",
         "/recovery/checkpoint/mode",

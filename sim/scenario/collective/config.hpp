@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "input/fault_log.hpp"
 #include "sim/scenario/distribution.hpp"
 #include "sim/scenario/settings.hpp"
 
@@ -281,6 +282,9 @@ struct TraceOutage {
 /// failures.trace: a per-node fault log replayed (docs/cluster.md, "Failure traces").
 struct ClusterTraceConfig {
   std::string file;  ///< absolute path
+  /// A log's format (failures.trace.format "csv", "jsonl" or "sacct" and how the log writes
+  /// its faults); unset: the InfiniteHBD trace.
+  std::optional<input::FaultLogFormat> log;
   TraceMapping mapping = TraceMapping::BY_ORDER;
   std::string mapping_file;  ///< FILE: absolute path
   TraceExtraNodes extra_nodes = TraceExtraNodes::ERROR;

@@ -1,7 +1,8 @@
 // The collective protocol's `failures.trace`: a per-node fault log (input/fault_trace.hpp, the
-// InfiniteHBD format) read with the scenario, its nodes mapped onto the scenario's, its days
-// turned into simulated seconds (docs/cluster.md, "Failure traces"). Every problem, the trace's
-// own included, is an InputError before anything is simulated.
+// InfiniteHBD format, or a CSV, JSON-lines or sacct log, input/fault_log.hpp) read with the
+// scenario, its nodes mapped onto the scenario's, its days turned into simulated seconds
+// (docs/cluster.md, "Failure traces"). Every problem, the trace's own included, is an InputError
+// before anything is simulated.
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -9,8 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "input/fault_log.hpp"
 #include "input/fault_trace.hpp"
 #include "input/json_input.hpp"
+#include "input/units.hpp"
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
 
@@ -26,6 +29,16 @@ const Choices<TraceExtraNodes> EXTRA_NODES{{"error", TraceExtraNodes::ERROR},
                                            {"wrap", TraceExtraNodes::WRAP}};
 
 constexpr double SECONDS_PER_DAY = 86400.0;
+
+/// failures.trace.format: a log's kind, or none for the InfiniteHBD trace ("infinitehbd").
+const Choices<std::optional<FaultLogKind>>& trace_formats() {
+  static const Choices<std::optional<FaultLogKind>> formats = [] {
+    Choices<std::optional<FaultLogKind>> out{{"infinitehbd", std::nullopt}};
+    for (const auto& [spelling, kind] : fault_log_kinds()) out.emplace_back(spelling, kind);
+    return out;
+  }();
+  return formats;
+}
 
 /// Fault classes after which a node's host memory survives: the accelerator, NIC or cable
 /// fails, the machine keeps running (as for the targets "accelerator" and "nic"). Every other
@@ -108,12 +121,15 @@ std::vector<int> slots_by_order(const ObjectReader& r, std::size_t trace_nodes, 
 
 ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const ClusterPlatformConfig& p,
                                       const std::string& file_label) {
-  const ObjectReader r = failures.object("trace", {"file", "mapping", "mapping_file", "extra_nodes",
-                                                   "from_day", "time_scale", "repair"});
+  const ObjectReader r =
+      failures.object("trace", {"file", "format", "columns", "time_unit", "origin", "mapping",
+                                "mapping_file", "extra_nodes", "from_day", "time_scale", "repair"});
   ClusterTraceConfig t;
   const std::string written = r.string("file");
   check_path(r.at("file"), written);
   t.file = resolve_path(written, file_label);
+  const std::optional<FaultLogKind> log =
+      r.choice_or("format", std::optional<FaultLogKind>(), trace_formats());
   t.mapping = r.choice_or("mapping", t.mapping, MAPPINGS);
   t.extra_nodes = r.choice_or("extra_nodes", t.extra_nodes, EXTRA_NODES);
   if (t.mapping != TraceMapping::FILE) {
@@ -129,10 +145,26 @@ ClusterTraceConfig read_cluster_trace(const ObjectReader& failures, const Cluste
   t.time_scale = r.number_or("time_scale", t.time_scale, Interval::positive());
   t.repair = r.optional_quantity("repair", Quantity::TIME, Sign::POSITIVE);
 
-  const FaultTrace trace = parse_fault_trace(
-      parse_json_text(read_named_file(r.at("file"), written, t.file, "a readable fault trace"),
-                      t.file),
-      t.file);
+  FaultTrace trace;
+  if (!log) {
+    for (const char* key : {"columns", "time_unit", "origin"}) {
+      r.forbid(key, "it describes a log (format \"csv\", \"jsonl\" or \"sacct\")");
+    }
+    trace = parse_fault_trace(
+        parse_json_text(read_named_file(r.at("file"), written, t.file, "a readable fault trace"),
+                        t.file),
+        t.file);
+  } else {
+    if (*log == FaultLogKind::SACCT && !t.repair) {
+      r.at("repair").fail(
+          "a repair duration with format \"sacct\" (sacct says when a node failed, not when it "
+          "came back)",
+          "nothing");
+    }
+    t.log = read_fault_log_format(r, *log);
+    trace = parse_fault_log(
+        read_named_file(r.at("file"), written, t.file, "a readable failure log"), *t.log, t.file);
+  }
   t.trace_nodes = static_cast<int>(trace.nodes.size());
   if (t.mapping == TraceMapping::FILE)
     t.mapping_file = resolve_path(r.string("mapping_file"), file_label);
@@ -169,6 +201,7 @@ nlohmann::json cluster_trace_to_json(const ClusterTraceConfig& t) {
                      {"time_scale", t.time_scale}};
   if (t.mapping == TraceMapping::FILE) out["mapping_file"] = t.mapping_file;
   if (t.repair) out["repair"] = *t.repair;
+  if (t.log) out.update(fault_log_format_to_json(*t.log));
   return out;
 }
 
