@@ -357,7 +357,7 @@ int run_scenario(RunOptions o) {
   const std::optional<int> threads = read_command_line(o);
   if (!threads) return BAD_INPUT;
   if (o.quiet) sim::print_warnings(false);  // -q: nothing but errors
-  input::catch_interrupts();  // from here on, Ctrl-C ends the command with a message
+  input::catch_interrupts();                // from here on, Ctrl-C ends the command with a message
   sim::RunSet set;
   try {
     set = sim::load_run_set(o.request);

@@ -1,6 +1,7 @@
 // The collective protocol's `layout` section: dp x tp x pp, the ZeRO stage, micro-batches (or
-// Megatron-LM's micro_batch_size) and the data-parallel collective. Whether the layout fits the platform is the plan's to check
-// (sim/scenario/collective/plan.hpp): it needs the platform and the workload together.
+// Megatron-LM's micro_batch_size) and the data-parallel collective. Whether the layout fits the
+// platform is the plan's to check (sim/scenario/collective/plan.hpp): it needs the platform and the
+// workload together.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -61,10 +62,8 @@ bool global_batch_size_written(const ObjectReader& top) {
 /// The micro-batches of a step, from `micro_batches`, Megatron-LM's `micro_batch_size` (the
 /// sequences of one micro-batch on one replica: global_batch_size = micro_batch_size x
 /// micro-batches x dp), or both alike (docs/cluster.md, "Megatron-LM's names").
-int read_micro_batches(const ObjectReader& top, const ObjectReader& r, const Scenario& s,
-                       int dp) {
-  const std::optional<std::int64_t> m =
-      r.optional_integer("micro_batches", 1, MAX_MICRO_BATCHES);
+int read_micro_batches(const ObjectReader& top, const ObjectReader& r, const Scenario& s, int dp) {
+  const std::optional<std::int64_t> m = r.optional_integer("micro_batches", 1, MAX_MICRO_BATCHES);
   const std::optional<std::int64_t> b = r.optional_integer("micro_batch_size", 1, 1'000'000'000);
   const StepBatch step = step_batch(s, dp);
   if (!b) {

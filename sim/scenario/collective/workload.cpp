@@ -24,13 +24,14 @@ constexpr double MAX_TOKENS = 1e15;
 double read_global_batch(const ObjectReader& t, int sequence) {
   const std::optional<double> tokens =
       t.optional_number("global_batch_tokens", Interval{0.0, MAX_TOKENS, true, false});
-  const std::optional<std::int64_t> sequences = t.optional_integer(
-      "global_batch_size", 1, static_cast<std::int64_t>(MAX_TOKENS / sequence));
+  const std::optional<std::int64_t> sequences =
+      t.optional_integer("global_batch_size", 1, static_cast<std::int64_t>(MAX_TOKENS / sequence));
   if (!tokens && !sequences) {
     t.at("global_batch_tokens")
-        .fail("the tokens of one step over every replica, or Megatron-LM's global_batch_size "
-              "in sequences (required)",
-              "nothing");
+        .fail(
+            "the tokens of one step over every replica, or Megatron-LM's global_batch_size "
+            "in sequences (required)",
+            "nothing");
   }
   if (!sequences) return *tokens;
   const double from_sequences = static_cast<double>(*sequences) * sequence;
