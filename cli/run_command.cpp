@@ -27,6 +27,7 @@
 #include "sim/output/result_writer.hpp"
 #include "sim/ps/branching.hpp"
 #include "sim/run_request.hpp"
+#include "sim/scenario/resolve.hpp"
 #include "sim/scenario/wall_estimate.hpp"
 
 namespace failsim::cli {
@@ -359,7 +360,8 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
 int run_scenario(RunOptions o) {
   const std::optional<int> threads = read_command_line(o);
   if (!threads) return BAD_INPUT;
-  input::catch_interrupts();  // from here on, Ctrl-C ends the command with a message
+  if (o.quiet) sim::print_warnings(false);  // -q: nothing but errors
+  input::catch_interrupts();                // from here on, Ctrl-C ends the command with a message
   sim::RunSet set;
   try {
     set = sim::load_run_set(o.request);

@@ -1178,8 +1178,43 @@ const std::vector<BadScenario>& catalogue() {
            "\"none\""}),
       collective("misspelt layout key", R"({"layout": {"zero_stge": 1}})", "/layout/zero_stge",
                  {"bad.json: /layout/zero_stge: expected a known key (dp, tp, pp, zero_stage, "
-                  "micro_batches, tp_across_nodes, dp_algorithm, overlap), found unknown key "
-                  "'zero_stge' (did you mean 'zero_stage'?)"}),
+                  "micro_batches, micro_batch_size, tp_across_nodes, dp_algorithm, overlap), "
+                  "found unknown key 'zero_stge' (did you mean 'zero_stage'?)"}),
+      // Megatron-LM's names (docs/cluster.md, "Megatron-LM's names"): 65536 tokens of 2048 are
+      // 32 sequences a step, 2 per replica of dp 16.
+      collective("Megatron's micro_batch_size not dividing a replica's sequences",
+                 R"({"layout": {"micro_batch_size": 3}})", "/layout/micro_batch_size",
+                 {"bad.json: /layout/micro_batch_size: expected a divisor of the 2 sequences of "
+                  "one replica's step",
+                  "global_batch_size = micro_batch_size x micro-batches x dp 16",
+                  "found 3 (0.666667 micro-batches)"}),
+      collective("Megatron's micro_batch_size and micro_batches that disagree",
+                 R"({"layout": {"micro_batch_size": 2, "micro_batches": 2}})",
+                 "/layout/micro_batch_size",
+                 {"bad.json: /layout/micro_batch_size: expected micro_batch_size x "
+                  "/layout/micro_batches 2 x dp 16 = the step's global_batch_size 32 sequences",
+                  "(a micro_batch_size of 1 with these micro-batches: one or the other, or both "
+                  "alike), found 2 (2 x 2 x 16 = 64 sequences)"}),
+      collective("Megatron's global_batch_size and global_batch_tokens that disagree",
+                 R"({"workload": {"transformer": {"global_batch_size": 16}}})",
+                 "/workload/transformer/global_batch_size",
+                 {"bad.json: /workload/transformer/global_batch_size: expected the step of "
+                  "/workload/transformer/global_batch_tokens 65536 = global_batch_size x "
+                  "sequence 2048",
+                  "found 16 (16 x 2048 = 32768 tokens)"}),
+      collective("Megatron's global_batch_size not whole micro-batches",
+                 R"({"layout": {"micro_batches": 3},
+                     "workload": {"transformer": {"global_batch_tokens": null,
+                                                  "global_batch_size": 32}}})",
+                 "/workload/transformer/global_batch_size",
+                 {"bad.json: /workload/transformer/global_batch_size: expected a multiple of dp "
+                  "16 x layout.micro_batches 3 = 48 sequences",
+                  "found 32"}),
+      collective("Megatron's train_iters and version that disagree",
+                 R"({"stop": {"version": 6, "train_iters": 5}})", "/stop/train_iters",
+                 {"bad.json: /stop/train_iters: expected the steps of /stop/version 6 "
+                  "(train_iters is Megatron-LM's name for version",
+                  "found 5"}),
       collective("misspelt collective section", R"({"layuot": {"dp": 16}})", "/layuot",
                  {"bad.json: /layuot: expected a known key ($schema, protocol, name, description, "
                   "seed, data, model, optimizer, platform, layout, workload, evaluation, stop, "

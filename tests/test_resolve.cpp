@@ -497,3 +497,44 @@ TEST_CASE("validate and run refuse every scenario of the parser's catalogue with
     CHECK_FALSE(fs::exists(out));
   }
 }
+
+TEST_CASE("a 1F1B bubble above 50% draws a warning on stderr, at 50% or less none",
+          "[resolve][collective]") {
+  // dp 2 x pp 8 on the base's 16 accelerators; global_batch_size sequences / (2 x 2) =
+  // micro-batches m; the bubble is (pp - 1) / (m + pp - 1).
+  const auto scenario = [](int global_batch_size) {
+    json doc = json::parse(MINIMAL_COLLECTIVE);
+    doc.merge_patch(json::parse(R"({"layout": {"dp": 2, "pp": 8, "micro_batch_size": 2},
+        "workload": {"transformer": {"global_batch_tokens": null}}})"));
+    doc["workload"]["transformer"]["global_batch_size"] = global_batch_size;
+    return doc;
+  };
+  failsim::sim::print_warnings(false);  // this process checks the list; the binary prints it
+  // 24 sequences: m = 6, 7 / 13 = 53.8%; 28: m = 7, 7 / 14 = 50% exactly; 64: m = 16, 7 / 23.
+  const auto job = resolve(parse_scenario(scenario(24), "b.json"), "b.json");
+  REQUIRE(job.warnings.size() == 1);
+  CHECK(job.warnings[0] ==
+        "b.json: /layout/micro_batches: the pipeline bubble idles 53.8% of a step's compute, "
+        "more than 50% (1F1B: (pp - 1) / (micro_batches + pp - 1) = 7 / (6 + 7)); 7 or more "
+        "micro-batches keep it at 50% or less (with Megatron-LM's names: micro-batches = "
+        "global_batch_size / (micro_batch_size x dp))");
+  CHECK(resolve(parse_scenario(scenario(28), "b.json"), "b.json").warnings.empty());
+  CHECK(resolve(parse_scenario(scenario(64), "b.json"), "b.json").warnings.empty());
+
+  // The binary says it on stderr, and the file is still valid; at 50% it says nothing.
+  TempDir dir;
+  const std::string bad = dir.file("bubble.json"), fine = dir.file("fine.json");
+  write_text(bad, scenario(24).dump(2));
+  write_text(fine, scenario(28).dump(2));
+  const auto warned = run_cli("validate '" + bad + "'", dir);
+  CHECK(warned.status == 0);
+  CHECK(warned.err == "failsim: warning: " + bad +
+                          ": /layout/micro_batches: the pipeline bubble idles 53.8% of a step's "
+                          "compute, more than 50% (1F1B: (pp - 1) / (micro_batches + pp - 1) = "
+                          "7 / (6 + 7)); 7 or more micro-batches keep it at 50% or less (with "
+                          "Megatron-LM's names: micro-batches = global_batch_size / "
+                          "(micro_batch_size x dp))\n");
+  const auto quiet = run_cli("validate '" + fine + "'", dir);
+  CHECK(quiet.status == 0);
+  CHECK(quiet.err.empty());
+}

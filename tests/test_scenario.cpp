@@ -561,6 +561,38 @@ TEST_CASE("files that cannot be read or are not JSON are errors with a position"
             "'}'; expected string literal");
 }
 
+TEST_CASE("Megatron-LM's batch and step names convert to failsim's, by hand", "[scenario]") {
+  // The collective base: dp 16, sequences of 2048 tokens, 65536 tokens = 32 sequences a step.
+  const auto parsed = [](const char* patch) {
+    json doc = json::parse(failsim::testing::MINIMAL_COLLECTIVE);
+    doc.merge_patch(json::parse(patch));
+    return parse_scenario(doc, "megatron.json");
+  };
+  // global_batch_size 64 sequences x 2048 = 131072 tokens; 64 = micro_batch_size 2 x m x dp 16:
+  // m = 2. train_iters 300 is version 300.
+  const Scenario s = parsed(R"({"layout": {"micro_batch_size": 2},
+      "workload": {"transformer": {"global_batch_tokens": null, "global_batch_size": 64}},
+      "stop": {"train_iters": 300}})");
+  CHECK(s.collective.workload.transformer->global_batch_tokens == 131072.0);
+  CHECK(s.collective.layout.micro_batches == 2);
+  CHECK(s.stop.version == 300);
+  // The base's 32 sequences with micro_batch_size 1: 32 / (1 x 16) = 2 micro-batches.
+  CHECK(parsed(R"({"layout": {"micro_batch_size": 1}})").collective.layout.micro_batches == 2);
+  // Both names alike are accepted: 1 x 2 x 16 = 32; 32 x 2048 = 65536 tokens; version 7 = 7.
+  const Scenario both = parsed(R"({"layout": {"micro_batch_size": 1, "micro_batches": 2},
+                 "workload": {"transformer": {"global_batch_tokens": 65536,
+                                              "global_batch_size": 32}},
+                 "stop": {"version": 7, "train_iters": 7}})");
+  CHECK(both.collective.layout.micro_batches == 2);
+  CHECK(both.collective.workload.transformer->global_batch_tokens == 65536.0);
+  CHECK(both.stop.version == 7);
+  // The resolved scenario says it in failsim's names only.
+  const json out = to_json(s);
+  CHECK_FALSE(out["layout"].contains("micro_batch_size"));
+  CHECK(out["layout"]["micro_batches"] == 2);
+  CHECK_FALSE(out["stop"].contains("train_iters"));
+}
+
 TEST_CASE("the catalogue of bad scenarios: each gets one clear message", "[scenario]") {
   std::set<std::string> texts;
   int resolved_later = 0;

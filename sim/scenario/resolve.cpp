@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -393,6 +396,34 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
   return real;
 }
 
+/// A pipeline whose 1F1B bubble (the plan's bubble_fraction, docs/cluster.md) idles it for more
+/// than BUBBLE_WARNING_FRACTION of a step: too few micro-batches for its stages.
+std::vector<std::string> collective_warnings(const CollectivePlan& plan, const std::string& file) {
+  std::vector<std::string> warnings;
+  if (plan.bubble_fraction > BUBBLE_WARNING_FRACTION) {
+    warnings.push_back(fmt::format(
+        "{}: /layout/micro_batches: the pipeline bubble idles {:.1f}% of a step's compute, more "
+        "than {:g}% (1F1B: (pp - 1) / (micro_batches + pp - 1) = {} / ({} + {})); {} or more "
+        "micro-batches keep it at {:g}% or less (with Megatron-LM's names: micro-batches = "
+        "global_batch_size / (micro_batch_size x dp))",
+        file, 100.0 * plan.bubble_fraction, 100.0 * BUBBLE_WARNING_FRACTION, plan.pp - 1,
+        plan.micro_batches, plan.pp - 1, plan.pp - 1, 100.0 * BUBBLE_WARNING_FRACTION));
+  }
+  return warnings;
+}
+
+/// Says each of `warnings` on stderr once per process, unless print_warnings(false).
+std::atomic<bool> printing_warnings{true};
+void say_warnings(const std::vector<std::string>& warnings) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const std::string& warning : warnings) {
+    if (!printing_warnings || !said.insert(warning).second) continue;
+    fmt::print(stderr, "failsim: warning: {}\n", warning);
+  }
+}
+
 ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   // Before anything as large as the job is built (the plan's ranks, SimGrid's platform).
   check_collective_setup(s, file);
@@ -404,6 +435,7 @@ ResolvedJob resolve_collective(const Scenario& s, const std::string& file) {
   job.memory.actors = 2.0;  // the job's driver, and SimGrid's maestro
   job.collective = plan_collective(s, real, file);
   job.collective_work = check_collective_work(s, *job.collective, file);
+  job.warnings = collective_warnings(*job.collective, file);
   return job;
 }
 
@@ -419,8 +451,14 @@ std::vector<ShardShare> share_shards(const std::vector<models::Tensor>& tensors,
   return shares;
 }
 
+void print_warnings(bool on) { printing_warnings = on; }
+
 ResolvedJob resolve(const Scenario& s, const std::string& file) {
-  if (s.protocol == Protocol::COLLECTIVE) return resolve_collective(s, file);
+  if (s.protocol == Protocol::COLLECTIVE) {
+    ResolvedJob job = resolve_collective(s, file);
+    say_warnings(job.warnings);
+    return job;
+  }
   ResolvedJob job;
   const auto model = resolve_model(s, job, file);
   check_shards(s, job, file);

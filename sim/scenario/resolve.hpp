@@ -94,7 +94,19 @@ struct ResolvedJob {
   /// A collective run's work and result size before it starts (checked against the limits of
   /// sim/scenario/collective/work.hpp), and the work the job may do while it runs.
   CollectiveWork collective_work;
+  /// What the scenario asks for that runs but is likely a mistake, each as "FILE: POINTER:
+  /// what and why" (docs/cluster.md, "Warnings"); resolve() prints them (print_warnings).
+  std::vector<std::string> warnings;
 };
+
+/// A 1F1B pipeline idle for more than this fraction of a step's compute draws a warning: the
+/// bubble (pp - 1) / (m + pp - 1) of pipeline_bubble_fraction exceeds it when m < pp - 1.
+constexpr double BUBBLE_WARNING_FRACTION = 0.5;
+
+/// Whether resolve() prints each of ResolvedJob::warnings on stderr, as "failsim: warning: "
+/// and the text, once per process for a text (a sweep resolves every point; points alike warn
+/// once). On by default; `failsim run -q` turns it off.
+void print_warnings(bool on);
 
 /// This machine's physical memory in bytes (sysconf), or the container's memory limit (cgroup)
 /// when lower: the budget of MemoryEstimate.

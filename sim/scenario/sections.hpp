@@ -49,7 +49,9 @@ nlohmann::json timing_to_json(const TimingConfig& timing);
 EvaluationConfig read_evaluation(const input::ObjectReader& top);
 nlohmann::json evaluation_to_json(const EvaluationConfig& evaluation);
 
-StopConfig read_stop(const input::ObjectReader& top);
+/// `train_iters`: the collective protocol's stop also takes Megatron-LM's train_iters for
+/// `version` (refused when both are given and differ).
+StopConfig read_stop(const input::ObjectReader& top, bool train_iters = false);
 nlohmann::json stop_to_json(const StopConfig& stop);
 
 /// The spellings of failures.after_stop (ps/failures.cpp).

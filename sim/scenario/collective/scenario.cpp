@@ -77,8 +77,8 @@ Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string&
     s.evaluation.final_full_test = false;
   }
   c.platform = read_cluster_platform(top, file_label);
-  c.layout = read_layout(top);
-  s.stop = read_stop(top);
+  c.layout = read_layout(top, s);
+  s.stop = read_stop(top, /*train_iters=*/true);
   c.failures = read_cluster_failures(top, c.platform, file_label);
   c.recovery = read_collective_recovery(top);
   s.output = read_output(top, s.name);

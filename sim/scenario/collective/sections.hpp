@@ -22,7 +22,9 @@ ClusterPlatformConfig read_cluster_platform(const input::ObjectReader& top,
                                             const std::string& file_label);
 nlohmann::json cluster_platform_to_json(const ClusterPlatformConfig& platform);
 
-LayoutConfig read_layout(const input::ObjectReader& top);
+/// `s` holds the sections read before it, the workload and (with real math) the optimizer:
+/// Megatron-LM's layout.micro_batch_size counts the sequences (or samples) of their step.
+LayoutConfig read_layout(const input::ObjectReader& top, const Scenario& s);
 nlohmann::json layout_to_json(const LayoutConfig& layout);
 
 WorkloadConfig read_workload(const input::ObjectReader& top);

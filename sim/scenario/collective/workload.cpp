@@ -1,6 +1,11 @@
 // The collective protocol's `workload` section: the transformer a step's time poses as (or
 // none: the real model's own flops and size), the fraction of peak the kernels reach, the bytes
 // of the training state, and whether the real math runs at all (time only: no data, no model).
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <optional>
+
 #include "input/units.hpp"
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
@@ -12,6 +17,35 @@ namespace {
 const Choices<bool> MATH{{"real", true}, {"none", false}};
 const Choices<Recompute> RECOMPUTE{
     {"none", Recompute::NONE}, {"selective", Recompute::SELECTIVE}, {"full", Recompute::FULL}};
+constexpr double MAX_TOKENS = 1e15;
+
+/// The tokens of one step: `global_batch_tokens`, or Megatron-LM's `global_batch_size` in
+/// sequences of `sequence` tokens (docs/cluster.md, "Megatron-LM's names"); both only alike.
+double read_global_batch(const ObjectReader& t, int sequence) {
+  const std::optional<double> tokens =
+      t.optional_number("global_batch_tokens", Interval{0.0, MAX_TOKENS, true, false});
+  const std::optional<std::int64_t> sequences =
+      t.optional_integer("global_batch_size", 1, static_cast<std::int64_t>(MAX_TOKENS / sequence));
+  if (!tokens && !sequences) {
+    t.at("global_batch_tokens")
+        .fail(
+            "the tokens of one step over every replica, or Megatron-LM's global_batch_size "
+            "in sequences (required)",
+            "nothing");
+  }
+  if (!sequences) return *tokens;
+  const double from_sequences = static_cast<double>(*sequences) * sequence;
+  if (tokens && *tokens != from_sequences) {
+    t.at("global_batch_size")
+        .fail(fmt::format("the step of /workload/transformer/global_batch_tokens {} = "
+                          "global_batch_size x sequence {} (Megatron-LM's global_batch_size "
+                          "counts sequences: one or the other, or both alike)",
+                          *tokens, sequence),
+              fmt::format("{} ({} x {} = {} tokens)", *sequences, *sequences, sequence,
+                          from_sequences));
+  }
+  return from_sequences;
+}
 }  // namespace
 
 WorkloadConfig read_workload(const ObjectReader& top) {
@@ -21,8 +55,9 @@ WorkloadConfig read_workload(const ObjectReader& top) {
                                        "memory_bytes_per_parameter", "recompute", "math"});
   WorkloadConfig w;
   if (r.has("transformer")) {
-    const ObjectReader t = r.object("transformer", {"parameters", "layers", "hidden", "heads",
-                                                    "sequence", "global_batch_tokens"});
+    const ObjectReader t =
+        r.object("transformer", {"parameters", "layers", "hidden", "heads", "sequence",
+                                 "global_batch_tokens", "global_batch_size"});
     TransformerConfig tr;
     // Counts written as numbers (7e9) or integers; at most 1e15 parameters or tokens.
     tr.parameters = t.number("parameters", Interval{0.0, 1e15, true, false});
@@ -30,7 +65,7 @@ WorkloadConfig read_workload(const ObjectReader& top) {
     tr.hidden = to_int(t.integer("hidden", 1, 1'000'000'000));
     tr.heads = to_int(t.integer_or("heads", tr.heads, 0, 1'000'000'000));
     tr.sequence = to_int(t.integer("sequence", 1, 1'000'000'000));
-    tr.global_batch_tokens = t.number("global_batch_tokens", Interval{0.0, 1e15, true, false});
+    tr.global_batch_tokens = read_global_batch(t, tr.sequence);
     w.transformer = tr;
   }
   w.achieved_fraction =
