@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/daly_optimum.hpp"
 #include "analysis/natural_order.hpp"
 #include "analysis/stats.hpp"
 #include "input/input_error.hpp"
@@ -638,15 +639,18 @@ void add_work_columns(std::vector<MetricColumn>& columns) {
                      .value = [](const RunMetrics& r) { return r.idle_fraction; }});
 }
 
-/// Collective runs (summary.collective, docs/tables.md#collective-runs): ETTR, goodput, steps
-/// and the time by cause.
-void add_collective_columns(std::vector<MetricColumn>& columns) {
-  const auto collective = [](auto f) {
-    return [f](const RunMetrics& r) -> V {
-      if (!r.collective) return std::nullopt;
-      return f(*r.collective, r);
-    };
+/// A collective run's value `f(summary.collective, run)`; none for a parameter-server run.
+template <typename F>
+auto collective(F f) {
+  return [f](const RunMetrics& r) -> V {
+    if (!r.collective) return std::nullopt;
+    return f(*r.collective, r);
   };
+}
+
+/// Collective runs (summary.collective, docs/tables.md#collective-runs): ETTR, goodput and the
+/// work kept.
+void add_collective_columns(std::vector<MetricColumn>& columns) {
   columns.push_back(
       {.key = "ettr",
        .header = "ETTR",
@@ -698,6 +702,11 @@ void add_collective_columns(std::vector<MetricColumn>& columns) {
                        return static_cast<double>(c.steps_kept);
                      }),
                      .collective = true});
+}
+
+/// Collective runs: the work and time lost (rolled back, restarts, the time by cause) and the
+/// checkpoint interval that would lose the least.
+void add_collective_loss_columns(std::vector<MetricColumn>& columns) {
   columns.push_back({.key = "steps_rolled_back",
                      .header = "steps rolled back",
                      .value = collective([](const CollectiveRun& c, const RunMetrics&) -> V {
@@ -732,6 +741,26 @@ void add_collective_columns(std::vector<MetricColumn>& columns) {
                        }),
                        .collective = true});
   }
+  // Daly's optimum from the run's own figures: M the wall time over the failures, delta the
+  // checkpoint stall over the checkpoints, in steps of the productive time over the kept steps
+  // (analysis/plot.py's young_daly draws the same on a sweep's figure, pooled over a line).
+  columns.push_back(
+      {.key = "daly_optimum_steps",
+       .header = "Young/Daly optimum",
+       .unit = "steps",
+       .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
+         const auto productive = static_cast<std::size_t>(result_format::TimeCause::PRODUCTIVE);
+         const auto stall = static_cast<std::size_t>(result_format::TimeCause::CHECKPOINT_STALL);
+         if (c.failures <= 0 || c.checkpoints <= 0 || c.seconds[stall] <= 0.0 ||
+             c.steps_kept <= 0 || r.end_time <= 0.0)
+           return std::nullopt;
+         const double mtbf = r.end_time / static_cast<double>(c.failures);
+         const double delta = c.seconds[stall] / static_cast<double>(c.checkpoints);
+         return daly_optimum(delta, mtbf) /
+                (c.seconds[productive] / static_cast<double>(c.steps_kept));
+       }),
+       .collective = true,
+       .collective_default = true});
 }
 
 /// What a configuration cost (the scenario's prices, docs/cost-model.md).
@@ -771,6 +800,7 @@ std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double
   add_accuracy_columns(columns, failure_triples, target);
   add_work_columns(columns);
   add_collective_columns(columns);
+  add_collective_loss_columns(columns);
   add_cost_columns(columns, target);
   return columns;
 }

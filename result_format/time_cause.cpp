@@ -9,21 +9,24 @@
 namespace failsim::result_format {
 namespace {
 
-using enum TimeCause;
-
-constexpr std::array TIME_CAUSE_TABLE = {
-    TimeCauseSpelling{PRODUCTIVE, "productive", "productive"},
-    TimeCauseSpelling{STRAGGLERS, "stragglers", "stragglers"},
-    TimeCauseSpelling{INTERFERENCE, "interference", "interference"},
-    TimeCauseSpelling{CHECKPOINT_STALL, "checkpoint_stall", "checkpoint stall"},
-    TimeCauseSpelling{LOST_WORK, "lost_work", "lost work"},
-    TimeCauseSpelling{DETECTION, "detection", "detection"},
-    TimeCauseSpelling{REPAIR_WAIT, "repair_wait", "repair wait"},
-    TimeCauseSpelling{RESTART, "restart", "restart"},
-    TimeCauseSpelling{CHECKPOINT_LOAD, "checkpoint_load", "checkpoint load"},
-    TimeCauseSpelling{QUORUM, "quorum", "quorum"},
-    TimeCauseSpelling{UNFINISHED, "unfinished", "unfinished step"},
-};
+// The enum's names unqualified inside the table only: a unity build puts this file's anonymous
+// namespace beside others that spell the same names (RESTART is a cause and an event).
+constexpr std::array TIME_CAUSE_TABLE = [] {
+  using enum TimeCause;
+  return std::array{
+      TimeCauseSpelling{PRODUCTIVE, "productive", "productive"},
+      TimeCauseSpelling{STRAGGLERS, "stragglers", "stragglers"},
+      TimeCauseSpelling{INTERFERENCE, "interference", "interference"},
+      TimeCauseSpelling{CHECKPOINT_STALL, "checkpoint_stall", "checkpoint stall"},
+      TimeCauseSpelling{LOST_WORK, "lost_work", "lost work"},
+      TimeCauseSpelling{DETECTION, "detection", "detection"},
+      TimeCauseSpelling{REPAIR_WAIT, "repair_wait", "repair wait"},
+      TimeCauseSpelling{RESTART, "restart", "restart"},
+      TimeCauseSpelling{CHECKPOINT_LOAD, "checkpoint_load", "checkpoint load"},
+      TimeCauseSpelling{QUORUM, "quorum", "quorum"},
+      TimeCauseSpelling{UNFINISHED, "unfinished", "unfinished step"},
+  };
+}();
 static_assert(TIME_CAUSE_TABLE.size() == TIME_CAUSES);
 
 }  // namespace

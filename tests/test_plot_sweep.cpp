@@ -159,7 +159,7 @@ TEST_CASE(
                                      "goodput_samples_per_s,tokens_kept,samples_kept,steps_kept,"
                                      "steps_rolled_back,restarts,time_lost_s,time_productive_s,"
                                      "time_stragglers_s,") &&
-                       Catch::Contains(",time_unfinished_s,directory\n") &&
+                       Catch::Contains(",time_unfinished_s,daly_optimum_steps,directory\n") &&
                        !Catch::Contains("gradients"));
   CHECK(std::count(runs.begin(), runs.end(), '\n') == 7);
   CHECK(runs.find(",missing,") == std::string::npos);
@@ -167,7 +167,8 @@ TEST_CASE(
   const std::string table = read_text(sweep + "/table.md");
   INFO(table);
   CHECK(table.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | tokens kept "
-                    "| steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                    "| steps rolled back | restarts | time lost (s) | Young/Daly optimum (steps) | "
+                    "cost (USD) |\n",
                     0) == 0);
   CHECK_THAT(table, Catch::Contains("cost plan 'gpu-on-demand' of analysis/prices.json."));
   CHECK_THAT(table, Catch::Contains("| zero3-stragglers_checkpoint-every-50 | 2 |"));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/daly_optimum.hpp"
 #include "analysis/natural_order.hpp"
 #include "analysis/run_summary.hpp"
 #include "analysis/stats.hpp"
@@ -355,6 +356,28 @@ TEST_CASE("analysis/failsim_results.py leaves out the keys result_format leaves 
     cpp += (cpp.empty() ? "" : " ") + std::string(key);
   }
   CHECK(out == cpp + "\n['a']\n");
+}
+
+TEST_CASE("Daly's optimum: the table's and the figure's, the same in C++ and Python",
+          "[results][python]") {
+  using failsim::analysis::daly_optimum;
+  // Daly's closed form by hand: delta 6, M 500 (x = 0.006), and delta >= 2M gives M.
+  CHECK(daly_optimum(6.0, 500.0) == Approx(73.5113).epsilon(1e-5));
+  CHECK(daly_optimum(300.0, 100.0) == 100.0);
+  CHECK(daly_optimum(200.0, 100.0) == 100.0);
+  TempDir dir;
+  const std::string out = run_python(
+      "import daly\n"
+      "for delta, M in [(6.0, 500.0), (1.0, 288.0), (60.0, 1e5), (199.0, 100.0), (300.0, 100.0)]:\n"
+      "    print(repr(daly.daly_optimum(delta, M)))\n",
+      dir);
+  std::istringstream lines(out);
+  for (const auto& [delta, mtbf] : {std::pair{6.0, 500.0}, {1.0, 288.0}, {60.0, 1e5},
+                                    {199.0, 100.0}, {300.0, 100.0}}) {
+    double python = 0.0;
+    REQUIRE(lines >> python);
+    CHECK(daly_optimum(delta, mtbf) == Approx(python).epsilon(1e-14));
+  }
 }
 
 TEST_CASE("natural order: numbers as a reader counts them, the same in C++ and Python",

@@ -730,6 +730,10 @@ TEST_CASE("collective metrics: ETTR, goodput, steps, restarts, time lost by caus
   CHECK(value("time_repair_wait_s") == 140.0);
   CHECK(value("time_checkpoint_stall_s") == 30.0);
   CHECK(value("failures") == 2.0);
+  // Daly's optimum from the run's figures: delta = 30 s / 5 checkpoints = 6 s, M = 1,000 s / 2
+  // failures = 500 s, x = delta / 2M = 0.006: sqrt(6,000) (1 + sqrt(0.006) / 3 + 0.006 / 9) - 6
+  // = 73.511 s, over a step of 600 s / 50 kept steps = 12 s: 6.126 steps.
+  CHECK(value("daly_optimum_steps") == Approx(6.1259).epsilon(1e-4));
   // Without a transformer: samples per second.
   json r = collective_result_json("c", 1);
   r["summary"]["collective"]["tokens"] = {{"per_step", 0.0}, {"kept", 0.0}};
@@ -739,6 +743,17 @@ TEST_CASE("collective metrics: ETTR, goodput, steps, restarts, time lost by caus
     if (c.key == "goodput_tokens_per_s") CHECK_FALSE(c.value(samples));
     // A parameter-server run has no collective figure.
     if (c.collective) CHECK_FALSE(c.value(run_metrics(parsed(result_json("ps", 1)), 0.7)));
+  }
+  // No optimum without a failure, or without a checkpoint that stalls.
+  for (const auto& [pointer, zero] : {std::pair{"/summary/collective/failures", json(0)},
+                                      {"/summary/collective/time/checkpoint_stall", json(0.0)},
+                                      {"/summary/collective/checkpoints", json(0)}}) {
+    json z = collective_result_json("c", 1);
+    z[json::json_pointer(pointer)] = zero;
+    const RunMetrics none = run_metrics(parsed(z, "time,version,test_accuracy\n"), 0.7);
+    for (const auto& c : all_metric_columns(0, 0.7)) {
+      if (c.key == "daly_optimum_steps") CHECK_FALSE(c.value(none));
+    }
   }
 }
 
@@ -808,10 +823,11 @@ TEST_CASE("a table of collective runs shows ETTR, goodput and time lost by defau
   const std::string md = make_table(request);
   INFO(md);
   // Time only: no accuracy column. The file's plans name no node: no cost column.
+  // The Young/Daly optimum of the runs' own figures (worked by hand in "collective metrics").
   CHECK(md.rfind("| configuration | seeds | ETTR (fraction) | goodput (tokens/s) | tokens kept | "
-                 "steps rolled back | restarts | time lost (s) |\n| --- | ---: | ---: | ---: | "
-                 "---: | ---: | ---: | ---: |\n| coll | 2 | 0.65 ± 0.64 | 50 ± 0 | 50000 ± 0 | "
-                 "10 ± 0 | 2 ± 0 | 400 ± 0 |\n",
+                 "steps rolled back | restarts | time lost (s) | Young/Daly optimum (steps) |\n"
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n| coll | 2 | "
+                 "0.65 ± 0.64 | 50 ± 0 | 50000 ± 0 | 10 ± 0 | 2 ± 0 | 400 ± 0 | 6.13 ± 0 |\n",
                  0) == 0);
   // Every cause on request, in the order of the time causes.
   request.columns = {"time_detection_s", "time_repair_wait_s", "steps_kept"};
@@ -844,11 +860,11 @@ TEST_CASE(
   const std::string md = render_table(group_runs({m}), TableFormat::MARKDOWN, layout);
   INFO(md);
   CHECK(md.rfind("| configuration | seeds | final accuracy (fraction) | ETTR (fraction) | goodput "
-                 "(tokens/s) | tokens kept | steps rolled back | restarts | time lost (s) | cost "
-                 "(USD) |\n",
+                 "(tokens/s) | tokens kept | steps rolled back | restarts | time lost (s) | "
+                 "Young/Daly optimum (steps) | cost (USD) |\n",
                  0) == 0);
   CHECK_THAT(md, Contains("| 0.800 (n=1) | 0.600 (n=1) | 50 (n=1) | 50000 (n=1) | 10 (n=1) | 2 "
-                          "(n=1) | 400 (n=1) | 3.80 (n=1) |"));
+                          "(n=1) | 400 (n=1) | 6.13 (n=1) | 3.80 (n=1) |"));
   CHECK_THAT(md, EndsWith("cost plan 'nodes' of p.json.\n"));
 
   // Mixed: the parameter server's defaults, then the collective ones that have a value.
@@ -859,12 +875,13 @@ TEST_CASE(
   CHECK(mixed.rfind("| configuration | seeds | final accuracy (fraction) | recovery time after "
                     "failure 1 (s) | recovery time after failure 2 (s) | time to 0.7 (s) | "
                     "gradients lost | gradients rolled back | ETTR (fraction) | goodput (tokens/s) "
-                    "| tokens kept | steps rolled back | restarts | time lost (s) | cost (USD) |\n",
+                    "| tokens kept | steps rolled back | restarts | time lost (s) | Young/Daly "
+                    "optimum (steps) | cost (USD) |\n",
                     0) == 0);
   // The parameter server's hosts are not nodes: no cost under this plan.
   CHECK_THAT(mixed, Contains("\n| ps | 1 | 0.800 (n=1) | 22.5 (1/1) | — (0/1) | 70 (1/1) | 10 "
                              "(n=1) | 40 (n=1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) | — (0/1) "
-                             "| — (0/1) | — (0/1) |\n"));
+                             "| — (0/1) | — (0/1) | — (0/1) |\n"));
 }
 
 TEST_CASE("without --plan, collective runs are priced with the file's default collective plan",
