@@ -744,23 +744,24 @@ void add_collective_loss_columns(std::vector<MetricColumn>& columns) {
   // Daly's optimum from the run's own figures: M the wall time over the failures, delta the
   // checkpoint stall over the checkpoints, in steps of the productive time over the kept steps
   // (analysis/plot.py's young_daly draws the same on a sweep's figure, pooled over a line).
-  columns.push_back(
-      {.key = "daly_optimum_steps",
-       .header = "Young/Daly optimum",
-       .unit = "steps",
-       .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
-         const auto productive = static_cast<std::size_t>(result_format::TimeCause::PRODUCTIVE);
-         const auto stall = static_cast<std::size_t>(result_format::TimeCause::CHECKPOINT_STALL);
-         if (c.failures <= 0 || c.checkpoints <= 0 || c.seconds[stall] <= 0.0 ||
-             c.steps_kept <= 0 || r.end_time <= 0.0)
-           return std::nullopt;
-         const double mtbf = r.end_time / static_cast<double>(c.failures);
-         const double delta = c.seconds[stall] / static_cast<double>(c.checkpoints);
-         return daly_optimum(delta, mtbf) /
-                (c.seconds[productive] / static_cast<double>(c.steps_kept));
-       }),
-       .collective = true,
-       .collective_default = true});
+  columns.push_back({.key = "daly_optimum_steps",
+                     .header = "Young/Daly optimum",
+                     .unit = "steps",
+                     .value = collective([](const CollectiveRun& c, const RunMetrics& r) -> V {
+                       const auto productive =
+                           static_cast<std::size_t>(result_format::TimeCause::PRODUCTIVE);
+                       const auto stall =
+                           static_cast<std::size_t>(result_format::TimeCause::CHECKPOINT_STALL);
+                       if (c.failures <= 0 || c.checkpoints <= 0 || c.seconds[stall] <= 0.0 ||
+                           c.steps_kept <= 0 || r.end_time <= 0.0)
+                         return std::nullopt;
+                       const double mtbf = r.end_time / static_cast<double>(c.failures);
+                       const double delta = c.seconds[stall] / static_cast<double>(c.checkpoints);
+                       return daly_optimum(delta, mtbf) /
+                              (c.seconds[productive] / static_cast<double>(c.steps_kept));
+                     }),
+                     .collective = true,
+                     .collective_default = true});
 }
 
 /// What a configuration cost (the scenario's prices, docs/cost-model.md).

@@ -372,8 +372,8 @@ TEST_CASE("Daly's optimum: the table's and the figure's, the same in C++ and Pyt
       "    print(repr(daly.daly_optimum(delta, M)))\n",
       dir);
   std::istringstream lines(out);
-  for (const auto& [delta, mtbf] : {std::pair{6.0, 500.0}, {1.0, 288.0}, {60.0, 1e5},
-                                    {199.0, 100.0}, {300.0, 100.0}}) {
+  for (const auto& [delta, mtbf] :
+       {std::pair{6.0, 500.0}, {1.0, 288.0}, {60.0, 1e5}, {199.0, 100.0}, {300.0, 100.0}}) {
     double python = 0.0;
     REQUIRE(lines >> python);
     CHECK(daly_optimum(delta, mtbf) == Approx(python).epsilon(1e-14));
