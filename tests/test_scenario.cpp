@@ -264,7 +264,7 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
   CHECK(s.timing == TimingConfig{});
   CHECK(s.evaluation == EvaluationConfig{1.0, 0, 0, true});
   CHECK(s.stop == StopConfig{10.0, std::nullopt, std::nullopt, std::nullopt});
-  CHECK(s.output == OutputConfig{"results/base", true, true});
+  CHECK(s.output == OutputConfig{"results/base", true, true, false, std::nullopt});
   CHECK(s.failures == FailureConfig{5.0, 15.0, 1.0, {}, {}});
   CHECK(s.recovery.strategy == "none");
   CHECK(s.recovery == RecoveryConfig{});

@@ -59,12 +59,18 @@ def run(failsim, scenario, out):
     return estimate_of(err), usage.ru_utime + usage.ru_stime, reason
 
 
-def main():
-    failsim, source = sys.argv[1], sys.argv[2]
+def shipped_examples(source):
+    """The scenario files of scenarios/examples and scenarios/cluster, in that order, sorted."""
     scenarios = []
     for folder in ("scenarios/examples", "scenarios/cluster"):
         d = os.path.join(source, folder)
         scenarios += sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".json"))
+    return scenarios
+
+
+def main():
+    failsim, source = sys.argv[1], sys.argv[2]
+    scenarios = shipped_examples(source)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="wall-estimate-") as tmp:
         for k, scenario in enumerate(scenarios):
