@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 build=${FAILSIM_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Tests and benchmarks on, whatever a build directory of the README's first command says.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFAILSIM_BUILD_TESTS=ON \
+  -DFAILSIM_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 bash scripts/check-format.sh
 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --timeout 300
