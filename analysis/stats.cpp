@@ -22,9 +22,6 @@ constexpr std::array<double, 30> T_975 = {
     2.05953855275, 2.05552943864, 2.05183051648, 2.0484071418,  2.04522964213, 2.0422724563,
 };
 
-// The standard normal 0.975 quantile.
-constexpr double Z_975 = 1.95996398454;
-
 // Abramowitz & Stegun 26.7.5: t ~ z + g1/df + g2/df^2 + g3/df^3 + g4/df^4.
 double cornish_fisher(int df) {
   const double z = Z_975, z2 = z * z, v = df;

@@ -8,6 +8,10 @@
 
 namespace failsim::analysis {
 
+/// The 0.975 quantile of the standard normal distribution: the factor of a two-sided 95%
+/// interval for large samples.
+inline constexpr double Z_975 = 1.959963984540054;
+
 /// The 0.975 quantile of Student's t distribution with `df` degrees of freedom, the factor of a
 /// two-sided 95% interval. df 1..30, 40, 60 and 120 come from an exact table (computed to 12
 /// digits, matching printed tables to their 3 decimals); other df > 30 use the Cornish-Fisher

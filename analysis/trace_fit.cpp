@@ -9,10 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "analysis/stats.hpp"
+
 namespace failsim::analysis {
 namespace {
 
-constexpr double Z_975 = 1.959963984540054;  // the 0.975 quantile of the standard normal
 constexpr double HOURS_PER_DAY = 24.0;
 
 /// sum x^k and sum x^k ln x, each divided by max(x)^k (no overflow for any k).

@@ -63,7 +63,7 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
   return value;
 }
 
-int fail(const std::exception& e, int status) {
+int run_error(const std::exception& e, int status) {
   fmt::print(stderr, "failsim run: {}\n", e.what());
   return status;
 }
@@ -231,7 +231,7 @@ int report(const sim::RunResult& result, const std::string& directory, const Run
   try {
     sim::write_result_directory(result, directory, o.command_line);
   } catch (const std::exception& e) {
-    return fail(e, OUTPUT_FAILED);
+    return run_error(e, OUTPUT_FAILED);
   }
   if (!quiet && result.collective) {
     // A collective run: its steps, failures and effective training time (docs/cluster.md).
@@ -285,7 +285,7 @@ std::optional<int> read_command_line(RunOptions& o) {
   try {
     for (const std::string& setting : o.simgrid_cfg) sim::check_simgrid_setting(setting);
   } catch (const input::InputError& e) {
-    fail(e, BAD_INPUT);
+    run_error(e, BAD_INPUT);
     return std::nullopt;
   }
   for (const std::string& text : o.settings) {
@@ -327,9 +327,9 @@ int simulate(const sim::RunSet& set, sim::RunOptions options, const RunOptions& 
   try {
     result = sim::run_set(set, options);
   } catch (const input::InputError& e) {
-    return fail(e, BAD_INPUT);
+    return run_error(e, BAD_INPUT);
   } catch (const models::DataError& e) {
-    return fail(e, BAD_INPUT);
+    return run_error(e, BAD_INPUT);
   } catch (const sim::ThreadsRefused& e) {
     // Found when the run's math starts, before anything is simulated or written.
     fmt::print(stderr,
@@ -366,9 +366,9 @@ int run_scenario(RunOptions o) {
   try {
     set = sim::load_run_set(o.request);
   } catch (const input::InputError& e) {
-    return fail(e, BAD_INPUT);
+    return run_error(e, BAD_INPUT);
   } catch (const sim::RunRequestError& e) {
-    return fail(e, BAD_INPUT);
+    return run_error(e, BAD_INPUT);
   }
 
   // Every result directory must be writable before anything is simulated.
@@ -400,7 +400,7 @@ int run_scenario(RunOptions o) {
         input::exit_interrupted(signal);
       }
     } catch (const input::InputError& e) {
-      return fail(e, BAD_INPUT);
+      return run_error(e, BAD_INPUT);
     } catch (const input::Interrupted& e) {
       // Caught while the plan of a large job was built: a dry run writes nothing anyway.
       fmt::print(stderr, "failsim run: {}; a dry run, nothing was written\n", e.what());

@@ -34,7 +34,7 @@ struct SweepOptions {
   sweep::SlurmOptions slurm;
 };
 
-int fail(const std::exception& e, int status) {
+int sweep_error(const std::exception& e, int status) {
   fmt::print(stderr, "failsim sweep: {}\n", e.what());
   return status;
 }
@@ -69,7 +69,7 @@ int run_sweep(SweepOptions o) {
   try {
     session.emplace(o.session);
   } catch (const input::InputError& e) {
-    return fail(e, BAD_INPUT);
+    return sweep_error(e, BAD_INPUT);
   }
   try {
     if (!o.emit.empty()) {
@@ -93,9 +93,9 @@ int run_sweep(SweepOptions o) {
                                     : session->run_all(o.jobs, cores);
     return complete ? OK : RUN_FAILED;
   } catch (const input::InputError& e) {
-    return fail(e, BAD_INPUT);
+    return sweep_error(e, BAD_INPUT);
   } catch (const sweep::DirectoryRefused& e) {
-    return fail(e, BAD_INPUT);
+    return sweep_error(e, BAD_INPUT);
   } catch (const input::Interrupted& e) {
     fmt::print(stderr,
                "failsim sweep: {}; the runs it stopped left nothing, and the same command "
@@ -103,7 +103,7 @@ int run_sweep(SweepOptions o) {
                e.what());
     return 128 + e.signal();
   } catch (const std::exception& e) {
-    return fail(e, OUTPUT_FAILED);
+    return sweep_error(e, OUTPUT_FAILED);
   }
 }
 }  // namespace

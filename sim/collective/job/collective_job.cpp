@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "sim/engine/log.hpp"
+#include "sim/engine/never.hpp"
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(collective_job, failsim,
                                 "the collective job: steps, failures, restarts");
@@ -15,7 +16,6 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 namespace {
-constexpr double NEVER = std::numeric_limits<double>::infinity();
 // The resolution of an activity's end: SimGrid's surf/precision (1e-9 s unless --cfg says).
 double timing_precision() { return simgrid::config::get_value<double>("surf/precision"); }
 

@@ -4,11 +4,9 @@
 #include <cmath>
 #include <utility>
 
-namespace failsim::sim {
+#include "sim/engine/never.hpp"
 
-namespace {
-constexpr double NEVER = std::numeric_limits<double>::infinity();
-}  // namespace
+namespace failsim::sim {
 
 Evaluations::Evaluations(const Scenario& scenario, ReplicaMath* math, TrainingMath* training,
                          Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation)

@@ -5,10 +5,11 @@
 #include <limits>
 #include <string>
 
+#include "sim/engine/never.hpp"
+
 namespace failsim::sim {
 
 namespace {
-constexpr double NEVER = std::numeric_limits<double>::infinity();
 
 std::string node_name(int n) { return "node-" + std::to_string(n); }
 

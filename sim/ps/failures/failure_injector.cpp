@@ -12,6 +12,7 @@
 #include "models/rng.hpp"
 #include "result_format/process_name.hpp"
 #include "sim/engine/log.hpp"
+#include "sim/engine/never.hpp"
 #include "sim/ps/actors/parameter_server.hpp"
 #include "sim/ps/actors/worker.hpp"
 #include "sim/ps/branching.hpp"
@@ -26,7 +27,6 @@ namespace failsim::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-constexpr double NEVER = std::numeric_limits<double>::infinity();
 
 }  // namespace
 

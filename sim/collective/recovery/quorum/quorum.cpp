@@ -7,11 +7,11 @@
 
 #include "sim/collective/job/collective_job.hpp"
 #include "sim/collective/recovery/quorum/settings.hpp"
+#include "sim/engine/never.hpp"
 
 namespace failsim::sim {
 
 namespace {
-constexpr double NEVER = std::numeric_limits<double>::infinity();
 
 std::string group_name(int k) { return "group-" + std::to_string(k); }
 }  // namespace
