@@ -91,7 +91,7 @@ TEST_CASE("import megatron: --train-samples is iterations of the global batch, r
   failsim::import::MegatronImportOptions options;
   options.nodes = 2;  // dp 16: the default global batch 16 x --micro-batch-size 4 = 64
   const auto imported = failsim::import::import_megatron(
-      words("pretrain_gpt.py --num-layers 2 --hidden-size 256 --num-attention-heads 2 "
+      words("pretrain_gpt.py extra --num-layers 2 --hidden-size 256 --num-attention-heads 2 "
             "--seq-length 128 --vocab-size 1000 --micro-batch-size 4 --train-samples 1000 "
             "--no-such-flag 1 2 --fp16"),
       options);
@@ -101,7 +101,7 @@ TEST_CASE("import megatron: --train-samples is iterations of the global batch, r
   CHECK(imported.scenario["workload"]["recompute"] == "none");
   CHECK(imported.scenario["layout"]["zero_stage"] == 0);
   CHECK(imported.scenario["recovery"]["checkpoint"]["every_steps"] == 0);
-  CHECK(imported.ignored == std::vector<std::string>{"--no-such-flag"});
+  CHECK(imported.ignored == std::vector<std::string>{"--no-such-flag", "'extra'"});
 }
 
 TEST_CASE("failsim import megatron: a Llama-2-7B line worked by hand validates and runs",
@@ -165,7 +165,7 @@ TEST_CASE("failsim import megatron refuses a bad option by name, status 2, writi
       "--vocab-size 32000";
   const std::string launcher = "torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py";
   struct Case {
-    std::string args, message;
+    std::string args, message, options = "";  // failsim's options, before --
   };
   const std::vector<Case> cases{
       {launcher + model + " --micro-batch-size 0 --train-iters 10",
@@ -217,12 +217,45 @@ TEST_CASE("failsim import megatron refuses a bad option by name, status 2, writi
            "--num-query-groups 5",
        "--num-query-groups: expected a divisor of --num-attention-heads 32 and a multiple of "
        "--tensor-model-parallel-size 1 (tp splits the key/value heads), found 5"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --hidden-size 4100",
+       "--hidden-size: expected a multiple of --num-attention-heads 32 (the head dimension, "
+       "unless --kv-channels gives it), found 4100"},
+      {launcher + model +
+           " --micro-batch-size 1 --train-iters 10 --tensor-model-parallel-size 8 "
+           "--num-attention-heads 12 --hidden-size 768",
+       "--num-attention-heads: expected a multiple of --tensor-model-parallel-size 8 (tp splits "
+       "the heads), found 12"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --normalization BatchNorm",
+       "--normalization: expected one of LayerNorm, RMSNorm, found BatchNorm"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --recompute-granularity none",
+       "--recompute-granularity: expected one of selective, full, found none"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --seq-length 4096 8192",
+       "--seq-length: expected one value after it, found 2 values"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10000000000",
+       "--train-iters: expected a whole number from 1 to 1000000000, found 10000000000"},
+      {launcher + model + " --micro-batch-size 1 --train-samples 100 --global-batch-size 128",
+       "--train-samples: expected at least one step's --global-batch-size 128 samples, found "
+       "100"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10",
+       "--nodes: expected torchrun's --nnodes 4 (one or the other, or both alike), found 2",
+       "--nodes 2"},
+      {"pretrain_gpt.py" + model + " --micro-batch-size 1 --train-iters 10",
+       "--nodes: expected at most 1000000 nodes (a collective platform's most), found 2000000",
+       "--nodes 2000000"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10",
+       "--achieved-fraction: expected a fraction of the accelerators' peak in (0, 1], found 1.5",
+       "--achieved-fraction 1.5"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10",
+       "the scenario to write: /name: expected a name of letters, digits, '.', '_' and '-', not "
+       "starting with '.' or '-', of at most 255 bytes (it names the default output directory), "
+       "found \"-x\"",
+       "--name=-x"},
   };
   TempDir dir;
   const std::string file = dir.file("scenario.json");
   write_text(file, "kept");
   for (const Case& c : cases) {
-    const auto r = run_cli("import megatron -o '" + file + "' -- " + c.args, dir);
+    const auto r = run_cli("import megatron -o '" + file + "' " + c.options + " -- " + c.args, dir);
     CHECK(r.status == 2);
     CHECK(r.err == "failsim import megatron: " + c.message + "\n");
     CHECK(r.out.empty());
