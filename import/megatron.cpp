@@ -103,6 +103,13 @@ Layout read_layout(FlagList& flags, const World& world) {
   Layout l;
   l.tp = flags.whole_number({"--tensor-model-parallel-size"}, 1).value_or(1);
   l.pp = flags.whole_number({"--pipeline-model-parallel-size"}, 1).value_or(1);
+  // Context parallelism would divide the world once more (dp = world / (tp x pp x cp)).
+  const std::int64_t cp = flags.whole_number({"--context-parallel-size"}, 1).value_or(1);
+  if (cp != 1) {
+    refuse("--context-parallel-size",
+           "1 (failsim's layout is dp x tp x pp: it has no context parallelism)",
+           std::to_string(cp));
+  }
   if (world.accelerators % (l.tp * l.pp) != 0) {
     refuse("--tensor-model-parallel-size",
            fmt::format("tp x --pipeline-model-parallel-size {} dividing the world size ({})", l.pp,
@@ -129,6 +136,11 @@ Layout read_layout(FlagList& flags, const World& world) {
 /// The transformer's shape, with Megatron-LM's defaults and the divisions it requires.
 GptShape read_shape(FlagList& flags, const Layout& l, std::int64_t sequence) {
   GptShape g;
+  // Experts would change the parameters and add an all-to-all the time model does not have.
+  if (const std::optional<std::string> experts = flags.text({"--num-experts"})) {
+    refuse("--num-experts", "none (failsim poses as a dense transformer: no mixture of experts)",
+           *experts);
+  }
   const std::int64_t layers = required(flags, "--num-layers", "the transformer's layers");
   const std::int64_t hidden = required(flags, "--hidden-size", "the hidden size");
   const std::int64_t heads = required(flags, "--num-attention-heads", "the attention heads");
@@ -288,15 +300,18 @@ MegatronImport import_megatron(const std::vector<std::string>& command_line,
   const std::int64_t save_interval = flags.whole_number({"--save-interval"}, 1).value_or(0);
   ordered_json workload = read_training_state(flags);
 
+  // The parameters as an integer (Llama 2 7B's 6738415616) while a double holds them exactly;
+  // beyond, the scenario's reader refuses them (at most 1e15) with the number as it is.
   const double parameters = gpt_parameters(shape);
-  ordered_json transformer{{"parameters", parameters}, {"layers", shape.layers},
-                           {"hidden", shape.hidden},   {"heads", shape.heads},
-                           {"sequence", sequence},     {"global_batch_size", l.global_batch_size}};
-  // Counts as integers where they are exact in a double (every count a scenario takes).
-  for (auto& [key, value] : transformer.items()) {
-    const double v = value.get<double>();
-    if (v < 9e15) value = static_cast<std::int64_t>(v);
-  }
+  const auto count = [](double n) {
+    return n < 9e15 ? ordered_json(static_cast<std::int64_t>(n)) : ordered_json(n);
+  };
+  const ordered_json transformer{{"parameters", count(parameters)},
+                                 {"layers", count(shape.layers)},
+                                 {"hidden", count(shape.hidden)},
+                                 {"heads", count(shape.heads)},
+                                 {"sequence", sequence},
+                                 {"global_batch_size", l.global_batch_size}};
   ordered_json scenario{
       {"protocol", "collective"},
       {"name", o.name},

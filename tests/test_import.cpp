@@ -225,6 +225,12 @@ TEST_CASE("failsim import megatron refuses a bad option by name, status 2, writi
            "--num-attention-heads 12 --hidden-size 768",
        "--num-attention-heads: expected a multiple of --tensor-model-parallel-size 8 (tp splits "
        "the heads), found 12"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --context-parallel-size 2",
+       "--context-parallel-size: expected 1 (failsim's layout is dp x tp x pp: it has no context "
+       "parallelism), found 2"},
+      {launcher + model + " --micro-batch-size 1 --train-iters 10 --num-experts 8",
+       "--num-experts: expected none (failsim poses as a dense transformer: no mixture of "
+       "experts), found 8"},
       {launcher + model + " --micro-batch-size 1 --train-iters 10 --normalization BatchNorm",
        "--normalization: expected one of LayerNorm, RMSNorm, found BatchNorm"},
       {launcher + model + " --micro-batch-size 1 --train-iters 10 --recompute-granularity none",
