@@ -270,3 +270,32 @@ TEST_CASE("failsim import megatron refuses a bad option by name, status 2, writi
   // Nothing else written: the file, and the harness's stdout.txt and stderr.txt.
   CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 3);
 }
+
+TEST_CASE("failsim import megatron: a node file, no failures, and an -o it cannot write",
+          "[cli][import]") {
+  TempDir dir;
+  const std::string line =
+      " -- pretrain_gpt.py --num-layers 2 --hidden-size 1024 --num-attention-heads 8 "
+      "--seq-length 2048 --vocab-size 32000 --micro-batch-size 1 --train-iters 10";
+  const std::string file = dir.file("a100.json");
+  // A node file relative to the working directory (the source tree): written absolute, as the
+  // scenario's paths are relative to the scenario.
+  const auto r = run_cli(
+      "import megatron --nodes 2 --no-failures --node "
+      "scenarios/cluster/nodes/a100-8x.json -o '" +
+          file + "'" + line,
+      dir);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto s = nlohmann::json::parse(read_text(file));
+  CHECK(s["platform"]["node"] == FAILSIM_SOURCE_DIR "/scenarios/cluster/nodes/a100-8x.json");
+  CHECK_FALSE(s.contains("failures"));
+  CHECK(s["layout"]["dp"] == 16);
+  CHECK(run_cli("validate '" + file + "'", dir).status == 0);
+
+  const auto unwritable =
+      run_cli("import megatron --nodes 2 -o '" + dir.file("no/such/dir/x.json") + "'" + line, dir);
+  CHECK(unwritable.status == 3);
+  CHECK_THAT(unwritable.err, Catch::StartsWith("failsim import megatron: ") &&
+                                 Catch::Contains("no/such/dir/x.json"));
+}
