@@ -40,6 +40,9 @@ Command add_report_command(CLI::App& app);
 /// `failsim trace fit`: per-node MTBF, Weibull and repair-time fits of a fault trace.
 Command add_trace_command(CLI::App& app);
 
+/// `failsim import megatron`: a collective scenario from a Megatron-LM command line.
+Command add_import_command(CLI::App& app);
+
 /// `failsim sweep`: a sweep file's runs as parallel processes, resumable; runs.csv, table.md.
 Command add_sweep_command(CLI::App& app);
 

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       failsim::cli::add_sweep_command(app),
       failsim::cli::add_report_command(app),
       failsim::cli::add_trace_command(app),
+      failsim::cli::add_import_command(app),
   };
 
   // A bad command line is said in failsim's voice (cli/command_line.hpp), status 2.

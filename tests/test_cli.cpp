@@ -657,7 +657,7 @@ TEST_CASE("command-line errors name the option, the expectation, the value found
   const std::string fit = usage("failsim trace fit", " TRACE [OPTIONS]");
   const std::string train = usage("failsim train", " [OPTIONS]");
   const std::string top = usage("failsim", " SUBCOMMAND [OPTIONS]");
-  const std::string subcommands = "run, validate, train, plot, table, sweep, report, trace";
+  const std::string subcommands = "run, validate, train, plot, table, sweep, report, trace, import";
   const std::vector<std::pair<std::string, std::string>> cases{
       // Unknown options, with the closest one when one is close.
       {"run " + q + " --sed 3",

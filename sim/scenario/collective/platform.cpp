@@ -7,6 +7,7 @@
 
 #include "input/json_input.hpp"
 #include "input/units.hpp"
+#include "sim/scenario/collective/node_preset.hpp"
 #include "sim/scenario/collective/sections.hpp"
 #include "sim/scenario/sections.hpp"
 
@@ -217,3 +218,11 @@ nlohmann::json cluster_platform_to_json(const ClusterPlatformConfig& p) {
 }
 
 }  // namespace failsim::sim::detail
+
+namespace failsim::sim {
+
+NodeSpec read_node_preset(const std::string& preset, const std::string& label) {
+  return detail::read_preset(preset, input::JsonLocation{label, ""}, label);
+}
+
+}  // namespace failsim::sim
