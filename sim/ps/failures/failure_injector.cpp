@@ -26,10 +26,6 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-namespace {
-
-}  // namespace
-
 Strategy& FailureInjector::strategy(int shard) const {
   return *context_.strategies[static_cast<std::size_t>(shard)];
 }
