@@ -1,5 +1,6 @@
 #include "models/transformer_kernels.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -20,6 +21,18 @@ void column_sums(const float* d, int rows, int cols, float* db) {
     const float* row = d + static_cast<std::ptrdiff_t>(r) * cols;
     for (int c = 0; c < cols; ++c) db[c] += row[c];
   }
+}
+
+// tanh dominated the step (45% of it in libm's scalar tanhf): Eigen's vectorised tanh takes GELU
+// to a few percent. Blocks of GELU_BLOCK values on the stack, so the backward pass computes each
+// tanh once without a buffer of its own.
+constexpr std::size_t GELU_BLOCK = 256;
+using GeluBlock = Eigen::Array<float, Eigen::Dynamic, 1, 0, GELU_BLOCK, 1>;
+
+/// tanh(sqrt(2/pi) (x + 0.044715 x^3)) for the m <= GELU_BLOCK values at x.
+GeluBlock gelu_tanh(const float* x, std::size_t m) {
+  const Eigen::Map<const Eigen::ArrayXf> v(x, static_cast<Eigen::Index>(m));
+  return (GELU_C * (v + GELU_A * v.cube())).tanh();
 }
 
 }  // namespace
@@ -91,18 +104,23 @@ void layer_norm_backward(const float* x, const float* dy, int rows, int d, const
 }
 
 void gelu(const float* x, std::size_t n, float* y) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    y[i] = 0.5f * v * (1.0f + std::tanh(GELU_C * (v + GELU_A * v * v * v)));
+  for (std::size_t at = 0; at < n; at += GELU_BLOCK) {
+    const std::size_t m = std::min(GELU_BLOCK, n - at);
+    const auto em = static_cast<Eigen::Index>(m);
+    const Eigen::Map<const Eigen::ArrayXf> v(x + at, em);
+    Eigen::Map<Eigen::ArrayXf>(y + at, em) = 0.5f * v * (1.0f + gelu_tanh(x + at, m));
   }
 }
 
 void gelu_backward(const float* x, std::size_t n, float* dy) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    const float t = std::tanh(GELU_C * (v + GELU_A * v * v * v));
-    const float slope = GELU_C * (1.0f + 3.0f * GELU_A * v * v);
-    dy[i] *= 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * slope;
+  for (std::size_t at = 0; at < n; at += GELU_BLOCK) {
+    const std::size_t m = std::min(GELU_BLOCK, n - at);
+    const auto em = static_cast<Eigen::Index>(m);
+    const Eigen::Map<const Eigen::ArrayXf> v(x + at, em);
+    const GeluBlock t = gelu_tanh(x + at, m);
+    Eigen::Map<Eigen::ArrayXf>(dy + at, em) *=
+        0.5f * (1.0f + t) +
+        0.5f * v * (1.0f - t.square()) * GELU_C * (1.0f + 3.0f * GELU_A * v.square());
   }
 }
 
