@@ -27,14 +27,8 @@ namespace {
 /// The gradient check's model: small enough that every coordinate is checked, with two blocks
 /// (so the residual stream's gradient crosses a block) and two heads.
 TransformerConfig tiny(bool tied) {
-  TransformerConfig c;
-  c.vocab = 11;
-  c.sequence = 5;
-  c.layers = 2;
-  c.hidden = 8;
-  c.heads = 2;
-  c.tied = tied;
-  return c;
+  return TransformerConfig{
+      .vocab = 11, .sequence = 5, .layers = 2, .hidden = 8, .heads = 2, .tied = tied};
 }
 
 /// n windows of sequence + 1 uniform token ids, as floats, with Batch::y the last token.
@@ -163,12 +157,7 @@ TEST_CASE("transformer logits are the last position's of sequence_logits", "[tra
 }
 
 TEST_CASE("transformer's initial loss is near ln(vocab)", "[transformer]") {
-  TransformerConfig c;
-  c.vocab = 256;
-  c.sequence = 16;
-  c.layers = 2;
-  c.hidden = 32;
-  c.heads = 4;
+  const TransformerConfig c{.vocab = 256, .sequence = 16, .layers = 2, .hidden = 32, .heads = 4};
   Transformer model(c);
   const auto params = initial(model, 1);
   const Windows w(8, c, 2);
