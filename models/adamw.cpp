@@ -1,5 +1,6 @@
 #include "models/adamw.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -49,6 +50,18 @@ float AdamW::learning_rate(std::int64_t t) const {
       static_cast<double>(t - c.warmup_steps) / static_cast<double>(c.decay_steps - c.warmup_steps);
   return static_cast<float>(floor +
                             (peak - floor) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress)));
+}
+
+void AdamW::set_state(std::span<const float> m, std::span<const float> v, std::int64_t steps) {
+  if (m.size() != m_.size() || v.size() != v_.size() || steps < 0) {
+    throw std::invalid_argument("AdamW::set_state: need two moments of " +
+                                std::to_string(m_.size()) + " floats and steps >= 0, got " +
+                                std::to_string(m.size()) + ", " + std::to_string(v.size()) +
+                                " and " + std::to_string(steps));
+  }
+  std::copy(m.begin(), m.end(), m_.begin());
+  std::copy(v.begin(), v.end(), v_.begin());
+  steps_ = steps;
 }
 
 float AdamW::step(std::span<float> params, std::span<const float> grad) {

@@ -54,6 +54,9 @@ class AdamW {
   std::span<const float> first_moment() const { return m_; }
   std::span<const float> second_moment() const { return v_; }
   const AdamWConfig& config() const { return config_; }
+  /// Restores the state a checkpoint saved: the moments and the steps taken. Throws
+  /// std::invalid_argument when a moment's size differs from the optimiser's or steps < 0.
+  void set_state(std::span<const float> m, std::span<const float> v, std::int64_t steps);
 
  private:
   AdamWConfig config_;

@@ -95,3 +95,21 @@ TEST_CASE("AdamW rejects a bad configuration, naming the field", "[adamw]") {
   std::vector<float> p(3);
   CHECK_THROWS_AS(adam.step(p, std::vector<float>(3)), std::invalid_argument);
 }
+
+TEST_CASE("AdamW restored from its state steps as the original", "[adamw]") {
+  AdamW original(worked(), 2);
+  std::vector<float> p{1.0f, -2.0f};
+  original.step(p, std::vector<float>{3.0f, 4.0f});
+  AdamW restored(worked(), 2);
+  restored.set_state(original.first_moment(), original.second_moment(), original.steps());
+  std::vector<float> q = p;
+  const std::vector<float> g{-1.0f, 0.5f};
+  original.step(p, g);
+  restored.step(q, g);
+  CHECK(q == p);  // bit for bit: the same state, learning rate and bias corrections
+  CHECK(restored.steps() == 2);
+  CHECK_THROWS_AS(restored.set_state(std::vector<float>(3), original.second_moment(), 1),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(restored.set_state(original.first_moment(), original.second_moment(), -1),
+                  std::invalid_argument);
+}
