@@ -12,6 +12,7 @@
 
 #include "count_mallocs.hpp"
 #include "gradient_check.hpp"
+#include "models/adamw.hpp"
 #include "models/rng.hpp"
 #include "models/sgd.hpp"
 #include "models/transformer.hpp"
@@ -168,25 +169,53 @@ TEST_CASE("transformer's initial loss is near ln(vocab)", "[transformer]") {
   CHECK(std::abs(loss - std::log(256.0f)) < 0.05f);
 }
 
+namespace {
+
+/// Eight windows of one fixed sequence: every next token is determined by its position.
+struct Repeated {
+  TransformerConfig config{.vocab = 11, .sequence = 8, .layers = 2, .hidden = 16, .heads = 2};
+  Windows windows{8, config, 4};
+  Repeated() {
+    auto& x = windows.x;
+    for (int b = 1; b < 8; ++b) std::copy(x.begin(), x.begin() + 9, x.begin() + b * 9);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("transformer memorises a repeated sequence with SGD", "[transformer]") {
-  TransformerConfig c = tiny(true);
-  c.sequence = 8;
-  c.hidden = 16;
-  Transformer model(c);
+  const Repeated data;
+  Transformer model(data.config);
   auto params = initial(model, 3);
-  // Eight windows of one fixed sequence: every next token is determined by its position.
-  Windows w(8, c, 4);
-  for (int b = 1; b < 8; ++b) std::copy(w.x.begin(), w.x.begin() + 9, w.x.begin() + b * 9);
   Sgd sgd(SgdConfig{0.1f, 0.9f, 0.0f}, params.size());
   std::vector<float> grad(params.size());
-  const float first = model.loss_and_gradient(params, w.view(), grad, 0);
+  const float first = model.loss_and_gradient(params, data.windows.view(), grad, 0);
   float loss = first;
   for (int step = 0; step < 150; ++step) {
-    loss = model.loss_and_gradient(params, w.view(), grad, 0);
+    loss = model.loss_and_gradient(params, data.windows.view(), grad, 0);
     sgd.step(params, grad);
   }
   INFO("loss " << first << " -> " << loss);
   CHECK(first > 2.0f);  // ~ln 11 = 2.40
+  CHECK(loss < 0.05f);
+}
+
+TEST_CASE("transformer memorises a repeated sequence with AdamW", "[transformer]") {
+  const Repeated data;
+  Transformer model(data.config);
+  auto params = initial(model, 3);
+  AdamWConfig config;
+  config.learning_rate = 1e-2f;
+  config.warmup_steps = 10;
+  config.decay_steps = 100;
+  AdamW adam(config, params.size());
+  std::vector<float> grad(params.size());
+  float loss = 0.0f;
+  for (int step = 0; step < 100; ++step) {
+    loss = model.loss_and_gradient(params, data.windows.view(), grad, 0);
+    adam.step(params, grad);
+  }
+  INFO("loss after 100 steps " << loss);
   CHECK(loss < 0.05f);
 }
 
