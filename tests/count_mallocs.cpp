@@ -1,5 +1,9 @@
 #include "count_mallocs.hpp"
 
+// glibc declares malloc noexcept: its declaration comes before the definition below, which
+// takes its exception specification (in a unity build, a <cstdlib> after it would clash).
+#include <cstdlib>
+
 namespace failsim::testing {
 
 thread_local bool g_count_mallocs = false;
