@@ -127,14 +127,17 @@ void Transformer::init(std::span<float> params, std::uint64_t seed) const {
       params[offset + i] = static_cast<float>(rng.normal() * std_dev);
     }
   };
-  // Biases 0, LayerNorm gains 1; the normal draws then overwrite the weights in order.
-  std::fill(params.begin(), params.end(), 0.0f);
+  // In parameter order: biases 0, LayerNorm gains 1, and a normal draw for every other tensor
+  // (the weight matrices and both embeddings).
   for (const Tensor& t : tensors()) {
+    const auto begin = params.begin() + static_cast<std::ptrdiff_t>(t.offset);
     const bool gain = t.name.ends_with("ln_1.weight") || t.name.ends_with("ln_2.weight") ||
                       t.name == "ln_f.weight";
-    if (gain) {
-      std::fill_n(params.begin() + static_cast<std::ptrdiff_t>(t.offset), t.size, 1.0f);
-    } else if (t.row > 1) {  // a weight matrix or an embedding
+    if (t.name.ends_with(".bias")) {
+      std::fill_n(begin, t.size, 0.0f);
+    } else if (gain) {
+      std::fill_n(begin, t.size, 1.0f);
+    } else {
       const bool residual = t.name.ends_with("c_proj.weight");
       normal(t.offset, t.size, residual ? residual_std : STD);
     }

@@ -86,7 +86,7 @@ class Transformer : public Model {
   /// GPT-2's initialisation: every weight matrix and both embeddings normal(0, 0.02), except the
   /// projections into the residual stream (attn.c_proj and mlp.c_proj weights), normal(0,
   /// 0.02 / sqrt(2L)) so the stream's variance does not grow with depth; biases 0, LayerNorm
-  /// gains 1. Drawn in parameter order from Rng(seed).normal(), weights only.
+  /// gains 1. Drawn in parameter order from Rng(seed).normal(), the weights and embeddings only.
   void init(std::span<float> params, std::uint64_t seed) const override;
 
   /// Mean next-token cross-entropy over the batch's n*T positions and its gradient. No dropout
