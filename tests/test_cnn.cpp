@@ -9,30 +9,17 @@
 #include <stdexcept>
 #include <vector>
 
+#include "count_mallocs.hpp"
 #include "gradient_check.hpp"
 #include "models/cnn.hpp"
 #include "models/rng.hpp"
 #include "skip.hpp"
 
 using namespace failsim::models;
+using failsim::testing::g_count_mallocs;
+using failsim::testing::g_mallocs;
 using failsim::testing::initial;
 using failsim::testing::RandomBatch;
-
-// Counting allocations: this executable's malloc wraps glibc's and counts the calls made by the
-// current thread while `g_count_mallocs` is set. Every allocation goes through it: operator new,
-// std::vector, and Eigen's aligned_malloc alike. Only where glibc and no sanitizer are present.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define FAILSIM_COUNT_MALLOC 1
-namespace {
-thread_local bool g_count_mallocs = false;
-thread_local long g_mallocs = 0;
-}  // namespace
-extern "C" void* __libc_malloc(std::size_t size);
-extern "C" void* malloc(std::size_t size) {
-  if (g_count_mallocs) ++g_mallocs;
-  return __libc_malloc(size);
-}
-#endif
 
 namespace {
 
