@@ -86,9 +86,9 @@ void StepNetwork::build_tensor_parallel(const Changed& changed) {
       tp_groups_[i] = {};
       if (!active(group.front())) continue;
       const std::vector<sg4::Host*> ring = hosts(group);
-      Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
+      Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes, &hops_);
       const double more =
-          (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring);
+          (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring, &hops_);
       for (Phase& phase : c.phases) {
         for (Flow& f : phase.flows) f.extra_latency += more;
       }
@@ -156,20 +156,27 @@ void StepNetwork::follow_groups() {
   }
 }
 
-Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) const {
-  std::vector<int> group;
+Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) {
+  // Into buffers kept from the last group: a swap builds again groups of hundreds of ranks.
+  std::vector<int>& group = group_;
+  group.clear();
   for (int r : plan_.dp_groups[i]) {
     if (assignment_.runs(plan_, r)) group.push_back(r);
   }
   if (group.size() < 2) return {};  // a group of one replica has nothing to send
   if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
-    std::vector<std::vector<sg4::Host*>> nodes;
-    for (const std::vector<int>& part : plan_.by_node(group)) nodes.push_back(hosts(part));
-    return hierarchical_all_reduce(nodes, dc.bytes);
+    plan_.by_node(group, parts_);
+    part_hosts_.resize(parts_.size());
+    for (std::size_t n = 0; n < parts_.size(); ++n) {
+      part_hosts_[n].clear();
+      for (int r : parts_[n]) part_hosts_[n].push_back(host(r));
+    }
+    return hierarchical_all_reduce(part_hosts_, dc.bytes, &hops_);
   }
-  if (dc.op == CollectiveOp::ALL_REDUCE) return ring_all_reduce(hosts(group), dc.bytes);
-  if (dc.op == CollectiveOp::REDUCE_SCATTER) return ring_reduce_scatter(hosts(group), dc.bytes);
-  return ring_all_gather(hosts(group), dc.bytes);
+  if (dc.op == CollectiveOp::ALL_REDUCE) return ring_all_reduce(hosts(group), dc.bytes, &hops_);
+  if (dc.op == CollectiveOp::REDUCE_SCATTER)
+    return ring_reduce_scatter(hosts(group), dc.bytes, &hops_);
+  return ring_all_gather(hosts(group), dc.bytes, &hops_);
 }
 
 double& StepTimes::operator[](StepPart part) {

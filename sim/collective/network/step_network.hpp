@@ -104,7 +104,7 @@ class StepNetwork {
   /// Each phase's groups of flows and representatives, after the flows changed.
   void follow_groups();
   /// Data-parallel group i's collective `dc` under the current assignment.
-  Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i) const;
+  Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i);
   const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
 
   const CollectivePlan& plan_;
@@ -123,6 +123,11 @@ class StepNetwork {
   // Per part, per phase, its flows' groups and representatives (assign()).
   std::array<std::vector<FlowGroups>, STEP_PARTS> groups_;
   std::array<Collective, STEP_PARTS> representatives_;
+  // The rings' hops, measured once; buffers of data_parallel_group().
+  HopLatencies hops_;
+  std::vector<int> group_;
+  std::vector<std::vector<int>> parts_;
+  std::vector<std::vector<simgrid::s4u::Host*>> part_hosts_;
 };
 
 }  // namespace failsim::sim
