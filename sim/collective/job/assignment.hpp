@@ -79,7 +79,8 @@ struct Assignment {
   /// The platform nodes of the active ranks, ascending, each once.
   std::vector<int> nodes_in_use(const CollectivePlan& plan) const {
     const std::size_t platform_nodes =
-        node.empty() ? 0 : static_cast<std::size_t>(*std::max_element(node.begin(), node.end())) + 1;
+        node.empty() ? 0
+                     : static_cast<std::size_t>(*std::max_element(node.begin(), node.end())) + 1;
     const std::vector<char> used = in_use(plan, platform_nodes);
     std::vector<int> out;
     for (std::size_t n = 0; n < used.size(); ++n) {

@@ -3,8 +3,8 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <map>
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace failsim::sim {

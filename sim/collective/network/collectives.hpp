@@ -68,16 +68,16 @@ double ring_latency(const std::vector<simgrid::s4u::Host*>& ring, HopLatencies* 
 /// 2(N−1)/N · B bytes to rank i + 1 (mod N) with an extra latency of (2(N−1) − 1) · α:
 /// 2(N−1) steps of B/N bytes each, reduce-scatter then all-gather. No flow for N = 1.
 Collective ring_all_reduce(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
-                   HopLatencies* hops = nullptr);
+                           HopLatencies* hops = nullptr);
 
 /// Ring reduce-scatter of `bytes` (each rank ends with B/N reduced): one phase, rank i sends
 /// (N−1)/N · B bytes to rank i + 1 with an extra latency of (N−2) · α.
 Collective ring_reduce_scatter(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
-                   HopLatencies* hops = nullptr);
+                               HopLatencies* hops = nullptr);
 
 /// Ring all-gather of `bytes` in all (B/N from each rank): the same flows as the reduce-scatter.
 Collective ring_all_gather(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
-                   HopLatencies* hops = nullptr);
+                           HopLatencies* hops = nullptr);
 
 /// Hierarchical all-reduce of `bytes` over M nodes of G ranks each (`nodes[m][g]`, every node
 /// with the same G), three phases:
