@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/assignment_log.hpp"
 #include "sim/collective/network/flows.hpp"
 #include "sim/collective/network/link_numbers.hpp"
 #include "sim/collective/network/step_network.hpp"
@@ -66,7 +67,8 @@ class MeasuredTimes {
   // Per assignment measured (the full one, those a design moves between, one per spare swap),
   // found by the hash of what a step depends on (key()): a job of 66,000 swaps looked through
   // them all at each one.
-  std::deque<std::pair<Assignment, StepTimes>> steps_;
+  AssignmentLog assignments_;                            // those of steps_ and transfers_
+  std::deque<std::pair<std::size_t, StepTimes>> steps_;  // by number in assignments_
   std::unordered_multimap<std::uint64_t, std::size_t> step_index_;
   /// The hash of what a step's flows depend on: which replicas run, where, and the
   /// data-parallel collectives a design asks for (not the streams they take).
@@ -82,14 +84,15 @@ class MeasuredTimes {
   std::array<std::deque<MeasuredPart>, STEP_PARTS> parts_;
   struct Measured {
     std::string what;
-    Assignment assignment;
+    std::size_t assignment;  // its number in assignments_
     double seconds;
     std::shared_ptr<const FlowShape> shape;  // of its flows
   };
   std::vector<Measured> transfers_;
   std::unordered_multimap<std::uint64_t, std::size_t> transfer_index_;  // by key() and name
   static std::uint64_t transfer_key(const std::string& what, const Assignment& assignment);
-  void add_measured(Measured measured);
+  void add_measured(const std::string& what, const Assignment& assignment, double seconds,
+                    std::shared_ptr<const FlowShape> shape);
   // Per name, the last transfer measured or taken: its flows, and per link the flows crossing
   // it (at most ~2 links a flow: the file system's and a node's, numbered in `links`).
   struct Latest {
