@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include <simgrid/s4u.hpp>
@@ -60,10 +61,36 @@ std::size_t Collective::flow_count() const {
   return count;
 }
 
+std::size_t HopLatencies::slot_of(const sg4::Host* from, const sg4::Host* to) const {
+  // Fibonacci hashing of the addresses (their low bits are the allocator's alignment).
+  const auto a = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(from));
+  const auto b = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(to));
+  return static_cast<std::size_t>(((a * 11400714819323198485ULL) ^ (b * 14029467366897019727ULL)) >>
+                                  (64 - log2_));
+}
+
+void HopLatencies::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  log2_ = old.empty() ? 10 : log2_ + 1;
+  slots_.assign(std::size_t{1} << log2_, Slot{});
+  for (const Slot& s : old) {
+    if (s.from == nullptr) continue;
+    std::size_t i = slot_of(s.from, s.to);
+    while (slots_[i].from != nullptr) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = s;
+  }
+}
+
 double HopLatencies::operator()(const sg4::Host* from, const sg4::Host* to) {
-  const auto [known, added] = known_.try_emplace({from, to}, 0.0);
-  if (added) route_of(from, to, route_, &known->second);
-  return known->second;
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  std::size_t i = slot_of(from, to);
+  for (; slots_[i].from != nullptr; i = (i + 1) & (slots_.size() - 1)) {
+    if (slots_[i].from == from && slots_[i].to == to) return slots_[i].latency;
+  }
+  slots_[i] = {from, to, 0.0};
+  ++size_;
+  route_of(from, to, route_, &slots_[i].latency);
+  return slots_[i].latency;
 }
 
 double ring_latency(const Hosts& ring, HopLatencies* hops) {

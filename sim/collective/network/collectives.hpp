@@ -19,8 +19,6 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "sim/collective/network/flows.hpp"
@@ -48,15 +46,18 @@ class HopLatencies {
   double operator()(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
 
  private:
-  struct PairHash {
-    std::size_t operator()(
-        const std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>& p) const {
-      return std::hash<const void*>{}(p.first) * 31 + std::hash<const void*>{}(p.second);
-    }
+  // Open addressing over the hosts' addresses (std::unordered_map allocated a node per hop, and
+  // its look-ups were a tenth of a swap's time).
+  struct Slot {
+    const simgrid::s4u::Host* from = nullptr;
+    const simgrid::s4u::Host* to = nullptr;
+    double latency = 0.0;
   };
-  std::unordered_map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, double,
-                     PairHash>
-      known_;
+  std::size_t slot_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  void grow();
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  unsigned log2_ = 0;
   Route route_;
 };
 
