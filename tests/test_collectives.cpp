@@ -19,6 +19,7 @@
 #include <xbt/log.h>
 #include <catch2/catch.hpp>
 
+#include "seven_b.hpp"
 #include "sim/collective/job/measured_times.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
@@ -525,26 +526,15 @@ TEST_CASE("a step network after spare swaps: the flows of one built on the new a
   using failsim::sim::StepFlows;
   using failsim::sim::StepNetwork;
   using failsim::sim::StepPart;
-  failsim::sim::Scenario s;
-  s.protocol = failsim::sim::Protocol::COLLECTIVE;
+  failsim::sim::Scenario s = failsim::testing::seven_b();
   auto& c = s.collective;
   c.platform.nodes = 8;
   c.platform.node.accelerators = 2;
-  c.platform.node.accelerator_speed = 1e15;
   c.platform.node.device_memory = 1e15;
   c.layout.dp = 4;
   c.layout.tp = 2;
   c.layout.pp = 2;
   c.layout.micro_batches = 2;
-  failsim::sim::TransformerConfig x;
-  x.parameters = 7e9;
-  x.layers = 32;
-  x.hidden = 4096;
-  x.sequence = 4096;
-  x.global_batch_tokens = 4194304.0;
-  c.workload.transformer = x;
-  c.workload.achieved_fraction = 0.5;
-  c.workload.real_math = false;
   const failsim::sim::CollectivePlan plan =
       failsim::sim::plan_collective(s, std::nullopt, "swaps.json");
   const auto flows_of = [](const StepNetwork& n, StepFlows which) {
