@@ -71,7 +71,7 @@ std::size_t HopLatencies::slot_of(const sg4::Host* from, const sg4::Host* to) co
 
 void HopLatencies::grow() {
   std::vector<Slot> old = std::move(slots_);
-  log2_ = old.empty() ? 10 : log2_ + 1;
+  log2_ = old.empty() ? 4 : log2_ + 1;
   slots_.assign(std::size_t{1} << log2_, Slot{});
   for (const Slot& s : old) {
     if (s.from == nullptr) continue;

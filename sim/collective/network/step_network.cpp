@@ -164,6 +164,7 @@ void StepNetwork::build_data_parallel(const std::vector<std::size_t>& changed, b
   bool rejoin = every;
   dp_groups_.resize(collectives.size());
   dp_at_once_.resize(collectives.size());
+  dp_hops_.resize(plan.dp_groups.size());
   for (std::size_t j = 0; j < collectives.size(); ++j) {
     dp_groups_[j].resize(plan.dp_groups.size());
     for (std::size_t n = 0; n < changed.size(); ++n) {
@@ -223,12 +224,13 @@ Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, st
       part_hosts_[n].clear();
       for (int r : parts_[n]) part_hosts_[n].push_back(host(r));
     }
-    return hierarchical_all_reduce(part_hosts_, dc.bytes, &hops_);
+    return hierarchical_all_reduce(part_hosts_, dc.bytes, &dp_hops_[i]);
   }
-  if (dc.op == CollectiveOp::ALL_REDUCE) return ring_all_reduce(hosts(group), dc.bytes, &hops_);
+  if (dc.op == CollectiveOp::ALL_REDUCE)
+    return ring_all_reduce(hosts(group), dc.bytes, &dp_hops_[i]);
   if (dc.op == CollectiveOp::REDUCE_SCATTER)
-    return ring_reduce_scatter(hosts(group), dc.bytes, &hops_);
-  return ring_all_gather(hosts(group), dc.bytes, &hops_);
+    return ring_reduce_scatter(hosts(group), dc.bytes, &dp_hops_[i]);
+  return ring_all_gather(hosts(group), dc.bytes, &dp_hops_[i]);
 }
 
 double& StepTimes::operator[](StepPart part) {

@@ -142,8 +142,12 @@ class StepNetwork {
   // Per part, per phase, its flows' groups and representatives (assign()).
   std::array<std::vector<FlowGroups>, STEP_PARTS> groups_;
   std::array<Collective, STEP_PARTS> representatives_;
-  // The rings' hops, measured once; buffers of data_parallel_group().
+  // The rings' hops, measured once: the tensor-parallel groups' in one table, each
+  // data-parallel group's in its own (a swap looks up hundreds of hops of a few groups: a small
+  // table each stays in the cache, one of every hop ever met does not).
   HopLatencies hops_;
+  std::vector<HopLatencies> dp_hops_;
+  // Buffers of data_parallel_group().
   std::vector<int> group_;
   std::vector<std::vector<int>> parts_;
   std::vector<std::vector<simgrid::s4u::Host*>> part_hosts_;
