@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "input_error_of.hpp"
+#include "seven_b.hpp"
 #include "sim/scenario/collective/collective_time.hpp"
 #include "sim/scenario/collective/plan.hpp"
 
@@ -27,42 +28,12 @@ using failsim::sim::Scenario;
 using failsim::sim::StepPhase;
 using failsim::sim::TransformerConfig;
 using failsim::testing::error_of;
+using failsim::testing::seven_b;
 
 namespace {
 
 /// Equal to 12 significant digits: every expected number below is worked out exactly by hand.
 Approx exactly(double value) { return Approx(value).epsilon(1e-12); }
-
-/// A 7B-like transformer (Llama 2 7B's shape: N = 7e9, L = 32, h = 4096, s = 4096, 32 heads by
-/// the default head dimension of 128) with a global batch of 4M = 2^22 = 4,194,304 tokens (1024
-/// sequences), on 8 nodes x 8 accelerators of 1e15 flop/s at half of it achieved and 80 GB
-/// each, in dp 8 x tp 8 x pp 1 with 128 micro-batches (b = 1024 / (8 x 128) = 1 sequence).
-/// Time only, every activation kept (no recomputation): the numbers below are Korthikanti's
-/// first formula; the recomputation test changes it.
-Scenario seven_b() {
-  Scenario s;
-  s.protocol = Protocol::COLLECTIVE;
-  auto& c = s.collective;
-  c.platform.nodes = 8;
-  c.platform.node.accelerators = 8;
-  c.platform.node.accelerator_speed = 1e15;
-  c.platform.node.device_memory = 80e9;
-  c.layout.dp = 8;
-  c.layout.tp = 8;
-  c.layout.pp = 1;
-  c.layout.micro_batches = 128;
-  TransformerConfig x;
-  x.parameters = 7e9;
-  x.layers = 32;
-  x.hidden = 4096;
-  x.sequence = 4096;
-  x.global_batch_tokens = 4194304.0;
-  c.workload.transformer = x;
-  c.workload.achieved_fraction = 0.5;
-  c.workload.real_math = false;
-  c.workload.recompute = failsim::sim::Recompute::NONE;
-  return s;
-}
 
 CollectivePlan plan_of(const Scenario& s) { return plan_collective(s, std::nullopt, "bad.json"); }
 

@@ -11,16 +11,22 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xbt/log.h>
 #include <catch2/catch.hpp>
 
+#include "seven_b.hpp"
 #include "sim/collective/job/measured_times.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
 #include "sim/collective/network/representatives.hpp"
+#include "sim/collective/network/step_network.hpp"
+#include "sim/scenario/collective/plan.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace sg4 = simgrid::s4u;
 using failsim::sim::ClusterPlatform;
@@ -505,6 +511,67 @@ TEST_CASE("representatives after spare swaps: groups formed again where the swap
   CHECK(same == std::vector<bool>(5, true));
   for (std::size_t k : kept) CHECK(k < 96 / 2);
   CHECK(some == exactly(all));
+}
+
+TEST_CASE("a step network after spare swaps: the flows of one built on the new assignment",
+          "[collective][symmetry][spares]") {
+  // 8 plan nodes of 2 accelerators (dp 4 x tp 2 x pp 2) and 4 spares (nodes 8-11), leaves of 4.
+  // Plan nodes move to spares and back, one at a time: a swap builds again only the groups of
+  // the moved node's ranks and writes their flows over the old ones (groups_at_once.hpp), and
+  // forms again only the flow groups they touch. After each swap every part's flows and
+  // representatives are those of a step network built from scratch on the same assignment, for
+  // ring and hierarchical data-parallel all-reduces.
+  using failsim::sim::Assignment;
+  using failsim::sim::DataParallelAlgorithm;
+  using failsim::sim::StepFlows;
+  using failsim::sim::StepNetwork;
+  using failsim::sim::StepPart;
+  failsim::sim::Scenario s = failsim::testing::seven_b();
+  auto& c = s.collective;
+  c.platform.nodes = 8;
+  c.platform.node.accelerators = 2;
+  c.platform.node.device_memory = 1e15;
+  c.layout.dp = 4;
+  c.layout.tp = 2;
+  c.layout.pp = 2;
+  c.layout.micro_batches = 2;
+  const failsim::sim::CollectivePlan plan =
+      failsim::sim::plan_collective(s, std::nullopt, "swaps.json");
+  const auto flows_of = [](const StepNetwork& n, StepFlows which) {
+    std::vector<std::vector<Flow>> out;
+    for (StepPart part :
+         {StepPart::TENSOR_PARALLEL, StepPart::PIPELINE_SEND, StepPart::DATA_PARALLEL}) {
+      for (const auto& phase : n.collective(part, which).phases) out.push_back(phase.flows);
+    }
+    return out;
+  };
+  std::vector<bool> same;
+  std::size_t flows = 0;
+  simulate(config(12, 2, 4), [&](const ClusterPlatform& p) {
+    for (DataParallelAlgorithm algorithm :
+         {DataParallelAlgorithm::RING, DataParallelAlgorithm::HIERARCHICAL}) {
+      StepNetwork swapped(plan, p, algorithm);
+      flows = swapped.flows_per_step();
+      Assignment a = Assignment::full(plan);
+      for (const auto& [plan_node, platform_node] :
+           {std::pair{5, 8}, std::pair{2, 9}, std::pair{5, 5}, std::pair{0, 10}, std::pair{7, 8},
+            std::pair{2, 11}}) {
+        a.node[static_cast<std::size_t>(plan_node)] = platform_node;
+        swapped.assign(a);
+        // From scratch: a network moves to another set of replicas by building every group.
+        StepNetwork fresh(plan, p, algorithm);
+        Assignment without_first = a;
+        without_first.active[0] = false;
+        fresh.assign(without_first);
+        fresh.assign(a);
+        same.push_back(flows_of(swapped, StepFlows::EVERY) == flows_of(fresh, StepFlows::EVERY) &&
+                       flows_of(swapped, StepFlows::REPRESENTATIVES) ==
+                           flows_of(fresh, StepFlows::REPRESENTATIVES));
+      }
+    }
+  });
+  CHECK(flows > 0);
+  CHECK(same == std::vector<bool>(12, true));
 }
 
 TEST_CASE("transfers taken by renaming: the same time exactly when the same shape",

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/collective/job/assignment_log.hpp"
 #include "sim/collective/job/spare_pool.hpp"
 #include "sim_harness.hpp"
 #include "tiny_cluster.hpp"
@@ -170,6 +171,51 @@ TEST_CASE("A swap simulates only the collective step's parts whose flows changed
     CHECK(run.result["summary"] == every.result["summary"]);
     CHECK(run.final_params == every.final_params);
   }
+}
+
+TEST_CASE("The assignments of 300 swaps, kept as moves, come back whole", "[spares]") {
+  // 100 plan nodes on 110 platform nodes; each swap moves one plan node to a free platform node
+  // (a pseudo-random walk), some also change the streams or the replicas that run. Each
+  // assignment kept (AssignmentLog: every 64th whole, the others as moves since the one before)
+  // comes back as it was, and same() tells it from the others, its streams apart when asked.
+  using failsim::sim::AssignmentLog;
+  std::vector<Assignment> kept;
+  AssignmentLog log;
+  Assignment a;
+  a.active = {true, true};
+  a.streams = {0, 1};
+  for (int n = 0; n < 100; ++n) a.node.push_back(n);
+  std::vector<char> used(110, 0);
+  for (int n = 0; n < 100; ++n) used[static_cast<std::size_t>(n)] = 1;
+  unsigned x = 12345;
+  for (int i = 0; i < 300; ++i) {
+    x = x * 1103515245u + 12345u;
+    const auto plan_node = static_cast<std::size_t>((x >> 8) % 100);
+    int to = static_cast<int>((x >> 16) % 110);
+    while (used[static_cast<std::size_t>(to)] != 0) to = (to + 1) % 110;
+    used[static_cast<std::size_t>(a.node[plan_node])] = 0;
+    used[static_cast<std::size_t>(to)] = 1;
+    a.node[plan_node] = to;
+    if (i % 50 == 7) a.streams = {1};
+    if (i % 50 == 8) a.active = {true, false};
+    if (i % 50 == 9) a.streams = {0, 1}, a.active = {true, true};
+    CHECK(log.add(a) == kept.size());
+    kept.push_back(a);
+  }
+  std::size_t whole = 0, matches = 0, without_streams = 0;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    whole += log.at(i) == kept[i] ? 1 : 0;
+    for (std::size_t j : {i, (i + 1) % kept.size(), (i + 63) % kept.size()}) {
+      matches += log.same(i, kept[j], true) ? 1 : 0;
+      Assignment other_streams = kept[j];
+      other_streams.streams = {2, 3, 4};
+      without_streams += log.same(i, other_streams, false) ? 1 : 0;
+      CHECK_FALSE(log.same(i, other_streams, true));
+    }
+  }
+  CHECK(whole == kept.size());
+  CHECK(matches == kept.size());          // each is itself, and none of the others
+  CHECK(without_streams == kept.size());  // the same with the streams ignored
 }
 
 TEST_CASE("The pool by hand: a spare up takes a down node's place, its idle node-seconds",

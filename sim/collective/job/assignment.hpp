@@ -60,14 +60,32 @@ struct Assignment {
   bool runs(const CollectivePlan& plan, int rank) const {
     return active[static_cast<std::size_t>(plan.coordinates(rank).d)];
   }
+  /// Per platform node n < `platform_nodes`: whether an active rank runs on it. A plan node's
+  /// ranks are its G consecutive ones (CollectivePlan::node_of_rank), so this looks at a rank or
+  /// so per node, not at every rank: a spare swap asks it of 100,352 ranks' assignments.
+  std::vector<char> in_use(const CollectivePlan& plan, std::size_t platform_nodes) const {
+    std::vector<char> used(platform_nodes, 0);
+    const int g = plan.accelerators_per_node;
+    for (std::size_t p = 0; p < node.size(); ++p) {
+      const int first = static_cast<int>(p) * g;
+      for (int r = first; r < std::min(first + g, plan.ranks()); ++r) {
+        if (!runs(plan, r)) continue;
+        used[static_cast<std::size_t>(node[p])] = 1;
+        break;
+      }
+    }
+    return used;
+  }
   /// The platform nodes of the active ranks, ascending, each once.
   std::vector<int> nodes_in_use(const CollectivePlan& plan) const {
+    const std::size_t platform_nodes =
+        node.empty() ? 0
+                     : static_cast<std::size_t>(*std::max_element(node.begin(), node.end())) + 1;
+    const std::vector<char> used = in_use(plan, platform_nodes);
     std::vector<int> out;
-    for (int r = 0; r < plan.ranks(); ++r) {
-      if (runs(plan, r)) out.push_back(node_of(plan, r));
+    for (std::size_t n = 0; n < used.size(); ++n) {
+      if (used[n] != 0) out.push_back(static_cast<int>(n));
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 

@@ -164,8 +164,8 @@ void CollectiveJob::reassign(const Assignment& assignment) {
   spares_.map(assignment, now());
   assignment_ = assignment;
   network_.assign(assignment);
-  node_in_use_.assign(static_cast<std::size_t>(nodes_.size()), 0);
-  for (int n : assignment.nodes_in_use(plan_)) node_in_use_[static_cast<std::size_t>(n)] = 1;
+  node_in_use_ = assignment.in_use(plan_, static_cast<std::size_t>(nodes_.size()));
+  clean_times_ = measured_.step(assignment);
 }
 
 bool CollectiveJob::in_use(const Outage& o) const {
@@ -177,7 +177,9 @@ void CollectiveJob::set_clean_times(const StepTimes& times, const MeasuredTimes:
   // Measured on the idle network (no background write): what the flows take then they take
   // whenever it is idle again under the same assignment, so later steps reuse these times
   // (RunOptions can ask for every step to be simulated instead: the results are the same).
-  if (!measured_.add_step(assignment_, times, parts)) return;
+  const bool first = measured_.add_step(assignment_, times, parts);
+  clean_times_ = measured_.step(assignment_);
+  if (!first) return;
   // The first: the full assignment's, the nominal step the summary reports.
   counts_.tensor_parallel_seconds = times.tensor_parallel;
   counts_.pipeline_send_seconds = times.pipeline_send;

@@ -166,7 +166,7 @@ class CollectiveJob {
                      const StepLength& with_stragglers);
   /// The step's communication times on the idle network under the current assignment, once
   /// measured.
-  const StepTimes* clean_times() const { return measured_.step(assignment_); }
+  const StepTimes* clean_times() const { return clean_times_; }
   /// Records them, and the shapes of the parts simulated (MeasuredTimes::add_step).
   void set_clean_times(const StepTimes& times, const MeasuredTimes::StepParts& parts);
   /// Whether a step's parts are worth looking up by shape: the job may run under another
@@ -213,6 +213,9 @@ class CollectiveJob {
   double incarnation_start_ = 0.0;  // when the running processes started (heartbeats count from it)
   Assignment assignment_;
   std::vector<char> node_in_use_;  // per platform node, under assignment_
+  // measured_.step(assignment_), looked up when either changes (clean_times() is asked every
+  // step).
+  const StepTimes* clean_times_ = nullptr;
   std::optional<Outage> failure_;  // the outage that stopped the job, until it recovers
   std::string stop_reason_;
   bool over_work_limit_ = false;

@@ -3,18 +3,41 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
 namespace failsim::sim {
 
+namespace {
+/// Boost's hash_combine, one step per number: an assignment is hashed at each swap (12,544
+/// nodes in the AIReSim job).
+void mix(std::uint64_t& h, std::uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+}
+}  // namespace
+
+std::uint64_t MeasuredTimes::key(const Assignment& assignment) {
+  std::uint64_t h = 0;
+  for (const bool a : assignment.active) mix(h, a ? 1 : 0);
+  for (const int n : assignment.node) mix(h, static_cast<std::uint64_t>(n));
+  mix(h, assignment.data_parallel ? assignment.data_parallel->size() + 1 : 0);
+  return h;
+}
+
+std::uint64_t MeasuredTimes::transfer_key(const std::string& what, const Assignment& assignment) {
+  std::uint64_t h = key(assignment);
+  mix(h, std::hash<std::string>{}(what));
+  return h;
+}
+
 const StepTimes* MeasuredTimes::step(const Assignment& assignment) const {
   // The flows depend on which replicas run, where, and on the data-parallel collectives a design
   // asks for; not on the streams they take.
-  for (const auto& [a, times] : steps_) {
-    if (a.active == assignment.active && a.node == assignment.node &&
-        a.data_parallel == assignment.data_parallel)
-      return &times;
+  const auto [begin, end] = step_index_.equal_range(key(assignment));
+  for (auto it = begin; it != end; ++it) {
+    const auto& [a, times] = steps_[it->second];
+    if (assignments_.same(a, assignment, false)) return &times;
   }
   return nullptr;
 }
@@ -40,7 +63,8 @@ bool MeasuredTimes::add_step(const Assignment& assignment, const StepTimes& time
                              const StepParts& parts) {
   // What the flows take on the idle network they take whenever it is idle again under the same
   // assignment, and flows of the same shape under another.
-  steps_.emplace_back(assignment, times);
+  step_index_.emplace(key(assignment), steps_.size());
+  steps_.emplace_back(assignments_.add(assignment), times);
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
     if (parts.seconds[p] || !parts.shapes[p]) continue;
     std::deque<MeasuredPart>& measured = parts_[p];
@@ -53,23 +77,28 @@ bool MeasuredTimes::add_step(const Assignment& assignment, const StepTimes& time
 MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
                                                 const Assignment& assignment,
                                                 const std::vector<Flow>& flows) {
-  for (const Measured& t : transfers_) {
-    if (t.what == what && t.assignment == assignment) return {t.seconds, nullptr};
+  const auto [begin, end] = transfer_index_.equal_range(transfer_key(what, assignment));
+  for (auto it = begin; it != end; ++it) {
+    const Measured& t = transfers_[it->second];
+    if (t.what == what && assignments_.same(t.assignment, assignment, true))
+      return {t.seconds, nullptr};
   }
   // The last of its kind with a renaming of a few links (e.g. a spare in a failed node's place:
   // the same file-system links, the spare's NIC and accelerator links for the failed node's).
   const auto latest = latest_.find(what);
   if (latest != latest_.end() && renamed(latest->second, flows)) {
-    transfers_.push_back({what, assignment, latest->second.seconds, latest->second.shape});
+    add_measured(what, assignment, latest->second.seconds, latest->second.shape);
     return {latest->second.seconds, nullptr};
   }
   // Another assignment whose flows have the same shape takes the same time.
   auto shape = std::make_shared<const FlowShape>(shape_of(flows));
   for (const Measured& t : transfers_) {
     if (t.what == what && *t.shape == *shape) {
+      // Copied first: adding to transfers_ may move `t`.
       const double seconds = t.seconds;
-      transfers_.push_back({what, assignment, seconds, t.shape});
-      set_latest(what, flows, seconds, t.shape);
+      std::shared_ptr<const FlowShape> same = t.shape;
+      add_measured(what, assignment, seconds, same);
+      set_latest(what, flows, seconds, std::move(same));
       return {seconds, nullptr};
     }
   }
@@ -79,8 +108,14 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
 void MeasuredTimes::add_transfer(const std::string& what, const Assignment& assignment,
                                  double seconds, std::shared_ptr<const FlowShape> shape,
                                  const std::vector<Flow>& flows) {
-  transfers_.push_back({what, assignment, seconds, shape});
+  add_measured(what, assignment, seconds, shape);
   set_latest(what, flows, seconds, std::move(shape));
+}
+
+void MeasuredTimes::add_measured(const std::string& what, const Assignment& assignment,
+                                 double seconds, std::shared_ptr<const FlowShape> shape) {
+  transfer_index_.emplace(transfer_key(what, assignment), transfers_.size());
+  transfers_.push_back({what, assignments_.add(assignment), seconds, std::move(shape)});
 }
 
 void MeasuredTimes::set_latest(const std::string& what, const std::vector<Flow>& flows,

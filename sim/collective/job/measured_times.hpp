@@ -14,10 +14,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
+#include "sim/collective/job/assignment_log.hpp"
 #include "sim/collective/network/flows.hpp"
 #include "sim/collective/network/link_numbers.hpp"
 #include "sim/collective/network/step_network.hpp"
@@ -26,7 +28,8 @@ namespace failsim::sim {
 
 class MeasuredTimes {
  public:
-  /// A step's communication times under `assignment`, once measured (nullptr before).
+  /// A step's communication times under `assignment`, once measured (nullptr before). The
+  /// pointer stays valid while this lives.
   const StepTimes* step(const Assignment& assignment) const;
   /// Whether a step was measured under any assignment.
   bool any_step() const { return !steps_.empty(); }
@@ -61,8 +64,15 @@ class MeasuredTimes {
                     std::shared_ptr<const FlowShape> shape, const std::vector<Flow>& flows);
 
  private:
-  // Per assignment measured (the full one, those a design moves between, one per spare swap).
-  std::vector<std::pair<Assignment, StepTimes>> steps_;
+  // Per assignment measured (the full one, those a design moves between, one per spare swap),
+  // found by the hash of what a step depends on (key()): a job of 66,000 swaps looked through
+  // them all at each one.
+  AssignmentLog assignments_;                            // those of steps_ and transfers_
+  std::deque<std::pair<std::size_t, StepTimes>> steps_;  // by number in assignments_
+  std::unordered_multimap<std::uint64_t, std::size_t> step_index_;
+  /// The hash of what a step's flows depend on: which replicas run, where, and the
+  /// data-parallel collectives a design asks for (not the streams they take).
+  static std::uint64_t key(const Assignment& assignment);
   // Per part, the latest shapes measured, the most recently used last: a part's shape is about
   // 9 doubles a flow (a megabyte for 16,384 flows), and a spare pool makes a new assignment per
   // swap, so at most MAX_SHAPES_PER_PART are kept (a shape dropped is simulated again if met).
@@ -74,11 +84,15 @@ class MeasuredTimes {
   std::array<std::deque<MeasuredPart>, STEP_PARTS> parts_;
   struct Measured {
     std::string what;
-    Assignment assignment;
+    std::size_t assignment;  // its number in assignments_
     double seconds;
     std::shared_ptr<const FlowShape> shape;  // of its flows
   };
   std::vector<Measured> transfers_;
+  std::unordered_multimap<std::uint64_t, std::size_t> transfer_index_;  // by key() and name
+  static std::uint64_t transfer_key(const std::string& what, const Assignment& assignment);
+  void add_measured(const std::string& what, const Assignment& assignment, double seconds,
+                    std::shared_ptr<const FlowShape> shape);
   // Per name, the last transfer measured or taken: its flows, and per link the flows crossing
   // it (at most ~2 links a flow: the file system's and a node's, numbered in `links`).
   struct Latest {

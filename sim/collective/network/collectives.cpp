@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include <simgrid/s4u.hpp>
@@ -29,10 +30,11 @@ void check_ring(const Hosts& ring, double bytes, const char* what) {
 
 /// Every rank sends `bytes_per_rank` to its successor as one flow standing for `steps` messages:
 /// the flow pays its route's latency once, so the other steps − 1 are an extra latency of α each.
-Collective ring_of(const Hosts& ring, double bytes_per_rank, std::size_t steps) {
+Collective ring_of(const Hosts& ring, double bytes_per_rank, std::size_t steps,
+                   HopLatencies* hops) {
   Collective collective;
   if (ring.size() < 2) return collective;
-  const double extra = static_cast<double>(steps - 1) * ring_latency(ring);
+  const double extra = static_cast<double>(steps - 1) * ring_latency(ring, hops);
   Phase phase;
   phase.flows.reserve(ring.size());
   for (std::size_t i = 0; i < ring.size(); ++i) {
@@ -59,7 +61,39 @@ std::size_t Collective::flow_count() const {
   return count;
 }
 
-double ring_latency(const Hosts& ring) {
+std::size_t HopLatencies::slot_of(const sg4::Host* from, const sg4::Host* to) const {
+  // Fibonacci hashing of the addresses (their low bits are the allocator's alignment).
+  const auto a = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(from));
+  const auto b = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(to));
+  return static_cast<std::size_t>(((a * 11400714819323198485ULL) ^ (b * 14029467366897019727ULL)) >>
+                                  (64 - log2_));
+}
+
+void HopLatencies::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  log2_ = old.empty() ? 4 : log2_ + 1;
+  slots_.assign(std::size_t{1} << log2_, Slot{});
+  for (const Slot& s : old) {
+    if (s.from == nullptr) continue;
+    std::size_t i = slot_of(s.from, s.to);
+    while (slots_[i].from != nullptr) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = s;
+  }
+}
+
+double HopLatencies::operator()(const sg4::Host* from, const sg4::Host* to) {
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  std::size_t i = slot_of(from, to);
+  for (; slots_[i].from != nullptr; i = (i + 1) & (slots_.size() - 1)) {
+    if (slots_[i].from == from && slots_[i].to == to) return slots_[i].latency;
+  }
+  slots_[i] = {from, to, 0.0};
+  ++size_;
+  route_of(from, to, route_, &slots_[i].latency);
+  return slots_[i].latency;
+}
+
+double ring_latency(const Hosts& ring, HopLatencies* hops) {
   double alpha = 0.0;
   if (ring.size() < 2) return alpha;
   Route links;
@@ -67,32 +101,38 @@ double ring_latency(const Hosts& ring) {
     // A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
     poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ring.size()),
                         "computing a ring's routes", "rank", 4096);
+    const sg4::Host* to = ring[(i + 1) % ring.size()];
     double latency = 0.0;
-    route_of(ring[i], ring[(i + 1) % ring.size()], links, &latency);
+    if (hops != nullptr) {
+      latency = (*hops)(ring[i], to);
+    } else {
+      route_of(ring[i], to, links, &latency);
+    }
     alpha = std::max(alpha, latency);
   }
   return alpha;
 }
 
-Collective ring_all_reduce(const Hosts& ring, double bytes) {
+Collective ring_all_reduce(const Hosts& ring, double bytes, HopLatencies* hops) {
   check_ring(ring, bytes, "ring all-reduce");
   const auto n = static_cast<double>(ring.size());
-  return ring_of(ring, 2.0 * (n - 1.0) / n * bytes, 2 * (ring.size() - 1));
+  return ring_of(ring, 2.0 * (n - 1.0) / n * bytes, 2 * (ring.size() - 1), hops);
 }
 
-Collective ring_reduce_scatter(const Hosts& ring, double bytes) {
+Collective ring_reduce_scatter(const Hosts& ring, double bytes, HopLatencies* hops) {
   check_ring(ring, bytes, "ring reduce-scatter");
   const auto n = static_cast<double>(ring.size());
-  return ring_of(ring, (n - 1.0) / n * bytes, ring.size() - 1);
+  return ring_of(ring, (n - 1.0) / n * bytes, ring.size() - 1, hops);
 }
 
-Collective ring_all_gather(const Hosts& ring, double bytes) {
+Collective ring_all_gather(const Hosts& ring, double bytes, HopLatencies* hops) {
   check_ring(ring, bytes, "ring all-gather");
   const auto n = static_cast<double>(ring.size());
-  return ring_of(ring, (n - 1.0) / n * bytes, ring.size() - 1);
+  return ring_of(ring, (n - 1.0) / n * bytes, ring.size() - 1, hops);
 }
 
-Collective hierarchical_all_reduce(const std::vector<Hosts>& nodes, double bytes) {
+Collective hierarchical_all_reduce(const std::vector<Hosts>& nodes, double bytes,
+                                   HopLatencies* hops) {
   if (nodes.empty()) throw std::invalid_argument("hierarchical all-reduce: no node");
   const std::size_t local = nodes.front().size();
   for (const Hosts& node : nodes) {
@@ -105,14 +145,14 @@ Collective hierarchical_all_reduce(const std::vector<Hosts>& nodes, double bytes
   std::vector<Collective> reduce_scatters;
   std::vector<Collective> all_gathers;
   for (const Hosts& node : nodes) {
-    reduce_scatters.push_back(ring_reduce_scatter(node, bytes));
-    all_gathers.push_back(ring_all_gather(node, bytes));
+    reduce_scatters.push_back(ring_reduce_scatter(node, bytes, hops));
+    all_gathers.push_back(ring_all_gather(node, bytes, hops));
   }
   std::vector<Collective> rings;
   for (std::size_t g = 0; g < local; ++g) {
     Hosts ring;
     for (const Hosts& node : nodes) ring.push_back(node[g]);
-    rings.push_back(ring_all_reduce(ring, bytes / static_cast<double>(local)));
+    rings.push_back(ring_all_reduce(ring, bytes / static_cast<double>(local), hops));
   }
   return in_sequence(
       {concurrently(reduce_scatters), concurrently(rings), concurrently(all_gathers)});

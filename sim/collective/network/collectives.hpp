@@ -37,20 +37,48 @@ struct Collective {
   std::size_t flow_count() const;
 };
 
-/// α of a ring: the largest route latency from ring[i] to ring[(i + 1) % N]; 0 for N = 1.
-double ring_latency(const std::vector<simgrid::s4u::Host*>& ring);
+/// Route latencies between two hosts (route_of), each computed once: a spare swap builds again
+/// the rings of the moved node's ranks, hundreds of hops of which two are new (docs/cluster.md,
+/// "A swap costs what it moves"). The links' latencies must not change meanwhile (the collective
+/// platform's do not).
+class HopLatencies {
+ public:
+  double operator()(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to);
+
+ private:
+  // Open addressing over the hosts' addresses (std::unordered_map allocated a node per hop, and
+  // its look-ups were a tenth of a swap's time).
+  struct Slot {
+    const simgrid::s4u::Host* from = nullptr;
+    const simgrid::s4u::Host* to = nullptr;
+    double latency = 0.0;
+  };
+  std::size_t slot_of(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  void grow();
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  unsigned log2_ = 0;
+  Route route_;
+};
+
+/// α of a ring: the largest route latency from ring[i] to ring[(i + 1) % N]; 0 for N = 1. The
+/// builders below take the routes' latencies from `hops` when given.
+double ring_latency(const std::vector<simgrid::s4u::Host*>& ring, HopLatencies* hops = nullptr);
 
 /// Ring all-reduce of `bytes` over `ring` (in ring order): one phase in which rank i sends
 /// 2(N−1)/N · B bytes to rank i + 1 (mod N) with an extra latency of (2(N−1) − 1) · α:
 /// 2(N−1) steps of B/N bytes each, reduce-scatter then all-gather. No flow for N = 1.
-Collective ring_all_reduce(const std::vector<simgrid::s4u::Host*>& ring, double bytes);
+Collective ring_all_reduce(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
+                           HopLatencies* hops = nullptr);
 
 /// Ring reduce-scatter of `bytes` (each rank ends with B/N reduced): one phase, rank i sends
 /// (N−1)/N · B bytes to rank i + 1 with an extra latency of (N−2) · α.
-Collective ring_reduce_scatter(const std::vector<simgrid::s4u::Host*>& ring, double bytes);
+Collective ring_reduce_scatter(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
+                               HopLatencies* hops = nullptr);
 
 /// Ring all-gather of `bytes` in all (B/N from each rank): the same flows as the reduce-scatter.
-Collective ring_all_gather(const std::vector<simgrid::s4u::Host*>& ring, double bytes);
+Collective ring_all_gather(const std::vector<simgrid::s4u::Host*>& ring, double bytes,
+                           HopLatencies* hops = nullptr);
 
 /// Hierarchical all-reduce of `bytes` over M nodes of G ranks each (`nodes[m][g]`, every node
 /// with the same G), three phases:
@@ -62,7 +90,7 @@ Collective ring_all_gather(const std::vector<simgrid::s4u::Host*>& ring, double 
 /// concurrent flows gets between nodes (β_x = min(β_n, nics·nic_bandwidth/G, uplink share)):
 ///   2 [(G−1)·α_n + (G−1)/G · B/β_n] + 2(M−1)·α_x + 2(M−1)/M · (B/G)/β_x.
 Collective hierarchical_all_reduce(const std::vector<std::vector<simgrid::s4u::Host*>>& nodes,
-                                   double bytes);
+                                   double bytes, HopLatencies* hops = nullptr);
 
 /// A point-to-point send (a pipeline stage's activations): one phase, one flow, α + B/β.
 Collective send(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes);

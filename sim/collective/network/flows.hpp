@@ -36,6 +36,7 @@ struct Flow {
   /// Seconds the flow's end is put off once its bytes arrived: the latencies of the messages
   /// an aggregated flow stands for beyond the one its route charges (collectives.hpp).
   double extra_latency = 0.0;
+  bool operator==(const Flow&) const = default;
 };
 
 /// A set of flows as SimGrid's network model sees it: per flow (in order) its bytes, its extra

@@ -25,12 +25,6 @@ std::uint64_t hash_of(const FlowShape& shape) {
   return h;
 }
 
-/// A changed flow: another route, or other bytes.
-bool same_flow(const Flow& a, const Flow& b) {
-  return a.from == b.from && a.to == b.to && a.bytes == b.bytes &&
-         a.extra_latency == b.extra_latency;
-}
-
 // An update that changes more than this fraction of the flows forms every group again.
 constexpr std::size_t UPDATE_AT_MOST_ONE_IN = 8;
 
@@ -209,7 +203,7 @@ void FlowGroups::update(std::vector<Flow> flows) {
   std::vector<std::uint32_t> changed;
   if (flows.size() == flows_.size()) {
     for (std::uint32_t f = 0; f < flows.size(); ++f) {
-      if (!same_flow(flows[f], flows_[f])) changed.push_back(f);
+      if (flows[f] != flows_[f]) changed.push_back(f);
     }
   }
   if (flows.size() != flows_.size() || changed.size() * UPDATE_AT_MOST_ONE_IN > flows.size()) {
@@ -217,6 +211,27 @@ void FlowGroups::update(std::vector<Flow> flows) {
     build();
     return;
   }
+  regroup(flows, changed);
+}
+
+void FlowGroups::update(const std::vector<Flow>& flows, std::vector<std::uint32_t> candidates) {
+  // The same changed flows as update(flows) finds, looking only where they may be.
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<std::uint32_t> changed;
+  for (std::uint32_t f : candidates) {
+    if (flows[f] != flows_[f]) changed.push_back(f);
+  }
+  if (changed.size() * UPDATE_AT_MOST_ONE_IN > flows.size()) {
+    flows_ = flows;
+    build();
+    return;
+  }
+  regroup(flows, changed);
+}
+
+void FlowGroups::regroup(const std::vector<Flow>& flows,
+                         const std::vector<std::uint32_t>& changed) {
   if (changed.empty()) return;
   // The groups to form again: those of the changed flows, and those of every flow on a link a
   // changed flow crossed or now crosses (whose decision may change). Any other link joins what

@@ -33,6 +33,9 @@ class FlowGroups {
   /// swap moves one node's), only the groups the changed flows and their links touch are formed
   /// again; else all. The groups are those FlowGroups(flows) forms.
   void update(std::vector<Flow> flows);
+  /// The same when `flows` may differ from the current ones only at `candidates` (indices, in
+  /// any order, repeats allowed: a spare swap's moved groups'), without comparing the others.
+  void update(const std::vector<Flow>& flows, std::vector<std::uint32_t> candidates);
 
   /// The flows whose set, started alone on an idle network, ends when all would: the first
   /// group of each shape, in the order of the flows.
@@ -51,6 +54,9 @@ class FlowGroups {
   };
 
   void build();
+  /// Forms again the groups of the flows at `changed` (ascending), now those of `flows`, and of
+  /// every flow their links touch (update()).
+  void regroup(const std::vector<Flow>& flows, const std::vector<std::uint32_t>& changed);
   void route(std::uint32_t f);
   void unroute(std::uint32_t f);
   void join_through(std::uint32_t l);

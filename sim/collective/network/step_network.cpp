@@ -47,129 +47,190 @@ void StepNetwork::assign(const Assignment& assignment) {
   const CollectivePlan& plan = plan_;
   // The groups to build again: every one when the replicas that run or the data-parallel
   // collectives change, else those with a rank on a plan node now on another platform node (a
-  // spare swap moves one node's ranks).
+  // spare swap moves one node's ranks: found from them, not by looking at every group).
   const bool every = !assigned_ || assignment.active != assignment_.active ||
                      assignment.data_parallel != assignment_.data_parallel ||
                      assignment.node.size() != assignment_.node.size();
-  std::vector<char> moved(assignment.node.size(), 0);
-  for (std::size_t n = 0; !every && n < moved.size(); ++n) {
-    moved[n] = assignment.node[n] != assignment_.node[n] ? 1 : 0;
+  Changed changed;
+  if (every) {
+    const auto all = [](std::size_t n) {
+      std::vector<std::size_t> groups(n);
+      for (std::size_t i = 0; i < n; ++i) groups[i] = i;
+      return groups;
+    };
+    changed = {all(plan.tp_groups.size()), all(plan.pipelines.size()), all(plan.dp_groups.size())};
+  } else {
+    // Ranks fill the plan's nodes in order, G each (CollectivePlan::node_of_rank); the groups'
+    // indices are their coordinates' (CollectivePlan::tp_groups, pipelines, dp_groups).
+    const int g = plan.accelerators_per_node;
+    for (std::size_t n = 0; n < assignment.node.size(); ++n) {
+      if (assignment.node[n] == assignment_.node[n]) continue;
+      for (int r = static_cast<int>(n) * g;
+           r < std::min((static_cast<int>(n) + 1) * g, plan.ranks()); ++r) {
+        const RankCoordinates c = plan.coordinates(r);
+        changed.tensor_parallel.push_back(static_cast<std::size_t>(c.d * plan.pp + c.p));
+        changed.pipelines.push_back(static_cast<std::size_t>(c.d * plan.tp + c.t));
+        changed.data_parallel.push_back(static_cast<std::size_t>(c.p * plan.tp + c.t));
+      }
+    }
+    for (std::vector<std::size_t>* groups :
+         {&changed.tensor_parallel, &changed.pipelines, &changed.data_parallel}) {
+      std::sort(groups->begin(), groups->end());
+      groups->erase(std::unique(groups->begin(), groups->end()), groups->end());
+    }
   }
-  const Changed changed = [&](const std::vector<int>& ranks) {
-    return every || std::any_of(ranks.begin(), ranks.end(), [&](int r) {
-             const auto n =
-                 static_cast<std::size_t>(plan.node_of_rank[static_cast<std::size_t>(r)]);
-             return moved[n] != 0;
-           });
-  };
   assigned_ = true;
   assignment_ = assignment;
-  build_tensor_parallel(changed);
-  build_pipeline_sends(changed);
-  build_data_parallel(changed);
+  build_tensor_parallel(changed.tensor_parallel, every);
+  build_pipeline_sends(changed.pipelines, every);
+  build_data_parallel(changed.data_parallel, every);
   follow_groups();
 }
 
 bool StepNetwork::active(int rank) const { return assignment_.runs(plan_, rank); }
 
-void StepNetwork::build_tensor_parallel(const Changed& changed) {
+void StepNetwork::build_tensor_parallel(const std::vector<std::size_t>& changed, bool every) {
   const CollectivePlan& plan = plan_;
   // k all-reduces of B per group and step, aggregated into one of k x B that pays the latencies
   // of all k: (k x 2(N-1) - 1) alpha beyond the one its flows' routes charge.
   const double k = static_cast<double>(plan.tp_all_reduces_per_micro_batch) * plan.micro_batches;
+  const std::size_t part = static_cast<std::size_t>(StepPart::TENSOR_PARALLEL);
+  bool rejoin = every;
   if (k > 0) {
     tp_groups_.resize(plan.tp_groups.size());
-    for (std::size_t i = 0; i < plan.tp_groups.size(); ++i) {
-      poll(i, plan.tp_groups.size(), "building the tensor-parallel all-reduces' flows");
+    for (std::size_t n = 0; n < changed.size(); ++n) {
+      poll(n, changed.size(), "building the tensor-parallel all-reduces' flows");
+      const std::size_t i = changed[n];
       const std::vector<int>& group = plan.tp_groups[i];
-      if (!changed(group)) continue;
-      tp_groups_[i] = {};
-      if (!active(group.front())) continue;
-      const std::vector<sg4::Host*> ring = hosts(group);
-      Collective c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes);
-      const double more =
-          (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring);
-      for (Phase& phase : c.phases) {
-        for (Flow& f : phase.flows) f.extra_latency += more;
+      Collective c;
+      if (active(group.front())) {
+        const std::vector<sg4::Host*> ring = hosts(group);
+        c = ring_all_reduce(ring, k * plan.tp_all_reduce_bytes, &hops_);
+        const double more =
+            (k - 1.0) * 2.0 * static_cast<double>(ring.size() - 1) * ring_latency(ring, &hops_);
+        for (Phase& phase : c.phases) {
+          for (Flow& f : phase.flows) f.extra_latency += more;
+        }
       }
+      rejoin =
+          rejoin || !at_once_[part].replace(i, tp_groups_[i], c, tensor_parallel_, changed_[part]);
       tp_groups_[i] = std::move(c);
     }
   }
-  tensor_parallel_ = concurrently(tp_groups_);
+  if (rejoin) {
+    tensor_parallel_ = {};
+    at_once_[part].join(tp_groups_, tensor_parallel_);
+  }
+  rejoined_[part] = rejoin;
 }
 
-void StepNetwork::build_pipeline_sends(const Changed& changed) {
+void StepNetwork::build_pipeline_sends(const std::vector<std::size_t>& changed, bool every) {
   // One micro-batch's activations from every stage to the next, in every chain.
   const CollectivePlan& plan = plan_;
+  const std::size_t part = static_cast<std::size_t>(StepPart::PIPELINE_SEND);
+  bool rejoin = every;
   if (plan.pp > 1) {
     pp_chains_.resize(plan.pipelines.size());
-    for (std::size_t i = 0; i < plan.pipelines.size(); ++i) {
-      poll(i, plan.pipelines.size(), "building the pipelines' flows");
+    for (std::size_t n = 0; n < changed.size(); ++n) {
+      poll(n, changed.size(), "building the pipelines' flows");
+      const std::size_t i = changed[n];
       const std::vector<int>& chain = plan.pipelines[i];
-      if (!changed(chain)) continue;
-      pp_chains_[i] = {};
-      if (!active(chain.front())) continue;
-      std::vector<Collective> sends;
-      for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
-        sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
+      Collective c;
+      if (active(chain.front())) {
+        std::vector<Collective> sends;
+        for (std::size_t p = 0; p + 1 < chain.size(); ++p) {
+          sends.push_back(send(host(chain[p]), host(chain[p + 1]), plan.pipeline_send_bytes));
+        }
+        c = concurrently(sends);
       }
-      pp_chains_[i] = concurrently(sends);
+      rejoin =
+          rejoin || !at_once_[part].replace(i, pp_chains_[i], c, pipeline_sends_, changed_[part]);
+      pp_chains_[i] = std::move(c);
     }
   }
-  pipeline_sends_ = concurrently(pp_chains_);
+  if (rejoin) {
+    pipeline_sends_ = {};
+    at_once_[part].join(pp_chains_, pipeline_sends_);
+  }
+  rejoined_[part] = rejoin;
 }
 
-void StepNetwork::build_data_parallel(const Changed& changed) {
+void StepNetwork::build_data_parallel(const std::vector<std::size_t>& changed, bool every) {
   // The plan's collectives (or the assignment's) in order, every group at once.
   const CollectivePlan& plan = plan_;
   const std::vector<DataParallelCollective>& collectives =
       assignment_.data_parallel ? *assignment_.data_parallel : plan.dp_collectives;
+  const std::size_t part = static_cast<std::size_t>(StepPart::DATA_PARALLEL);
+  bool rejoin = every;
   dp_groups_.resize(collectives.size());
-  data_parallel_ = {};
+  dp_at_once_.resize(collectives.size());
+  dp_hops_.resize(plan.dp_groups.size());
   for (std::size_t j = 0; j < collectives.size(); ++j) {
     dp_groups_[j].resize(plan.dp_groups.size());
-    for (std::size_t i = 0; i < plan.dp_groups.size(); ++i) {
-      poll(i, plan.dp_groups.size(), "building the data-parallel collectives' flows");
-      if (changed(plan.dp_groups[i])) dp_groups_[j][i] = data_parallel_group(collectives[j], i);
+    for (std::size_t n = 0; n < changed.size(); ++n) {
+      poll(n, changed.size(), "building the data-parallel collectives' flows");
+      const std::size_t i = changed[n];
+      Collective c = data_parallel_group(collectives[j], i);
+      rejoin =
+          rejoin || !dp_at_once_[j].replace(i, dp_groups_[j][i], c, data_parallel_, changed_[part]);
+      dp_groups_[j][i] = std::move(c);
     }
-    Collective c = concurrently(dp_groups_[j]);
-    for (Phase& phase : c.phases) data_parallel_.phases.push_back(std::move(phase));
   }
+  if (rejoin) {
+    data_parallel_ = {};
+    for (std::size_t j = 0; j < collectives.size(); ++j)
+      dp_at_once_[j].join(dp_groups_[j], data_parallel_);
+  }
+  rejoined_[part] = rejoin;
 }
 
 void StepNetwork::follow_groups() {
-  // The phases' groups follow the flows: a spare swap forms again only those its node is in.
+  // The phases' groups follow the flows: a spare swap forms again only those its node is in,
+  // from the flows it wrote (changed_), without looking at the others.
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
     const Collective& all = collective(static_cast<StepPart>(p));
     std::vector<FlowGroups>& groups = groups_[p];
+    const bool written = !rejoined_[p] && groups.size() == all.phases.size();
     if (groups.size() != all.phases.size()) groups.clear();
+    changed_[p].resize(all.phases.size());
     representatives_[p] = {};
     for (std::size_t i = 0; i < all.phases.size(); ++i) {
       poll(i, all.phases.size(), "grouping the step's flows by kind");
-      if (i < groups.size()) {
+      if (written) {
+        groups[i].update(all.phases[i].flows, std::move(changed_[p][i]));
+      } else if (i < groups.size()) {
         groups[i].update(all.phases[i].flows);
       } else {
         groups.emplace_back(all.phases[i].flows);
       }
+      changed_[p][i].clear();
       representatives_[p].phases.push_back({groups[i].representatives()});
     }
   }
 }
 
-Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) const {
-  std::vector<int> group;
+Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) {
+  // Into buffers kept from the last group: a swap builds again groups of hundreds of ranks.
+  std::vector<int>& group = group_;
+  group.clear();
   for (int r : plan_.dp_groups[i]) {
     if (assignment_.runs(plan_, r)) group.push_back(r);
   }
   if (group.size() < 2) return {};  // a group of one replica has nothing to send
   if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
-    std::vector<std::vector<sg4::Host*>> nodes;
-    for (const std::vector<int>& part : plan_.by_node(group)) nodes.push_back(hosts(part));
-    return hierarchical_all_reduce(nodes, dc.bytes);
+    plan_.by_node(group, parts_);
+    part_hosts_.resize(parts_.size());
+    for (std::size_t n = 0; n < parts_.size(); ++n) {
+      part_hosts_[n].clear();
+      for (int r : parts_[n]) part_hosts_[n].push_back(host(r));
+    }
+    return hierarchical_all_reduce(part_hosts_, dc.bytes, &dp_hops_[i]);
   }
-  if (dc.op == CollectiveOp::ALL_REDUCE) return ring_all_reduce(hosts(group), dc.bytes);
-  if (dc.op == CollectiveOp::REDUCE_SCATTER) return ring_reduce_scatter(hosts(group), dc.bytes);
-  return ring_all_gather(hosts(group), dc.bytes);
+  if (dc.op == CollectiveOp::ALL_REDUCE)
+    return ring_all_reduce(hosts(group), dc.bytes, &dp_hops_[i]);
+  if (dc.op == CollectiveOp::REDUCE_SCATTER)
+    return ring_reduce_scatter(hosts(group), dc.bytes, &dp_hops_[i]);
+  return ring_all_gather(hosts(group), dc.bytes, &dp_hops_[i]);
 }
 
 double& StepTimes::operator[](StepPart part) {

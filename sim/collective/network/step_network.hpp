@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "sim/collective/job/assignment.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/collectives.hpp"
+#include "sim/collective/network/groups_at_once.hpp"
 #include "sim/collective/network/representatives.hpp"
 #include "sim/scenario/collective/plan.hpp"
 
@@ -88,6 +90,9 @@ class StepNetwork {
   /// Phases of flows one step runs one after another (all three parts).
   std::size_t phases_per_step() const;
 
+  /// `part`'s flows under the current assignment: all, or its representatives.
+  const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
+
   /// The accelerator rank `rank` runs on under the current assignment.
   simgrid::s4u::Host* host(int rank) const;
   const ClusterPlatform& platform() const { return platform_; }
@@ -96,16 +101,23 @@ class StepNetwork {
   std::vector<simgrid::s4u::Host*> hosts(const std::vector<int>& ranks) const;
   /// Whether rank `rank` runs under the current assignment.
   bool active(int rank) const;
-  /// Whether a group of these ranks is to be built again (assign()).
-  using Changed = std::function<bool(const std::vector<int>&)>;
-  void build_tensor_parallel(const Changed& changed);
-  void build_pipeline_sends(const Changed& changed);
-  void build_data_parallel(const Changed& changed);
+  /// The groups to build again (assign()): indices into the plan's tp_groups, pipelines and
+  /// dp_groups, ascending.
+  struct Changed {
+    std::vector<std::size_t> tensor_parallel;
+    std::vector<std::size_t> pipelines;
+    std::vector<std::size_t> data_parallel;
+  };
+  /// Build the `changed` groups again and write their flows over their old ones in the part's
+  /// collective (GroupsAtOnce), or join every group's again when `every` group changed or a
+  /// group's flows are not as many as before.
+  void build_tensor_parallel(const std::vector<std::size_t>& changed, bool every);
+  void build_pipeline_sends(const std::vector<std::size_t>& changed, bool every);
+  void build_data_parallel(const std::vector<std::size_t>& changed, bool every);
   /// Each phase's groups of flows and representatives, after the flows changed.
   void follow_groups();
   /// Data-parallel group i's collective `dc` under the current assignment.
-  Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i) const;
-  const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
+  Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i);
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
@@ -120,9 +132,25 @@ class StepNetwork {
   Collective tensor_parallel_;
   Collective pipeline_sends_;
   Collective data_parallel_;
+  // Where the groups' flows sit in tensor_parallel_, pipeline_sends_ (per part) and
+  // data_parallel_ (per data-parallel collective); per part, whether its groups were joined
+  // again, else per phase the indices of the flows written over (for follow_groups()).
+  std::array<GroupsAtOnce, STEP_PARTS> at_once_;
+  std::vector<GroupsAtOnce> dp_at_once_;
+  std::array<bool, STEP_PARTS> rejoined_{};
+  std::array<std::vector<std::vector<std::uint32_t>>, STEP_PARTS> changed_;
   // Per part, per phase, its flows' groups and representatives (assign()).
   std::array<std::vector<FlowGroups>, STEP_PARTS> groups_;
   std::array<Collective, STEP_PARTS> representatives_;
+  // The rings' hops, measured once: the tensor-parallel groups' in one table, each
+  // data-parallel group's in its own (a swap looks up hundreds of hops of a few groups: a small
+  // table each stays in the cache, one of every hop ever met does not).
+  HopLatencies hops_;
+  std::vector<HopLatencies> dp_hops_;
+  // Buffers of data_parallel_group().
+  std::vector<int> group_;
+  std::vector<std::vector<int>> parts_;
+  std::vector<std::vector<simgrid::s4u::Host*>> part_hosts_;
 };
 
 }  // namespace failsim::sim

@@ -427,15 +427,32 @@ CollectivePlan::CheckpointShare CollectivePlan::checkpoint_share(int replicas) c
 }
 
 std::vector<std::vector<int>> CollectivePlan::by_node(const std::vector<int>& group) const {
-  std::vector<int> sorted = group;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [&](int a, int b) { return node_of_rank[a] < node_of_rank[b]; });
   std::vector<std::vector<int>> parts;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (i == 0 || node_of_rank[sorted[i]] != node_of_rank[sorted[i - 1]]) parts.emplace_back();
-    parts.back().push_back(sorted[i]);
-  }
+  by_node(group, parts);
   return parts;
+}
+
+void CollectivePlan::by_node(const std::vector<int>& group,
+                             std::vector<std::vector<int>>& parts) const {
+  // A data-parallel group is in node order already (its replicas' ranks ascend): then nothing is
+  // sorted or allocated beyond what `parts` holds from its last use.
+  const auto before = [&](int a, int b) { return node_of_rank[a] < node_of_rank[b]; };
+  std::vector<int> sorted;
+  const bool in_order = std::is_sorted(group.begin(), group.end(), before);
+  if (!in_order) {
+    sorted = group;
+    std::stable_sort(sorted.begin(), sorted.end(), before);
+  }
+  const std::vector<int>& ranks = in_order ? group : sorted;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i == 0 || node_of_rank[ranks[i]] != node_of_rank[ranks[i - 1]]) {
+      if (parts.size() == count) parts.emplace_back();
+      parts[count++].clear();
+    }
+    parts[count - 1].push_back(ranks[i]);
+  }
+  parts.resize(count);
 }
 
 namespace {

@@ -86,6 +86,8 @@ struct CollectivePlan {
   /// The ranks of `group` split by node, in node order: the intra-node parts of a hierarchical
   /// collective.
   std::vector<std::vector<int>> by_node(const std::vector<int>& group) const;
+  /// The same into `parts`, reusing what it holds (a spare swap builds groups again).
+  void by_node(const std::vector<int>& group, std::vector<std::vector<int>>& parts) const;
 
   // --- Work of a step ----------------------------------------------------------------------
   bool transformer = false;       ///< the workload poses as a transformer
