@@ -12,12 +12,6 @@ namespace failsim::import {
 
 namespace {
 bool is_option(const std::string& arg) { return arg.size() > 2 && arg.rfind("--", 0) == 0; }
-
-/// A refusal of the option `name`: `--name: expected ..., found ...`.
-[[noreturn]] void refuse(const std::string& name, const std::string& expected,
-                         const std::string& found) {
-  throw input::InputError(name, "", expected, found);
-}
 }  // namespace
 
 FlagList::FlagList(const std::vector<std::string>& args) {
@@ -98,6 +92,10 @@ std::vector<std::string> FlagList::unused() const {
       names.push_back(flag.name);
   }
   return names;
+}
+
+void refuse(const std::string& option, const std::string& expected, const std::string& found) {
+  throw input::InputError(option, "", expected, found);
 }
 
 }  // namespace failsim::import

@@ -57,4 +57,9 @@ class FlagList {
   std::vector<std::string> used_;
 };
 
+/// Throws the refusal of an option as FlagList's own: input::InputError labelled by the option
+/// as written (`option`), with what was expected and what was found.
+[[noreturn]] void refuse(const std::string& option, const std::string& expected,
+                         const std::string& found);
+
 }  // namespace failsim::import

@@ -17,11 +17,6 @@ namespace failsim::import {
 namespace {
 using nlohmann::ordered_json;
 
-[[noreturn]] void refuse(const std::string& option, const std::string& expected,
-                         const std::string& found) {
-  throw input::InputError(option, "", expected, found);
-}
-
 /// A whole number Megatron-LM requires.
 std::int64_t required(FlagList& flags, std::string_view name, const char* what) {
   const std::optional<std::int64_t> value = flags.whole_number({name}, 1);
