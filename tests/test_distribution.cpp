@@ -27,10 +27,9 @@ using failsim::testing::error_of;
 
 namespace {
 
-const std::filesystem::path SOURCE_DIR = FAILSIM_SOURCE_DIR;
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
+/// The bytes of a file of the source tree, by its path there.
+std::string source_text(const char* relative) {
+  std::ifstream in(std::filesystem::path(FAILSIM_SOURCE_DIR) / relative, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -108,8 +107,7 @@ TEST_CASE("each distribution's draws average to its mean", "[distribution]") {
 
 TEST_CASE("the schema and the docs list exactly the distributions and their fields",
           "[distribution][schema][docs]") {
-  const json schema =
-      json::parse(read_text(SOURCE_DIR / "scenarios" / "schema.json"))["$defs"]["distribution"];
+  const json schema = json::parse(source_text("scenarios/schema.json"))["$defs"]["distribution"];
   std::set<std::string> spellings, keys{"distribution"};
   for (const DistributionLaw& law : DISTRIBUTION_LAWS) {
     spellings.insert(std::string(law.spelling));
@@ -139,7 +137,7 @@ TEST_CASE("the schema and the docs list exactly the distributions and their fiel
     if (i > 0) row += i + 1 == DISTRIBUTION_LAWS.size() ? " or " : ", ";
     row += "`\"" + std::string(DISTRIBUTION_LAWS[i].spelling) + "\"`";
   }
-  const std::string docs = read_text(SOURCE_DIR / "docs" / "scenario-format.md");
+  const std::string docs = source_text("docs/scenario-format.md");
   CHECK_THAT(docs, Catch::Contains(row + " |"));
   for (const std::string& key : keys) CHECK_THAT(docs, Catch::Contains("| `" + key + "` |"));
 }
