@@ -19,6 +19,7 @@ case "${1:-all}" in
     packages+=(
       clang-format catch2 libbenchmark-dev python3 python3-matplotlib python3-pandas chromium
       libjs-chart.js  # the report's interactive figures (Chart.js, inlined into the page)
+      python3-torch  # tests: the transformer against PyTorch (tests/transformer_parity.py)
       strace  # tests: kills and I/O errors injected at a run's own system calls
     )
     ;;
