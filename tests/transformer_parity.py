@@ -2,12 +2,12 @@
 
 Usage: transformer_parity.py TRANSFORMER_TRACE
 
-For two configurations (tied and untied lm_head), runs tests/transformer_trace.cpp, which
-initialises failsim's model, draws the batches and trains with plain SGD, writing the initial
-parameters, the token ids, the loss before each step and the final parameters as float32. Builds
-the GPT-2 / nanoGPT model in PyTorch, loads the flat vector into it in the header's documented
-order, trains it with torch.optim.SGD (no momentum) on the same batches in float32 on one thread,
-and checks:
+For three configurations (tied and untied lm_head from GPT-2's initialisation, untied from large
+random parameters; see CONFIGS), runs tests/transformer_trace.cpp, which initialises failsim's
+model, draws the batches and trains with plain SGD, writing the initial parameters, the token ids,
+the loss before each step and the final parameters as float32. Builds the GPT-2 / nanoGPT model in
+PyTorch, loads the flat vector into it in the header's documented order, trains it with
+torch.optim.SGD (no momentum) on the same batches in float32 on one thread, and checks:
   - the first step's loss equal to float rounding (relative FIRST_LOSS_RTOL): same parameters,
     same batch, so only the order of float operations differs;
   - every step's loss within relative LOSS_RTOL: rounding differences grow along the trajectory;
