@@ -7,7 +7,13 @@
 #include <limits>
 #include <utility>
 
+#include "sim/engine/setup_interrupts.hpp"
+
 namespace failsim::sim {
+
+/// Flows routed or grouped between two looks for a signal: a route is microseconds (its links
+/// from the fabric, their bandwidths), so a few milliseconds apart.
+constexpr long long ROUTES_BETWEEN_POLLS = 1024;
 
 namespace sg4 = simgrid::s4u;
 
@@ -144,14 +150,20 @@ void FlowGroups::group(const std::vector<std::uint32_t>& flows) {
   for (std::uint32_t l : links) join_through(l);
   // The new groups, each with its flows in order, and their shapes.
   std::vector<std::uint32_t> roots;
-  for (std::uint32_t f : flows) {
+  for (std::size_t k = 0; k < flows.size(); ++k) {
+    poll_outside_actors(static_cast<long long>(k), static_cast<long long>(flows.size()),
+                        "grouping the step's flows", "flow", ROUTES_BETWEEN_POLLS);
+    const std::uint32_t f = flows[k];
     const std::uint32_t root = find(f);
     if (root == f) roots.push_back(f);
     members_[root].push_back(f);
   }
   std::vector<Flow> its_flows;
   std::vector<Route> its_routes;
-  for (std::uint32_t root : roots) {
+  for (std::size_t k = 0; k < roots.size(); ++k) {
+    poll_outside_actors(static_cast<long long>(k), static_cast<long long>(roots.size()),
+                        "finding the flow groups' shapes", "group", ROUTES_BETWEEN_POLLS);
+    const std::uint32_t root = roots[k];
     its_flows.clear();
     its_routes.clear();
     for (std::uint32_t f : members_[root]) {
@@ -192,6 +204,8 @@ void FlowGroups::build() {
   parent_.resize(n);
   std::vector<std::uint32_t> all(n);
   for (std::uint32_t f = 0; f < n; ++f) {
+    // A phase of every rank's flow is hundreds of thousands of routes: a second of set-up.
+    poll_outside_actors(f, n, "routing the step's flows", "flow", ROUTES_BETWEEN_POLLS);
     route(f);
     parent_[f] = f;
     all[f] = f;
