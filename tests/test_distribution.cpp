@@ -4,6 +4,7 @@
 // added to one and not the other fails here.
 #include <catch2/catch.hpp>
 
+#include "file_text.hpp"
 #include "input_error_of.hpp"
 
 #include <filesystem>
@@ -24,16 +25,9 @@ using failsim::input::JsonLocation;
 using failsim::input::ObjectReader;
 using failsim::input::Sign;
 using failsim::testing::error_of;
+using failsim::testing::file_text;
 
 namespace {
-
-/// The bytes of a file of the source tree, by its path there.
-std::string source_text(const char* relative) {
-  std::ifstream in(std::filesystem::path(FAILSIM_SOURCE_DIR) / relative, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// A law's fields, each with a valid value: 2 for a shape, "30s" for a duration.
 json example_of(const DistributionLaw& law) {
@@ -107,7 +101,8 @@ TEST_CASE("each distribution's draws average to its mean", "[distribution]") {
 
 TEST_CASE("the schema and the docs list exactly the distributions and their fields",
           "[distribution][schema][docs]") {
-  const json schema = json::parse(source_text("scenarios/schema.json"))["$defs"]["distribution"];
+  const json schema =
+      json::parse(file_text(FAILSIM_SOURCE_DIR "/scenarios/schema.json"))["$defs"]["distribution"];
   std::set<std::string> spellings, keys{"distribution"};
   for (const DistributionLaw& law : DISTRIBUTION_LAWS) {
     spellings.insert(std::string(law.spelling));
@@ -137,7 +132,7 @@ TEST_CASE("the schema and the docs list exactly the distributions and their fiel
     if (i > 0) row += i + 1 == DISTRIBUTION_LAWS.size() ? " or " : ", ";
     row += "`\"" + std::string(DISTRIBUTION_LAWS[i].spelling) + "\"`";
   }
-  const std::string docs = source_text("docs/scenario-format.md");
+  const std::string docs = file_text(FAILSIM_SOURCE_DIR "/docs/scenario-format.md");
   CHECK_THAT(docs, Catch::Contains(row + " |"));
   for (const std::string& key : keys) CHECK_THAT(docs, Catch::Contains("| `" + key + "` |"));
 }

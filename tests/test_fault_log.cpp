@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "input/fault_log.hpp"
+#include "tests/file_text.hpp"
 #include "tests/input_error_of.hpp"
 
 using failsim::input::FaultLogFormat;
@@ -21,10 +22,7 @@ using failsim::testing::error_of;
 namespace {
 
 std::string fixture(const char* name) {
-  std::ifstream in(std::string(FAILSIM_SOURCE_DIR "/tests/fixtures/") + name, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return failsim::testing::file_text(std::string(FAILSIM_SOURCE_DIR "/tests/fixtures/") + name);
 }
 
 FaultLogFormat csv_format() {

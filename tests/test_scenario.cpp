@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "bad_scenarios.hpp"
+#include "file_text.hpp"
 #include "input_error_of.hpp"
 #include "temp_dir.hpp"
 
@@ -33,6 +34,7 @@ using failsim::models::StaleRule;
 using failsim::testing::BadScenario;
 using failsim::testing::catalogue;
 using failsim::testing::expand;
+using failsim::testing::file_text;
 using failsim::testing::MINIMAL;
 using failsim::testing::scenario_text;
 using failsim::testing::Stage;
@@ -55,15 +57,7 @@ const fs::path CLUSTER_DIR = SOURCE_DIR / "scenarios" / "cluster";
 const fs::path COLLECTIVE_SCHEMA_FILE = SOURCE_DIR / "scenarios" / "collective.schema.json";
 const fs::path DOCS_FILE = SOURCE_DIR / "docs" / "scenario-format.md";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-json read_json(const fs::path& path) { return json::parse(read_text(path)); }
+json read_json(const fs::path& path) { return json::parse(file_text(path)); }
 
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -858,7 +852,7 @@ TEST_CASE("the schema has an $id that is a name, and docs say how an editor find
   const json schema = read_json(SCHEMA_FILE);
   REQUIRE(schema.contains("$id"));
   CHECK(schema.at("$id").get<std::string>() == "urn:failsim:scenario");
-  const std::string docs = read_text(DOCS_FILE);
+  const std::string docs = file_text(DOCS_FILE);
   CHECK(docs.find("`urn:failsim:scenario`") != std::string::npos);
   CHECK(docs.find("\"json.schemas\"") != std::string::npos);
 
@@ -985,9 +979,9 @@ TEST_CASE("every node preset parses and is a node of the collective schema, key 
 }
 
 TEST_CASE("the docs page shows a real example and names every field", "[scenario][docs]") {
-  const std::string docs = read_text(DOCS_FILE);
+  const std::string docs = file_text(DOCS_FILE);
   // The page is built around this file: the text must be the file's, verbatim.
-  CHECK_THAT(docs, Catch::Contains(read_text(EXAMPLES_DIR / "cnn-4-async.json")));
+  CHECK_THAT(docs, Catch::Contains(file_text(EXAMPLES_DIR / "cnn-4-async.json")));
   const SchemaSet schemas(SCHEMA_FILE);
   std::set<const json*> objects;
   schema_objects(schemas, schemas.root(), objects);
