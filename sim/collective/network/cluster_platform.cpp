@@ -8,6 +8,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "input/interrupt.hpp"
 #include "sim/collective/network/topology/platform_checks.hpp"
 #include "sim/collective/network/topology/topology.hpp"
 
@@ -64,7 +65,11 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
   root->add_file_system(out.file_system, write, read);
 
   out.coordinator = zone->create_host("coordinator", 1.0);  // no route: it never sends
+  // Sealing is one SimGrid call over every host and link (about 0.4 s at 655,360 hosts) that
+  // cannot look for a signal itself: look on both sides of it.
+  input::throw_if_interrupted("before sealing the platform");
   zone->seal();
+  input::throw_if_interrupted("after sealing the platform");
 
   return out;
 }
