@@ -19,8 +19,9 @@ namespace failsim::input {
 
 /// Seconds a caught signal may wait for the code's own answer before the guard ends the process:
 /// below the second a signal must be answered in, with room for the guard's own look (every
-/// 50 ms) and the exit.
-constexpr double ANSWER_GUARD_SECONDS = 0.6;
+/// 50 ms) and the exit (the kernel takes 0.1 to 0.2 s to free a process of several GiB; at 0.6
+/// the answers reached 0.85 s with two such runs side by side on two cores).
+constexpr double ANSWER_GUARD_SECONDS = 0.5;
 
 class AnswerGuard {
  public:

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "input/answer_guard.hpp"
 #include "sim/collective/job/collective_job.hpp"
 #include "sim/collective/network/cluster_platform.hpp"
 #include "sim/collective/network/flows.hpp"
@@ -67,8 +68,12 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
   setup.watch(options.on_progress);
   setup.guard_answers(options.say_interrupted);
 
+  // The platform's construction looks for signals itself, but its last step, SimGrid's seal()
+  // of the root zone, is one call of about half a second at 655,360 hosts.
+  auto guard = setup.guard([] { return std::string("while building the platform"); });
   const ClusterPlatform platform =
       build_cluster_platform(setup.engine(), scenario.collective.platform);
+  guard.reset();
   StepNetwork network(plan, platform, scenario.collective.layout.dp_algorithm);
   RunResult result;
   result.scenario = scenario;

@@ -6,7 +6,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <exception>
-#include <optional>
 #include <utility>
 
 #include "input/answer_guard.hpp"
@@ -54,6 +53,14 @@ void RunSetup::guard_answers(std::function<std::string(const std::string& interr
   say_interrupted_ = std::move(say);
 }
 
+std::unique_ptr<input::AnswerGuard> RunSetup::guard(std::function<std::string()> where) const {
+  if (!say_interrupted_) return nullptr;
+  return std::make_unique<input::AnswerGuard>(
+      [say = say_interrupted_, where = std::move(where)](int signal) {
+        return say(fmt::format("interrupted by {} {}", input::signal_name(signal), where()));
+      });
+}
+
 void RunSetup::stop_if_interrupted() {
   if (const int signal = input::caught_interrupt()) {
     throw input::Interrupted(signal,
@@ -77,15 +84,12 @@ void RunSetup::run(std::function<Progress()> sample) {
   sample_ = std::move(sample);
   sim_start_ = Clock::now();
   {
-    std::optional<input::AnswerGuard> guard;
-    if (say_interrupted_) {
-      guard.emplace([this](int signal) {
-        return say_interrupted_(fmt::format(
-            "interrupted by {} at simulated time {:.2f} s or later, inside a simulated instant "
-            "SimGrid had not finished (docs/cli.md, \"Interruptions\")",
-            input::signal_name(signal), last_time_.load(std::memory_order_relaxed)));
-      });
-    }
+    const auto guard = this->guard([this] {
+      return fmt::format(
+          "at simulated time {:.2f} s or later, inside a simulated instant SimGrid had not "
+          "finished (docs/cli.md, \"Interruptions\")",
+          last_time_.load(std::memory_order_relaxed));
+    });
     engine_->run();
   }
   stop_if_interrupted();

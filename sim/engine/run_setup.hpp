@@ -21,6 +21,10 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/wall_estimate.hpp"
 
+namespace failsim::input {
+class AnswerGuard;
+}  // namespace failsim::input
+
 namespace failsim::sim {
 
 struct RunOptions {
@@ -76,6 +80,11 @@ class RunSetup {
   /// run() keeps an input::AnswerGuard while the engine runs, which prints
   /// `say(interrupted)` (RunOptions::say_interrupted) when it ends the process.
   void guard_answers(std::function<std::string(const std::string& interrupted)> say);
+  /// While the result lives, a signal the code has not answered within
+  /// input::ANSWER_GUARD_SECONDS ends the process with `say(interrupted by SIGTERM <where()>)`
+  /// (guard_answers): for set-up work inside one SimGrid call that cannot look for a signal.
+  /// Null when no guard_answers was given.
+  std::unique_ptr<input::AnswerGuard> guard(std::function<std::string()> where) const;
   /// Throws input::Interrupted if a signal was caught (at the current simulated time).
   static void stop_if_interrupted();
   /// Calls the progress callback with `sample()` now (`now`, e.g. after an evaluation) or if

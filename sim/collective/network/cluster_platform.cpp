@@ -65,8 +65,10 @@ ClusterPlatform build_cluster_platform(sg4::Engine& engine, const ClusterPlatfor
   root->add_file_system(out.file_system, write, read);
 
   out.coordinator = zone->create_host("coordinator", 1.0);  // no route: it never sends
-  // Sealing is one SimGrid call over every host and link (about 0.4 s at 655,360 hosts) that
-  // cannot look for a signal itself: look on both sides of it.
+  // Sealing is one SimGrid call over every host and link that cannot look for a signal itself
+  // (about 0.6 s at 655,360 hosts, most of it SimGrid listing the engine's hosts to find this
+  // zone's; the hosts' own sealing is done as they are built): look on both sides of it, and
+  // failsim run keeps an answer guard around it (run_collective.cpp).
   input::throw_if_interrupted("before sealing the platform");
   zone->seal();
   input::throw_if_interrupted("after sealing the platform");
