@@ -1,6 +1,8 @@
 // Cost of the models' hot paths on one thread: a training step (loss and gradient) of the CNN,
 // the MLP and softmax regression at batch 32, and CNN inference over 10,000 samples (the test
-// set) in chunks of 256. Random data: the cost does not depend on the values. Counters:
+// set) in chunks of 256; and a training step and a forward pass of each shipped transformer size
+// (models/transformer_sizes.hpp) at batch 8, which bench/transformer-vs-torch.py runs beside
+// PyTorch. Random data: the cost does not depend on the values. Counters:
 // GFLOP/s from the models' own FLOP counts (train_flops_per_sample). Times are
 // CPU time of the benchmark thread, so other processes on the machine inflate them less.
 //
@@ -8,12 +10,16 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/cnn.hpp"
 #include "models/mlp.hpp"
 #include "models/rng.hpp"
 #include "models/softmax_regression.hpp"
+#include "models/transformer.hpp"
+#include "models/transformer_sizes.hpp"
 
 namespace {
 
@@ -90,6 +96,68 @@ void BM_cnn_logits_10k(benchmark::State& state) {
       benchmark::Counter::kIsRate);
 }
 
+/// Windows of random token ids for the transformer (its rows hold T + 1 ids as floats).
+struct RandomWindows {
+  std::vector<float> x;
+  std::vector<std::int32_t> y;
+  RandomWindows(int n, const TransformerConfig& c)
+      : x(static_cast<std::size_t>(n) * (c.sequence + 1)), y(n) {
+    Rng rng(2024);
+    for (float& v : x) v = static_cast<float>(rng.below(static_cast<std::uint64_t>(c.vocab)));
+    for (int b = 0; b < n; ++b) y[b] = static_cast<std::int32_t>(x[(b + 1) * (c.sequence + 1) - 1]);
+  }
+};
+
+/// The size's name as the label and its shape as counters, so a script reading the JSON output
+/// builds the same model (bench/transformer-vs-torch.py).
+void describe(benchmark::State& state, const TransformerSize& size, int batch) {
+  const TransformerConfig& c = size.config;
+  state.SetLabel(std::string(size.name));
+  for (const auto& [key, value] : {std::pair{"vocab", c.vocab},
+                                   {"sequence", c.sequence},
+                                   {"layers", c.layers},
+                                   {"hidden", c.hidden},
+                                   {"heads", c.heads},
+                                   {"tied", c.tied ? 1 : 0},
+                                   {"batch", batch}}) {
+    state.counters[key] = value;
+  }
+  state.counters["parameters"] = static_cast<double>(Transformer(c).num_params());
+}
+
+/// One training step (loss and gradient: forward and backward) of size range(0) at batch 8.
+void BM_transformer_train_step(benchmark::State& state) {
+  constexpr int BATCH = 8;
+  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
+  Transformer model(size.config);
+  const RandomWindows data(BATCH, size.config);
+  std::vector<float> params(model.num_params()), grad(model.num_params());
+  model.init(params, 1);
+  const Batch view{data.x.data(), data.y.data(), BATCH};
+  model.loss_and_gradient(params, view, grad, 0);  // grows the scratch buffers
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model.loss_and_gradient(params, view, grad, 0));
+    benchmark::ClobberMemory();
+  }
+  describe(state, size, BATCH);
+}
+
+/// One evaluation's forward pass of size range(0) at batch 8: the logits of every position.
+void BM_transformer_forward(benchmark::State& state) {
+  constexpr int BATCH = 8;
+  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
+  Transformer model(size.config);
+  const RandomWindows data(BATCH, size.config);
+  std::vector<float> params(model.num_params());
+  model.init(params, 1);
+  model.sequence_logits(params, data.x.data(), BATCH);  // grows the scratch buffers
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model.sequence_logits(params, data.x.data(), BATCH));
+    benchmark::ClobberMemory();
+  }
+  describe(state, size, BATCH);
+}
+
 }  // namespace
 
 BENCHMARK(BM_cnn_train_step)->Arg(32)->Unit(benchmark::kMillisecond)->MinTime(2.0);
@@ -97,5 +165,12 @@ BENCHMARK(BM_cnn_train_step)->Arg(128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cnn_logits_10k)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_mlp_train_step)->Arg(32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_softmax_train_step)->Arg(32)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_transformer_train_step)
+    ->DenseRange(0, static_cast<int>(TRANSFORMER_SIZES.size()) - 1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_transformer_forward)
+    ->DenseRange(0, static_cast<int>(TRANSFORMER_SIZES.size()) - 1)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
