@@ -2,9 +2,10 @@
 // the MLP and softmax regression at batch 32, and CNN inference over 10,000 samples (the test
 // set) in chunks of 256; and a training step and a forward pass of each shipped transformer size
 // (models/transformer_sizes.hpp) at batch 8, which bench/transformer-vs-torch.py runs beside
-// PyTorch. Random data: the cost does not depend on the values. Counters:
-// GFLOP/s from the models' own FLOP counts (train_flops_per_sample). Times are
-// CPU time of the benchmark thread, so other processes on the machine inflate them less.
+// PyTorch, and the step split across 1 and 2 threads of the math pool. Random data: the cost does
+// not depend on the values. Counters: GFLOP/s from the models' own FLOP counts
+// (train_flops_per_sample). Times are CPU time of the benchmark thread, so other processes on the
+// machine inflate them less.
 //
 //   bench_models --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -20,6 +21,8 @@
 #include "models/softmax_regression.hpp"
 #include "models/transformer.hpp"
 #include "models/transformer_sizes.hpp"
+#include "sim/engine/math_pool.hpp"
+#include "sim/engine/split_gradient.hpp"
 
 namespace {
 
@@ -142,6 +145,28 @@ void BM_transformer_train_step(benchmark::State& state) {
   describe(state, size, BATCH);
 }
 
+/// The same training step split in two parts (sim/engine/split_gradient.hpp) on a math pool of
+/// range(1) threads: wall time, since the work is on several threads. 1 against 2 threads is the
+/// pool's speed-up; 1 thread against the unsplit step is the split's own cost.
+void BM_transformer_split_step(benchmark::State& state) {
+  constexpr int BATCH = 8;
+  constexpr int PARTS = 2;
+  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
+  const Transformer model(size.config);
+  const RandomWindows data(BATCH, size.config);
+  std::vector<float> params(model.num_params()), grad(model.num_params());
+  model.init(params, 1);
+  failsim::sim::MathPool pool(static_cast<int>(state.range(1)));
+  failsim::sim::SplitGradient split(model, PARTS, pool);
+  const Batch view{data.x.data(), data.y.data(), BATCH};
+  split.loss_and_gradient(params, view, grad, 0);  // grows the scratch buffers
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(split.loss_and_gradient(params, view, grad, 0));
+    benchmark::ClobberMemory();
+  }
+  describe(state, size, BATCH);
+}
+
 /// One evaluation's forward pass of size range(0) at batch 8: the logits of every position.
 void BM_transformer_forward(benchmark::State& state) {
   constexpr int BATCH = 8;
@@ -168,6 +193,11 @@ BENCHMARK(BM_softmax_train_step)->Arg(32)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_transformer_train_step)
     ->DenseRange(0, static_cast<int>(TRANSFORMER_SIZES.size()) - 1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_transformer_split_step)
+    ->ArgsProduct(
+        {benchmark::CreateDenseRange(0, static_cast<int>(TRANSFORMER_SIZES.size()) - 1, 1), {1, 2}})
+    ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_transformer_forward)
     ->DenseRange(0, static_cast<int>(TRANSFORMER_SIZES.size()) - 1)
