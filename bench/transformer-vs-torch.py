@@ -8,6 +8,11 @@ the parity test checks against failsim) on the same shapes; prints a table of th
 the repetitions and PyTorch's time over failsim's (above 1: failsim is faster). The sizes and the
 batch are read from the benchmark's own output, so they are defined once.
 
+PyTorch's speed is its BLAS's: Debian's python3-torch calls libblas.so.3, by default the reference
+BLAS (libblas3, unblocked loops, ~7 GFLOP/s here). The line above the table names the library that
+was loaded; with OpenBLAS (apt-get install libopenblas0-pthread, or LD_LIBRARY_PATH pointing at
+its openblas-pthread directory) PyTorch's matrix products run 15x faster.
+
 Times are CPU time of the computing thread (as bench_models reports them); wall time is printed
 too, since a busy machine inflates it. The load average is printed before each size. Prints,
 never fails on timing. Exits 0 with a message when torch is not installed (Debian: apt-get install
@@ -104,7 +109,11 @@ def main():
     sys.path.insert(0, str(ROOT / "tests"))
     from transformer_parity import Gpt
 
-    print(f"torch {torch.__version__}, 1 thread each, medians of {args.repetitions} repetitions")
+    torch.ones(2, 2) @ torch.ones(2, 2)  # loads the BLAS
+    blas = sorted({line.split()[-1] for line in Path("/proc/self/maps").read_text().splitlines()
+                   if "blas" in line.split()[-1]})
+    print(f"torch {torch.__version__}, 1 thread each, medians of {args.repetitions} repetitions; "
+          f"PyTorch's BLAS: {', '.join(blas) or 'none found in /proc/self/maps'}")
     listed = subprocess.run([bench, "--benchmark_list_tests=true",
                              "--benchmark_filter=BM_transformer_train_step"],
                             check=True, capture_output=True, text=True).stdout.split()

@@ -103,6 +103,15 @@ TEST_CASE("transformer gradient matches finite differences for every parameter",
     Transformer model(tiny(false));
     check_every_coordinate(model);
   }
+  SECTION("a context of several attention blocks, the last one partial") {
+    // transformer_kernels.cpp's attention works in blocks of 32 query rows: 70 positions are
+    // two whole blocks and a partial one, each against a different span of keys.
+    TransformerConfig c = tiny(false);
+    c.sequence = 70;
+    c.layers = 1;
+    Transformer model(c);
+    check_every_coordinate(model);
+  }
 }
 
 TEST_CASE("transformer layout tiles the vector in nanoGPT's order", "[transformer]") {
