@@ -128,59 +128,61 @@ void describe(benchmark::State& state, const TransformerSize& size, int batch) {
   state.counters["parameters"] = static_cast<double>(Transformer(c).num_params());
 }
 
-/// One training step (loss and gradient: forward and backward) of size range(0) at batch 8.
-void BM_transformer_train_step(benchmark::State& state) {
-  constexpr int BATCH = 8;
-  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
-  Transformer model(size.config);
-  const RandomWindows data(BATCH, size.config);
-  std::vector<float> params(model.num_params()), grad(model.num_params());
-  model.init(params, 1);
-  const Batch view{data.x.data(), data.y.data(), BATCH};
-  model.loss_and_gradient(params, view, grad, 0);  // grows the scratch buffers
+/// Size range(0) of TRANSFORMER_SIZES at batch 8, with initial parameters and random windows.
+struct TransformerCase {
+  static constexpr int BATCH = 8;
+  explicit TransformerCase(const benchmark::State& state)
+      : size(TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)))),
+        model(size.config),
+        data(BATCH, size.config),
+        params(model.num_params()),
+        grad(model.num_params()) {
+    model.init(params, 1);
+  }
+  Batch batch() const { return Batch{data.x.data(), data.y.data(), BATCH}; }
+
+  const TransformerSize& size;
+  Transformer model;
+  RandomWindows data;
+  std::vector<float> params, grad;
+};
+
+/// Times `pass()` after one call that grows the scratch buffers; labels the benchmark.
+template <class Pass>
+void time_transformer(benchmark::State& state, const TransformerCase& c, Pass pass) {
+  pass();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(model.loss_and_gradient(params, view, grad, 0));
+    benchmark::DoNotOptimize(pass());
     benchmark::ClobberMemory();
   }
-  describe(state, size, BATCH);
+  describe(state, c.size, TransformerCase::BATCH);
+}
+
+/// One training step (loss and gradient: forward and backward).
+void BM_transformer_train_step(benchmark::State& state) {
+  TransformerCase c(state);
+  time_transformer(state, c,
+                   [&c] { return c.model.loss_and_gradient(c.params, c.batch(), c.grad, 0); });
 }
 
 /// The same training step split in two parts (sim/engine/split_gradient.hpp) on a math pool of
 /// range(1) threads: wall time, since the work is on several threads. 1 against 2 threads is the
 /// pool's speed-up; 1 thread against the unsplit step is the split's own cost.
 void BM_transformer_split_step(benchmark::State& state) {
-  constexpr int BATCH = 8;
   constexpr int PARTS = 2;
-  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
-  const Transformer model(size.config);
-  const RandomWindows data(BATCH, size.config);
-  std::vector<float> params(model.num_params()), grad(model.num_params());
-  model.init(params, 1);
+  TransformerCase c(state);
   failsim::sim::MathPool pool(static_cast<int>(state.range(1)));
-  failsim::sim::SplitGradient split(model, PARTS, pool);
-  const Batch view{data.x.data(), data.y.data(), BATCH};
-  split.loss_and_gradient(params, view, grad, 0);  // grows the scratch buffers
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(split.loss_and_gradient(params, view, grad, 0));
-    benchmark::ClobberMemory();
-  }
-  describe(state, size, BATCH);
+  failsim::sim::SplitGradient split(c.model, PARTS, pool);
+  time_transformer(state, c,
+                   [&] { return split.loss_and_gradient(c.params, c.batch(), c.grad, 0); });
 }
 
-/// One evaluation's forward pass of size range(0) at batch 8: the logits of every position.
+/// One evaluation's forward pass: the logits of every position.
 void BM_transformer_forward(benchmark::State& state) {
-  constexpr int BATCH = 8;
-  const TransformerSize& size = TRANSFORMER_SIZES.at(static_cast<std::size_t>(state.range(0)));
-  Transformer model(size.config);
-  const RandomWindows data(BATCH, size.config);
-  std::vector<float> params(model.num_params());
-  model.init(params, 1);
-  model.sequence_logits(params, data.x.data(), BATCH);  // grows the scratch buffers
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(model.sequence_logits(params, data.x.data(), BATCH));
-    benchmark::ClobberMemory();
-  }
-  describe(state, size, BATCH);
+  TransformerCase c(state);
+  time_transformer(state, c, [&c] {
+    return c.model.sequence_logits(c.params, c.data.x.data(), TransformerCase::BATCH);
+  });
 }
 
 }  // namespace
