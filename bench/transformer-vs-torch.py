@@ -95,6 +95,8 @@ def main():
     parser.add_argument("--build", default="build", help="the build directory (default: build)")
     parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
+    if args.repetitions < 1:
+        parser.error(f"--repetitions: expected a whole number >= 1, got {args.repetitions}")
     bench = Path(args.build, "bench", "bench_models")
     if not bench.is_file():
         print(f"transformer-vs-torch: {bench} not found; build the target bench_models",
