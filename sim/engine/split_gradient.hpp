@@ -38,7 +38,9 @@ class SplitGradient {
 
   /// The batch's mean loss, and its gradient written to `grad`: min(parts, batch.n) parts of
   /// rows [p n / P, (p + 1) n / P), summed as sum_p (n_p / n) x (part p's mean). Rethrows what
-  /// a part threw (after every part has finished).
+  /// a part threw (after every part has finished). Called by the pool's owner (the simulation
+  /// thread), never from inside a job: a job waiting here computes whatever is queued in its own
+  /// slot meanwhile, possibly a job using the same slot's scratch as the waiting job.
   float loss_and_gradient(std::span<const float> params, const models::Batch& batch,
                           std::span<float> grad, std::uint64_t dropout_seed);
 
