@@ -13,6 +13,11 @@ namespace {
 constexpr float LAYER_NORM_EPS = 1e-5f;
 constexpr float GELU_C = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr float GELU_A = 0.044715f;
+// Causal attention's products run over blocks of this many query rows, each against the keys up
+// to its own last row: the masked upper triangle is skipped but for the blocks on the diagonal,
+// so at T = 256 a head's four products cost 9/16 of the square's (one product per block stays
+// long enough for the GEMM kernel; at T <= 32 it is the square itself).
+constexpr int ATTENTION_BLOCK = 32;
 
 /// db = the column sums of the row-major [rows x cols] matrix d.
 void column_sums(const float* d, int rows, int cols, float* db) {
@@ -134,9 +139,14 @@ void causal_attention(const float* qkv, AttentionShape s, float* probs, float* o
       const float* k = q + d;
       const float* v = q + 2 * d;
       float* p = probs + (static_cast<std::ptrdiff_t>(b) * s.heads + h) * s.t * s.t;
-      // The whole t x t square in one GEMM (the masked half is wasted, but one product beats t
-      // short ones), then each row's softmax over its first i + 1 entries.
-      gemm<RowMajor, ColMajor>(s.t, s.t, s.head, q, ld, k, ld, p, s.t, false, pack.a, pack.b);
+      // Scores of each block of query rows against the keys up to its last row only (the
+      // masked square above them is never computed), then each row's softmax over its first
+      // i + 1 entries.
+      for (int r0 = 0; r0 < s.t; r0 += ATTENTION_BLOCK) {
+        const int rows = std::min(ATTENTION_BLOCK, s.t - r0);
+        gemm<RowMajor, ColMajor>(rows, r0 + rows, s.head, q + r0 * ld, ld, k, ld, p + r0 * s.t, s.t,
+                                 false, pack.a, pack.b);
+      }
       for (int i = 0; i < s.t; ++i) {
         float* row = p + static_cast<std::ptrdiff_t>(i) * s.t;
         float m = row[0] * scale;
@@ -151,7 +161,11 @@ void causal_attention(const float* qkv, AttentionShape s, float* probs, float* o
         std::fill(row + i + 1, row + s.t, 0.0f);
       }
       float* o = out + static_cast<std::ptrdiff_t>(b) * s.t * d + h * s.head;
-      gemm<RowMajor, RowMajor>(s.t, s.head, s.t, p, s.t, v, ld, o, d, false, pack.a, pack.b);
+      for (int r0 = 0; r0 < s.t; r0 += ATTENTION_BLOCK) {
+        const int rows = std::min(ATTENTION_BLOCK, s.t - r0);
+        gemm<RowMajor, RowMajor>(rows, s.head, r0 + rows, p + r0 * s.t, s.t, v, ld, o + r0 * d, d,
+                                 false, pack.a, pack.b);
+      }
     }
   }
 }
@@ -173,9 +187,15 @@ void causal_attention_backward(const float* qkv, const float* probs, const float
       const float* p = probs + (static_cast<std::ptrdiff_t>(b) * s.heads + h) * s.t * s.t;
       const float* dy = dout + static_cast<std::ptrdiff_t>(b) * s.t * d + h * s.head;
       float* ds = scratch;
-      // dp = dy v^T, dv = p^T dy.
-      gemm<RowMajor, ColMajor>(s.t, s.t, s.head, dy, d, v, ld, ds, s.t, false, pack.a, pack.b);
-      gemm<ColMajor, RowMajor>(s.t, s.head, s.t, p, s.t, dy, d, dv, ld, false, pack.a, pack.b);
+      // dp = dy v^T on and below the diagonal blocks (row blocks as in the forward pass), and
+      // dv = p^T dy, where block c of dv's rows sums over the rows of p from c's first on.
+      for (int r0 = 0; r0 < s.t; r0 += ATTENTION_BLOCK) {
+        const int rows = std::min(ATTENTION_BLOCK, s.t - r0);
+        gemm<RowMajor, ColMajor>(rows, r0 + rows, s.head, dy + r0 * d, d, v, ld, ds + r0 * s.t, s.t,
+                                 false, pack.a, pack.b);
+        gemm<ColMajor, RowMajor>(rows, s.head, s.t - r0, p + r0 * s.t + r0, s.t, dy + r0 * d, d,
+                                 dv + r0 * ld, ld, false, pack.a, pack.b);
+      }
       // Through the softmax: ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij') * scale, which is 0
       // wherever p is (above the diagonal).
       for (int i = 0; i < s.t; ++i) {
@@ -187,9 +207,14 @@ void causal_attention_backward(const float* qkv, const float* probs, const float
         for (int j = 0; j <= i; ++j) row[j] = pr[j] * (row[j] - dotf) * scale;
         std::fill(row + i + 1, row + s.t, 0.0f);
       }
-      // dq = ds k, dk = ds^T q.
-      gemm<RowMajor, RowMajor>(s.t, s.head, s.t, ds, s.t, k, ld, dq, ld, false, pack.a, pack.b);
-      gemm<ColMajor, RowMajor>(s.t, s.head, s.t, ds, s.t, q, ld, dk, ld, false, pack.a, pack.b);
+      // dq = ds k and dk = ds^T q over the same blocks.
+      for (int r0 = 0; r0 < s.t; r0 += ATTENTION_BLOCK) {
+        const int rows = std::min(ATTENTION_BLOCK, s.t - r0);
+        gemm<RowMajor, RowMajor>(rows, s.head, r0 + rows, ds + r0 * s.t, s.t, k, ld, dq + r0 * ld,
+                                 ld, false, pack.a, pack.b);
+        gemm<ColMajor, RowMajor>(rows, s.head, s.t - r0, ds + r0 * s.t + r0, s.t, q + r0 * ld, ld,
+                                 dk + r0 * ld, ld, false, pack.a, pack.b);
+      }
     }
   }
 }

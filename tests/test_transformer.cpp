@@ -1,6 +1,6 @@
 // The transformer language model: every parameter's gradient against central finite
 // differences (tied and untied), causality, the initial loss, memorising a short sequence with
-// SGD, initialisation, bad token ids, and no allocation in the steady state.
+// SGD, initialisation, bad token ids, no allocation in the steady state, and the shipped sizes.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "models/rng.hpp"
 #include "models/sgd.hpp"
 #include "models/transformer.hpp"
+#include "models/transformer_sizes.hpp"
 #include "skip.hpp"
 
 using namespace failsim::models;
@@ -100,6 +101,15 @@ TEST_CASE("transformer gradient matches finite differences for every parameter",
   }
   SECTION("separate output layer") {
     Transformer model(tiny(false));
+    check_every_coordinate(model);
+  }
+  SECTION("a context of several attention blocks, the last one partial") {
+    // transformer_kernels.cpp's attention works in blocks of 32 query rows: 70 positions are
+    // two whole blocks and a partial one, each against a different span of keys.
+    TransformerConfig c = tiny(false);
+    c.sequence = 70;
+    c.layers = 1;
+    Transformer model(c);
     check_every_coordinate(model);
   }
 }
@@ -293,4 +303,17 @@ TEST_CASE("transformer steady state does not allocate", "[transformer]") {
 #else
   FAILSIM_SKIP("allocation counting needs glibc without sanitizers");
 #endif
+}
+
+TEST_CASE("transformer's shipped sizes span 0.1M to 10M parameters, named once each",
+          "[transformer]") {
+  // The counts models/transformer_sizes.hpp states.
+  const std::vector<std::size_t> stated{120'576, 842'496, 10'844'160};
+  REQUIRE(TRANSFORMER_SIZES.size() == stated.size());
+  for (std::size_t i = 0; i < stated.size(); ++i) {
+    INFO(TRANSFORMER_SIZES[i].name);
+    CHECK(Transformer(TRANSFORMER_SIZES[i].config).num_params() == stated[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      CHECK(TRANSFORMER_SIZES[j].name != TRANSFORMER_SIZES[i].name);
+  }
 }

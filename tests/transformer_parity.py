@@ -112,16 +112,19 @@ class Gpt(nn.Module):
     def flat(self):
         return torch.cat([p.detach().reshape(-1) for p in self.ordered()])
 
-    def loss(self, windows):
-        x, y = windows[:, :-1], windows[:, 1:]
-        n, t = x.shape
-        h = self.wte(x) + self.wpe(torch.arange(t))
+    def logits(self, x):
+        """The logits of every position of the windows' inputs x [n x t]: [n x t x vocab]."""
+        h = self.wte(x) + self.wpe(torch.arange(x.shape[1]))
         for b in self.blocks:
             h = b(h)
         h = self.ln_f(h)
         head = self.wte.weight if self.lm_head is None else self.lm_head.weight
-        logits = h @ head.t()
-        return F.cross_entropy(logits.reshape(n * t, -1), y.reshape(-1))
+        return h @ head.t()
+
+    def loss(self, windows):
+        x, y = windows[:, :-1], windows[:, 1:]
+        n, t = x.shape
+        return F.cross_entropy(self.logits(x).reshape(n * t, -1), y.reshape(-1))
 
 
 def read(path):
