@@ -12,8 +12,8 @@ namespace failsim::sim {
 /// One part of the batch: its mean loss and gradient on the model of the slot that runs it.
 class SplitGradient::PartJob : public MathJob {
  public:
-  PartJob(std::vector<std::unique_ptr<models::Model>>& models, std::size_t params)
-      : models_(models), grad(params) {}
+  PartJob(std::vector<std::unique_ptr<models::Model>>& models, std::size_t num_params)
+      : grad(num_params), models_(models) {}
 
   std::span<const float> params;
   models::Batch batch;
