@@ -18,6 +18,7 @@
 #include "models/cnn.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
+#include "models/text_corpus.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 
 namespace failsim::sim {
@@ -27,7 +28,7 @@ namespace {
 std::unique_ptr<models::Model> describe_model(const Scenario& s, const models::DataShape& data,
                                               const std::string& file) {
   try {
-    return models::make_model(s.model, data.channels, data.height, data.width, data.num_classes);
+    return models::make_model(s.model, data);
   } catch (const std::invalid_argument& e) {
     throw input::InputError(file, "/model/kind",
                             fmt::format("a model for the data's {}x{}x{} samples of {} classes",
@@ -106,9 +107,23 @@ void check_request_timeout(const Scenario& s, const ResolvedJob& job, const std:
   }
 }
 
+/// Floats of one window's scratch in the transformer's training step (Transformer::reserve,
+/// models/transformer.cpp): per position the residual stream and LayerNorm outputs of 2L + 1
+/// slices, per block q, k, v, the heads' outputs, c_fc's output and GELU's, the logits and the
+/// backward pass's row buffers; per block and head the T x T attention weights.
+double transformer_activations_per_sample(const ModelSpec::Transformer& t, int vocab) {
+  const double T = t.sequence, D = t.hidden, L = t.layers, H = t.heads;
+  const double F = D * t.mlp_ratio;
+  const double per_position = (2.0 * L + 1.0) * (2.0 * D + 2.0) + L * (3.0 * D + D + 2.0 * F) +
+                              vocab + 3.0 * D + 3.0 * D + F + 2.0;
+  return T * per_position + L * H * T * T;
+}
+
 /// Floats of one sample's activations in a training step: its inputs, every layer's outputs and
 /// their gradients. The CNN computes in chunks of Cnn::MAX_CHUNK samples (models/cnn.hpp).
 double activations_per_sample(const Scenario& s, const models::DataShape& data) {
+  if (s.model.kind == ModelKind::TRANSFORMER)
+    return transformer_activations_per_sample(s.model.transformer, data.num_classes);
   const double inputs = static_cast<double>(data.channels) * data.height * data.width;
   double layers = data.num_classes;
   for (const int h : s.model.hidden) layers += h;
@@ -339,6 +354,19 @@ models::DataShape data_shape(const Scenario& s, models::Split split, const std::
     return shape;
   }
   const int limit = split == models::Split::TRAIN ? d.train_limit : d.test_limit;
+  if (d.kind == DatasetKind::TEXT) {
+    try {
+      return models::text_split_shape(d.dir, split, s.model.transformer.sequence,
+                                      limit > 0 ? limit : -1);
+    } catch (const models::DataError& e) {
+      throw input::InputError(
+          file, "/data/corpus",
+          fmt::format("a corpus of plain-text files that read, with text enough for one window of "
+                      "model.sequence + 1 = {} tokens in each split",
+                      s.model.transformer.sequence + 1),
+          e.what());
+    }
+  }
   try {
     return models::read_idx_split_shape(d.dir, split, limit > 0 ? limit : -1);
   } catch (const models::DataError& e) {
