@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "models/cnn.hpp"
+#include "models/evaluate.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
 #include "models/text_corpus.hpp"
@@ -136,16 +137,22 @@ double activations_per_sample(const Scenario& s, const models::DataShape& data) 
   return inputs + 2.0 * layers;
 }
 
-double samples_per_step(const Scenario& s) {
+double samples_per_step(const Scenario& s, const models::Model& model) {
   const double batch = s.optimizer.batch_size;
-  return s.model.kind == ModelKind::CNN ? std::min(batch, double{models::Cnn::MAX_CHUNK}) : batch;
+  if (s.model.kind == ModelKind::CNN) return std::min(batch, double{models::Cnn::MAX_CHUNK});
+  // Each math thread's evaluator has a model of its own whose scratch grows to the chunk of
+  // windows it evaluates at once: the transformer's attention weights alone are L x H x T x T
+  // floats a window, so that chunk's scratch is counted beside the batch's.
+  if (s.model.kind == ModelKind::TRANSFORMER) return batch + models::Evaluator(model).chunk();
+  return batch;
 }
 
 /// What the run allocates at its peak (docs/scenario-format.md, "Limits"): the data sets as
 /// floats with int labels; the parameters held by every server process (its parameters, its
 /// optimizer's momentum and two snapshots), by every worker (the parameters it computes on and its
 /// gradient) and by the observer; one batch's activations per math thread.
-MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job) {
+MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job,
+                               const models::Model& model) {
   MemoryEstimate m;
   const double floats = sizeof(float);
   const auto sample_bytes = [&](const models::DataShape& d) {
@@ -158,7 +165,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job) {
   const double copies = 4.0 * servers + 2.0 * workers + 2.0;
   m.model_bytes = copies * floats * static_cast<double>(job.num_params);
   const double threads = std::max(1u, std::thread::hardware_concurrency());
-  m.scratch_bytes = threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+  m.scratch_bytes =
+      threads * floats * samples_per_step(s, model) * activations_per_sample(s, job.train);
   // One actor per worker (and one per shard it talks to with shards), two per server process
   // (itself and its helpers: replication, storage, drains), one per scheduled failure, one per
   // host of a random failure process, and the observer, coordinator and transient ones.
@@ -418,7 +426,7 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
       job.memory.model_bytes +=
           design.parameter_copies(s) * floats * static_cast<double>(job.num_params);
     job.memory.scratch_bytes =
-        threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+        threads * floats * samples_per_step(s, *model) * activations_per_sample(s, job.train);
     check_memory(s, job, file);
   }
   return real;
@@ -490,7 +498,7 @@ ResolvedJob resolve(const Scenario& s, const std::string& file) {
   ResolvedJob job;
   const auto model = resolve_model(s, job, file);
   check_shards(s, job, file);
-  job.memory = estimate_memory(s, job);
+  job.memory = estimate_memory(s, job, *model);
   check_memory(s, job, file);
   job.work = estimate_work(s, job, *model);
   check_work(s, job, file);
