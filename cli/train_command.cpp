@@ -39,6 +39,12 @@ int run_train(const TrainOptions& o) {
     return refuse("--train-limit", "-1 (every training sample) or an integer >= 1",
                   std::to_string(o.train_limit));
   }
+  if (models::input_of(o.model) == models::ModelInput::TOKENS) {
+    return refuse("--model",
+                  "a model of images (`failsim train` reads Fashion-MNIST only; a model of text "
+                  "trains in a scenario with data kind \"text\")",
+                  models::to_string(o.model));
+  }
   for (const int width : o.hidden) {
     if (width <= 0 && o.model == models::ModelKind::MLP) {
       return refuse("--hidden", "layer widths >= 1", fmt::format("{}", fmt::join(o.hidden, " ")));
@@ -62,8 +68,7 @@ int run_train(const TrainOptions& o) {
     models::ModelSpec spec;
     spec.kind = o.model;
     spec.hidden = o.hidden;
-    auto model = models::make_model(spec, train_set.channels, train_set.height, train_set.width,
-                                    train_set.num_classes);
+    auto model = models::make_model(spec, train_set.shape());
     models::TrainConfig config;
     config.epochs = o.epochs;
     config.batch_size = o.batch;

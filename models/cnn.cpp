@@ -467,9 +467,9 @@ std::vector<Tensor> Cnn::tensors() const {
           {"fc2.bias", layout_.fc2_b, layout_.total - layout_.fc2_b, 1}};
 }
 
-std::unique_ptr<Model> make_cnn(const ModelSpec& spec, int channels, int height, int width,
-                                int classes) {
-  return std::make_unique<Cnn>(static_cast<float>(spec.dropout), channels, height, width, classes);
+std::unique_ptr<Model> make_cnn(const ModelSpec& spec, const DataShape& data) {
+  return std::make_unique<Cnn>(static_cast<float>(spec.dropout), data.channels, data.height,
+                               data.width, data.num_classes);
 }
 
 std::unique_ptr<Model> Cnn::clone() const {

@@ -1,5 +1,6 @@
-// In-memory labelled data sets: normalised float32 images (row-major, one sample per row)
-// and integer labels, plus the deterministic shuffling and sharding the simulator needs.
+// In-memory labelled data sets: normalised float32 images (row-major, one sample per row) or
+// windows of token ids (models/text_corpus.hpp), and integer labels, plus the deterministic
+// shuffling and sharding the simulator needs.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,9 @@ struct DataShape {
   int height = 1;
   int width = 1;
   int num_classes = 0;
+  /// Samples are windows of `width` token ids of text, not images, and num_classes is the
+  /// vocabulary: a model says which of the two it takes (models/model_spec.hpp).
+  bool tokens = false;
 };
 
 /// A labelled data set held in memory. Sample i occupies x[i*dim, (i+1)*dim).
@@ -32,10 +36,12 @@ struct Dataset {
   int height = 1;
   int width = 1;
   int num_classes = 0;
-  FloatBuffer x;  // aligned: see models/scratch.hpp
+  bool tokens = false;  ///< as DataShape::tokens
+  FloatBuffer x;        // aligned: see models/scratch.hpp
   std::vector<std::int32_t> y;
 
   int dim() const { return channels * height * width; }
+  DataShape shape() const { return {size(), channels, height, width, num_classes, tokens}; }
   int size() const { return static_cast<int>(y.size()); }
   const float* sample(int i) const { return x.data() + static_cast<std::size_t>(i) * dim(); }
 };

@@ -27,6 +27,7 @@ enum class DataErrorKind {
   BAD_SHAPE,           ///< wrong number of dimensions, or sizes too large
   COUNT_MISMATCH,      ///< image and label files hold different numbers of items
   LABEL_OUT_OF_RANGE,  ///< a label is not below the number of classes
+  EMPTY,               ///< a text corpus without text, or too little for one window of a split
 };
 
 /// A data file that cannot be loaded. The message names the file, what was expected and

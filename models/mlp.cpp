@@ -124,9 +124,9 @@ double Mlp::train_flops_per_sample() const {
   return flops;
 }
 
-std::unique_ptr<Model> make_mlp(const ModelSpec& spec, int channels, int height, int width,
-                                int classes) {
-  return std::make_unique<Mlp>(channels * height * width, spec.hidden, classes);
+std::unique_ptr<Model> make_mlp(const ModelSpec& spec, const DataShape& data) {
+  return std::make_unique<Mlp>(data.channels * data.height * data.width, spec.hidden,
+                               data.num_classes);
 }
 
 }  // namespace failsim::models

@@ -5,12 +5,18 @@
 
 namespace failsim::models {
 
-std::unique_ptr<Model> make_model(const ModelSpec& spec, int channels, int height, int width,
-                                  int classes) {
+std::unique_ptr<Model> make_model(const ModelSpec& spec, const DataShape& data) {
+  const bool tokens = input_of(spec.kind) == ModelInput::TOKENS;
+  if (data.tokens != tokens) {
+    throw std::invalid_argument(
+        "model \"" + to_string(spec.kind) + "\" takes " +
+        (tokens ? "windows of token ids of text" : "numbers (an image or a vector)") + ", not " +
+        (data.tokens ? "windows of token ids of text" : "numbers"));
+  }
   switch (spec.kind) {
-#define FAILSIM_MODEL(KIND, SPELLING, BUILDER) \
-  case ModelKind::KIND:                        \
-    return BUILDER(spec, channels, height, width, classes);
+#define FAILSIM_MODEL(KIND, SPELLING, BUILDER, INPUT) \
+  case ModelKind::KIND:                               \
+    return BUILDER(spec, data);
 #include "models/models.def"
 #undef FAILSIM_MODEL
   }

@@ -66,9 +66,9 @@ double SoftmaxRegression::train_flops_per_sample() const {
   return forward_flops_per_sample() + 2.0 * in_ * classes_ + classes_;
 }
 
-std::unique_ptr<Model> make_softmax_regression(const ModelSpec& /*spec*/, int channels, int height,
-                                               int width, int classes) {
-  return std::make_unique<SoftmaxRegression>(channels * height * width, classes);
+std::unique_ptr<Model> make_softmax_regression(const ModelSpec& /*spec*/, const DataShape& data) {
+  return std::make_unique<SoftmaxRegression>(data.channels * data.height * data.width,
+                                             data.num_classes);
 }
 
 }  // namespace failsim::models

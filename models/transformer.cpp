@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "models/loss.hpp"
+#include "models/model_spec.hpp"
 #include "models/rng.hpp"
 #include "models/transformer_kernels.hpp"
 
@@ -338,6 +339,17 @@ void Transformer::logits(std::span<const float> params, const float* x, int n, f
     const float* row = all + (sz(b) * sz(config_.sequence) + sz(config_.sequence) - 1) * v;
     std::copy(row, row + v, out + sz(b) * v);
   }
+}
+
+std::unique_ptr<Model> make_transformer(const ModelSpec& spec, const DataShape& data) {
+  const ModelSpec::Transformer& t = spec.transformer;
+  if (data.width != t.sequence + 1) {
+    throw std::invalid_argument(
+        "Transformer: windows of sequence + 1 = " + to_string(t.sequence + 1) + " tokens, got " +
+        to_string(data.width));
+  }
+  return std::make_unique<Transformer>(TransformerConfig{data.num_classes, t.sequence, t.layers,
+                                                         t.hidden, t.heads, t.mlp_ratio, t.tied});
 }
 
 }  // namespace failsim::models

@@ -26,9 +26,8 @@
 // window's last token, which is what logits() predicts, so evaluate()'s accuracy is next-token
 // accuracy at the last position.
 //
-// Not yet in models/models.def: the factory builds models from an image shape (channels,
-// height, width, classes) and the list is checked against the scenario schema and docs, so the
-// transformer enters the list when the scenario format gains its fields.
+// In models/models.def as "transformer": make_transformer() builds it for the `text` data's
+// windows (models/text_corpus.hpp), its vocabulary the data's and its sizes the scenario's.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libeigen3-dev nlohmann-json3-dev libfmt-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
+  fortunes  # the text data's default corpus (data kind "text", models/text_corpus.hpp)
 )
 case "${1:-all}" in
   run) ;;

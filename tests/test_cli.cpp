@@ -695,8 +695,8 @@ TEST_CASE("command-line errors name the option, the expectation, the value found
       {"train --epochs 0x10",
        "failsim train: --epochs: expected a whole number >= 1, found 0x10\n" + train},
       {"train --model cnnn",
-       "failsim train: --model: expected one of softmax, mlp, cnn, found cnnn (did you mean "
-       "'cnn'?)\n" +
+       "failsim train: --model: expected one of softmax, mlp, cnn, transformer, found cnnn (did "
+       "you mean 'cnn'?)\n" +
            train},
       {"train --seed x", "failsim train: --seed: expected a whole number >= 0, found x\n" + train},
       {"train --seed -1",
@@ -791,6 +791,10 @@ TEST_CASE("failsim train: impossible input is exit 2 with an expected/found mess
        "found 0\n"},
       {"--model mlp --hidden 16 0 --train-limit 100",
        "failsim train: --hidden: expected layer widths >= 1, found 16 0\n"},
+      {"--model transformer",
+       "failsim train: --model: expected a model of images (`failsim train` reads Fashion-MNIST "
+       "only; a model of text trains in a scenario with data kind \"text\"), found "
+       "transformer\n"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_cli("train " + args, dir);

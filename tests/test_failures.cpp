@@ -39,15 +39,15 @@ std::vector<Row> timeseries(const failsim::testing::IsolatedRun& run) {
   std::string line;
   std::getline(in, line);
   REQUIRE(line ==
-          "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
-          "gradients_applied");
+          "time,version,test_accuracy,test_loss,test_perplexity,train_loss,test_samples,"
+          "gradients_computed,gradients_applied");
   while (std::getline(in, line)) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-    REQUIRE(fields.size() == 8);
+    REQUIRE(fields.size() == 9);
     rows.push_back(
-        {std::stod(fields[0]), std::stol(fields[1]), std::stod(fields[2]), std::stol(fields[6])});
+        {std::stod(fields[0]), std::stol(fields[1]), std::stod(fields[2]), std::stol(fields[7])});
   }
   return rows;
 }

@@ -105,9 +105,17 @@ TEST_CASE("the list of models, the factory, the schema and the docs agree", "[mo
     ModelSpec spec;
     spec.kind = kind;
     spec.hidden = {8};
-    const auto model = make_model(spec, 1, 28, 28, 10);
+    spec.transformer = {1, 8, 2, 4, 4, true};
+    // Its own input, and one error for the other (a window of text is no image).
+    DataShape image{0, 1, 28, 28, 10, false};
+    DataShape text{0, 1, 1, 5, 256, true};
+    const bool tokens = input_of(kind) == ModelInput::TOKENS;
+    const auto model = make_model(spec, tokens ? text : image);
     REQUIRE(model != nullptr);
     CHECK(model->num_params() > 0);
+    CHECK(model->input_dim() == (tokens ? 5 : 28 * 28));
+    CHECK_THROWS_WITH(make_model(spec, tokens ? image : text),
+                      Catch::StartsWith("model \"" + std::string(spelling) + "\" takes "));
   }
   CHECK(spellings.size() == MODEL_KINDS.size());
   const auto schema = nlohmann::json::parse(read_source_file("scenarios/schema.json"));

@@ -5,10 +5,12 @@
 // do they every scenario of the parser's catalogue (tests/bad_scenarios.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,8 +18,10 @@
 #include "bad_scenarios.hpp"
 #include "cli_harness.hpp"
 #include "input_error_of.hpp"
+#include "models/fortunes.hpp"
 #include "sim/scenario/collective/work.hpp"
 #include "sim/scenario/resolve.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 using failsim::sim::parse_scenario;
@@ -406,6 +410,34 @@ TEST_CASE("resolve: Fashion-MNIST from its headers, limits applied", "[resolve]"
   CHECK(job.train.height == 28);
   CHECK(job.train.width == 28);
   CHECK(job.num_params == 28 * 28 * 10 + 10);
+}
+
+TEST_CASE("resolve: the fortunes in windows, and the transformer's size and scratch, by hand",
+          "[resolve]") {
+  if (!fs::exists(failsim::models::FORTUNES_DIR)) {
+    FAILSIM_SKIP("the Debian package fortunes is not installed");
+  }
+  json doc = json::parse(MINIMAL);
+  doc["data"] = {{"kind", "text"}, {"test_limit", 100}};
+  doc["model"] = {
+      {"kind", "transformer"}, {"layers", 2}, {"hidden", 64}, {"heads", 4}, {"sequence", 32}};
+  const auto job = resolve(parse_scenario(doc, "t.json"), "t.json");
+  // (2,319,785 training bytes - 1) / 32; the first 100 validation windows.
+  CHECK(job.train.samples == 72493);
+  CHECK(job.test.samples == 100);
+  CHECK(job.train.width == 33);
+  CHECK(job.train.num_classes == 256);
+  CHECK(job.train.tokens);
+  // wte 256 x 64 + wpe 32 x 64 + 2 blocks of (4 x 64 + 3 x 64 x 64 + 3 x 64 + 64 x 64 + 64 +
+  // 256 x 64 + 256 + 64 x 256 + 64) + ln_f 2 x 64; lm_head is wte (tied).
+  CHECK(job.num_params == 16384 + 2048 + 2 * 49984 + 128);
+  // Each math thread's scratch: its batch (32 windows) and its evaluator's chunk (256), each window
+  // T = 32 positions of (2L + 1)(2D + 2) + L(4D + 2F) + V + 6D + F + 2 floats and L H T^2
+  // attention weights, with D = 64, F = 256, L = 2, H = 4, V = 256.
+  const double window =
+      32.0 * (5 * 130 + 2 * (256 + 512) + 256 + 6 * 64 + 256 + 2) + 2.0 * 4 * 32 * 32;
+  const double threads = std::max(1u, std::thread::hardware_concurrency());
+  CHECK(job.memory.scratch_bytes == threads * 4.0 * (32 + 256) * window);
 }
 
 TEST_CASE("the catalogue of scenarios that parse but cannot run: resolve refuses each",

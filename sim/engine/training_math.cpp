@@ -9,6 +9,7 @@
 #include "models/model_spec.hpp"
 #include "models/rng.hpp"
 #include "models/synthetic.hpp"
+#include "models/text_corpus.hpp"
 
 namespace failsim::sim {
 
@@ -33,12 +34,16 @@ models::Dataset load_split(const Scenario& s, models::Split split) {
         split == models::Split::TRAIN ? d.synthetic.train_size : d.synthetic.test_size);
   }
   const int limit = split == models::Split::TRAIN ? d.train_limit : d.test_limit;
+  if (d.kind == DatasetKind::TEXT) {
+    return models::load_text_split(d.dir, split, s.model.transformer.sequence,
+                                   limit > 0 ? limit : -1);
+  }
   return models::load_fashion_mnist(split, d.dir, limit > 0 ? limit : -1);
 }
 
 std::unique_ptr<models::Model> build_model(const models::ModelSpec& m,
                                            const models::Dataset& data) {
-  return models::make_model(m, data.channels, data.height, data.width, data.num_classes);
+  return models::make_model(m, data.shape());
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -25,11 +26,15 @@ namespace {
 // Shortest text that reads back as the same double: deterministic and lossless.
 std::string number(double v) { return fmt::format("{}", v); }
 
+/// exp(test loss): the perplexity of a language model's validation text (docs/result-format.md).
+double perplexity(const EvalRecord& e) { return std::exp(e.test_loss); }
+
 nlohmann::json eval_json(const EvalRecord& e) {
   return {{"time", e.time},
           {"version", e.version},
           {"test_accuracy", e.test_accuracy},
           {"test_loss", e.test_loss},
+          {"test_perplexity", perplexity(e)},
           {"test_samples", e.test_samples}};
 }
 
@@ -220,13 +225,13 @@ nlohmann::json result_json(const RunResult& r, const std::vector<std::string>& c
 
 std::string timeseries_csv(const RunResult& r) {
   std::string out =
-      "time,version,test_accuracy,test_loss,train_loss,test_samples,gradients_computed,"
-      "gradients_applied\n";
+      "time,version,test_accuracy,test_loss,test_perplexity,train_loss,test_samples,"
+      "gradients_computed,gradients_applied\n";
   for (const EvalRecord& e : r.recorder.evaluations()) {
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{}\n", number(e.time), e.version, number(e.test_accuracy),
-                    number(e.test_loss), e.train_loss ? number(*e.train_loss) : "", e.test_samples,
-                    e.gradients_computed, e.gradients_applied);
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", number(e.time), e.version,
+                       number(e.test_accuracy), number(e.test_loss), number(perplexity(e)),
+                       e.train_loss ? number(*e.train_loss) : "", e.test_samples,
+                       e.gradients_computed, e.gradients_applied);
   }
   return out;
 }

@@ -95,9 +95,38 @@ void check_server_evaluation(const Scenario& s, const JsonLocation& root,
   }
 }
 
+/// The model kinds that take `input`, quoted: "\"softmax\", \"mlp\" and \"cnn\"".
+std::string kinds_taking(models::ModelInput input) {
+  std::vector<std::string> kinds;
+  for (const auto& [spelling, kind] : models::MODEL_KINDS) {
+    if (models::input_of(kind) == input) kinds.push_back(fmt::format("\"{}\"", spelling));
+  }
+  return join_and(kinds);
+}
+
+// A model of text reads windows of token ids, every other model numbers: the text data and a
+// model of text go together, one way or the other.
+void check_model_input(const Scenario& s, const JsonLocation& root) {
+  const bool text_model = models::input_of(s.model.kind) == models::ModelInput::TOKENS;
+  const bool text_data = s.data.kind == DatasetKind::TEXT;
+  if (text_model && !text_data) {
+    root.child("data").child("kind").fail(
+        fmt::format("\"text\" for model kind \"{}\" (it reads windows of token ids)",
+                    to_string(s.model.kind)),
+        fmt::format("\"{}\"", to_string(s.data.kind)));
+  }
+  if (text_data && !text_model) {
+    root.child("model").child("kind").fail(
+        fmt::format("{} with data kind \"text\" (the others take numbers: an image or a vector)",
+                    kinds_taking(models::ModelInput::TOKENS)),
+        fmt::format("\"{}\"", to_string(s.model.kind)));
+  }
+}
+
 }  // namespace
 
 void check_between_sections(const Scenario& s, const JsonLocation& root) {
+  check_model_input(s, root);
   if (s.model.kind == ModelKind::CNN && s.data.kind != DatasetKind::FASHION_MNIST) {
     root.child("model").child("kind").fail(
         "\"softmax\" or \"mlp\" with synthetic data (the CNN needs 28x28 images: use data kind "

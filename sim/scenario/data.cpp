@@ -1,4 +1,5 @@
-// The `data` section: the Fashion-MNIST files or the synthetic data set's parameters.
+// The `data` section: the Fashion-MNIST files, the synthetic data set's parameters or the text
+// corpus.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -12,41 +13,63 @@ using namespace failsim::input;
 namespace {
 
 const Choices<DatasetKind> DATASET_KINDS{{"fashion-mnist", DatasetKind::FASHION_MNIST},
-                                         {"synthetic", DatasetKind::SYNTHETIC}};
+                                         {"synthetic", DatasetKind::SYNTHETIC},
+                                         {"text", DatasetKind::TEXT}};
+
+constexpr const char* SYNTHETIC_KEYS[] = {"num_classes", "dim",        "train_size",
+                                          "test_size",   "separation", "noise_sigma"};
 
 }  // namespace
 
 std::string to_string(DatasetKind kind) { return spelling_of(kind, DATASET_KINDS); }
 
 namespace detail {
+namespace {
+
+/// The directory a data kind reads from (`key`: "dir" or "corpus"), resolved against the
+/// scenario file: refused at the field unless it is a directory, naming the Debian package that
+/// installs the default.
+std::string read_directory(const ObjectReader& r, const std::string& file_label, const char* key,
+                           const char* fallback, const char* holding, const char* package) {
+  const std::string written = r.string_or(key, fallback);
+  if (r.has(key)) check_path(r.at(key), written);
+  const std::string dir = resolve_path(written, file_label);
+  if (!fs::is_directory(dir)) {
+    const std::string found =
+        r.has(key) ? fmt::format("\"{}\" (resolved to {}, not a directory)", written, dir)
+                   : fmt::format(
+                         "nothing, and the default {} does not exist (install the Debian package "
+                         "{})",
+                         dir, package);
+    r.at(key).fail(fmt::format("an existing directory holding {}", holding), found);
+  }
+  return dir;
+}
+
+}  // namespace
 
 DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
   const ObjectReader r =
-      top.object("data", {"kind", "dir", "train_limit", "test_limit", "num_classes", "dim",
-                          "train_size", "test_size", "separation", "noise_sigma"});
+      top.object("data", {"kind", "dir", "corpus", "train_limit", "test_limit", "num_classes",
+                          "dim", "train_size", "test_size", "separation", "noise_sigma"});
   DataConfig d;
   d.kind = r.choice("kind", DATASET_KINDS);
-  if (d.kind == DatasetKind::FASHION_MNIST) {
-    for (const char* key :
-         {"num_classes", "dim", "train_size", "test_size", "separation", "noise_sigma"}) {
-      r.forbid(key, "it applies only to kind \"synthetic\"");
-    }
-    const std::string written = r.string_or("dir", models::FASHION_MNIST_DIR);
-    if (r.has("dir")) check_path(r.at("dir"), written);
-    d.dir = resolve_path(written, file_label);
-    if (!fs::is_directory(d.dir)) {
-      const std::string found =
-          r.has("dir") ? fmt::format("\"{}\" (resolved to {}, not a directory)", written, d.dir)
-                       : fmt::format(
-                             "nothing, and the default {} does not exist (install the "
-                             "Debian package dataset-fashion-mnist)",
-                             d.dir);
-      r.at("dir").fail("an existing directory holding the Fashion-MNIST IDX files", found);
+  if (d.kind != DatasetKind::SYNTHETIC) {
+    for (const char* key : SYNTHETIC_KEYS) r.forbid(key, "it applies only to kind \"synthetic\"");
+    if (d.kind == DatasetKind::FASHION_MNIST) {
+      r.forbid("corpus", "it applies only to kind \"text\" (Fashion-MNIST's is `dir`)");
+      d.dir = read_directory(r, file_label, "dir", models::FASHION_MNIST_DIR,
+                             "the Fashion-MNIST IDX files", "dataset-fashion-mnist");
+    } else {
+      r.forbid("dir", "it applies only to kind \"fashion-mnist\" (the text's is `corpus`)");
+      d.dir = read_directory(r, file_label, "corpus", models::FORTUNES_DIR,
+                             "the plain-text files of the corpus", "fortunes");
     }
     d.train_limit = to_int(r.integer_or("train_limit", 0, 0, INT_LIMIT));
     d.test_limit = to_int(r.integer_or("test_limit", 0, 0, INT_LIMIT));
   } else {
     r.forbid("dir", "it applies only to kind \"fashion-mnist\"");
+    r.forbid("corpus", "it applies only to kind \"text\"");
     r.forbid("train_limit", "kind \"synthetic\" sets its size with train_size");
     r.forbid("test_limit", "kind \"synthetic\" sets its size with test_size");
     SyntheticData& s = d.synthetic;
@@ -69,8 +92,8 @@ DataConfig read_data(const ObjectReader& top, const std::string& file_label) {
 
 nlohmann::json data_to_json(const DataConfig& d) {
   nlohmann::json data{{"kind", to_string(d.kind)}};
-  if (d.kind == DatasetKind::FASHION_MNIST) {
-    data["dir"] = d.dir;
+  if (d.kind != DatasetKind::SYNTHETIC) {
+    data[d.kind == DatasetKind::TEXT ? "corpus" : "dir"] = d.dir;
     data["train_limit"] = d.train_limit;
     data["test_limit"] = d.test_limit;
   } else {

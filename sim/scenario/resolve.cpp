@@ -16,8 +16,10 @@
 #include <thread>
 
 #include "models/cnn.hpp"
+#include "models/evaluate.hpp"
 #include "models/idx.hpp"
 #include "models/model_spec.hpp"
+#include "models/text_corpus.hpp"
 #include "sim/scenario/collective/recovery.hpp"
 
 namespace failsim::sim {
@@ -27,7 +29,7 @@ namespace {
 std::unique_ptr<models::Model> describe_model(const Scenario& s, const models::DataShape& data,
                                               const std::string& file) {
   try {
-    return models::make_model(s.model, data.channels, data.height, data.width, data.num_classes);
+    return models::make_model(s.model, data);
   } catch (const std::invalid_argument& e) {
     throw input::InputError(file, "/model/kind",
                             fmt::format("a model for the data's {}x{}x{} samples of {} classes",
@@ -106,9 +108,23 @@ void check_request_timeout(const Scenario& s, const ResolvedJob& job, const std:
   }
 }
 
+/// Floats of one window's scratch in the transformer's training step (Transformer::reserve,
+/// models/transformer.cpp): per position the residual stream and LayerNorm outputs of 2L + 1
+/// slices, per block q, k, v, the heads' outputs, c_fc's output and GELU's, the logits and the
+/// backward pass's row buffers; per block and head the T x T attention weights.
+double transformer_activations_per_sample(const ModelSpec::Transformer& t, int vocab) {
+  const double T = t.sequence, D = t.hidden, L = t.layers, H = t.heads;
+  const double F = D * t.mlp_ratio;
+  const double per_position = (2.0 * L + 1.0) * (2.0 * D + 2.0) + L * (3.0 * D + D + 2.0 * F) +
+                              vocab + 3.0 * D + 3.0 * D + F + 2.0;
+  return T * per_position + L * H * T * T;
+}
+
 /// Floats of one sample's activations in a training step: its inputs, every layer's outputs and
 /// their gradients. The CNN computes in chunks of Cnn::MAX_CHUNK samples (models/cnn.hpp).
 double activations_per_sample(const Scenario& s, const models::DataShape& data) {
+  if (s.model.kind == ModelKind::TRANSFORMER)
+    return transformer_activations_per_sample(s.model.transformer, data.num_classes);
   const double inputs = static_cast<double>(data.channels) * data.height * data.width;
   double layers = data.num_classes;
   for (const int h : s.model.hidden) layers += h;
@@ -121,16 +137,22 @@ double activations_per_sample(const Scenario& s, const models::DataShape& data) 
   return inputs + 2.0 * layers;
 }
 
-double samples_per_step(const Scenario& s) {
+double samples_per_step(const Scenario& s, const models::Model& model) {
   const double batch = s.optimizer.batch_size;
-  return s.model.kind == ModelKind::CNN ? std::min(batch, double{models::Cnn::MAX_CHUNK}) : batch;
+  if (s.model.kind == ModelKind::CNN) return std::min(batch, double{models::Cnn::MAX_CHUNK});
+  // Each math thread's evaluator has a model of its own whose scratch grows to the chunk of
+  // windows it evaluates at once: the transformer's attention weights alone are L x H x T x T
+  // floats a window, so that chunk's scratch is counted beside the batch's.
+  if (s.model.kind == ModelKind::TRANSFORMER) return batch + models::Evaluator(model).chunk();
+  return batch;
 }
 
 /// What the run allocates at its peak (docs/scenario-format.md, "Limits"): the data sets as
 /// floats with int labels; the parameters held by every server process (its parameters, its
 /// optimizer's momentum and two snapshots), by every worker (the parameters it computes on and its
 /// gradient) and by the observer; one batch's activations per math thread.
-MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job) {
+MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job,
+                               const models::Model& model) {
   MemoryEstimate m;
   const double floats = sizeof(float);
   const auto sample_bytes = [&](const models::DataShape& d) {
@@ -143,7 +165,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job) {
   const double copies = 4.0 * servers + 2.0 * workers + 2.0;
   m.model_bytes = copies * floats * static_cast<double>(job.num_params);
   const double threads = std::max(1u, std::thread::hardware_concurrency());
-  m.scratch_bytes = threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+  m.scratch_bytes =
+      threads * floats * samples_per_step(s, model) * activations_per_sample(s, job.train);
   // One actor per worker (and one per shard it talks to with shards), two per server process
   // (itself and its helpers: replication, storage, drains), one per scheduled failure, one per
   // host of a random failure process, and the observer, coordinator and transient ones.
@@ -339,6 +362,19 @@ models::DataShape data_shape(const Scenario& s, models::Split split, const std::
     return shape;
   }
   const int limit = split == models::Split::TRAIN ? d.train_limit : d.test_limit;
+  if (d.kind == DatasetKind::TEXT) {
+    try {
+      return models::text_split_shape(d.dir, split, s.model.transformer.sequence,
+                                      limit > 0 ? limit : -1);
+    } catch (const models::DataError& e) {
+      throw input::InputError(
+          file, "/data/corpus",
+          fmt::format("a corpus of plain-text files that read, with text enough for one window of "
+                      "model.sequence + 1 = {} tokens in each split",
+                      s.model.transformer.sequence + 1),
+          e.what());
+    }
+  }
   try {
     return models::read_idx_split_shape(d.dir, split, limit > 0 ? limit : -1);
   } catch (const models::DataError& e) {
@@ -390,7 +426,7 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
       job.memory.model_bytes +=
           design.parameter_copies(s) * floats * static_cast<double>(job.num_params);
     job.memory.scratch_bytes =
-        threads * floats * samples_per_step(s) * activations_per_sample(s, job.train);
+        threads * floats * samples_per_step(s, *model) * activations_per_sample(s, job.train);
     check_memory(s, job, file);
   }
   return real;
@@ -462,7 +498,7 @@ ResolvedJob resolve(const Scenario& s, const std::string& file) {
   ResolvedJob job;
   const auto model = resolve_model(s, job, file);
   check_shards(s, job, file);
-  job.memory = estimate_memory(s, job);
+  job.memory = estimate_memory(s, job, *model);
   check_memory(s, job, file);
   job.work = estimate_work(s, job, *model);
   check_work(s, job, file);

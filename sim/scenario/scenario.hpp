@@ -24,6 +24,7 @@
 
 #include "input/input_error.hpp"
 #include "models/fashion_mnist.hpp"
+#include "models/fortunes.hpp"
 #include "models/model_kind.hpp"
 #include "sim/scenario/collective/config.hpp"
 #include "sim/scenario/distribution.hpp"
@@ -32,7 +33,10 @@
 
 namespace failsim::sim {
 
-enum class DatasetKind { FASHION_MNIST, SYNTHETIC };
+/// Fashion-MNIST's images, Gaussian blobs, or windows of byte tokens of a text corpus
+/// (models/text_corpus.hpp: by default Debian's fortunes, models/fortunes.hpp), the transformer's
+/// data.
+enum class DatasetKind { FASHION_MNIST, SYNTHETIC, TEXT };
 
 /// Parameters of the synthetic data set: Gaussian blobs (models/synthetic.hpp), one mean per
 /// class, every two means `separation` apart, isotropic noise of standard deviation
@@ -50,11 +54,13 @@ struct SyntheticData {
 
 struct DataConfig {
   DatasetKind kind = DatasetKind::FASHION_MNIST;
-  /// FASHION_MNIST: absolute path of the directory holding the four IDX files.
+  /// FASHION_MNIST: absolute path of the directory holding the four IDX files. TEXT: of the
+  /// corpus (`corpus` in the format; default models::FORTUNES_DIR). The windows' length is the
+  /// model's: model.transformer.sequence + 1 tokens.
   std::string dir = models::FASHION_MNIST_DIR;
   /// SYNTHETIC: its parameters.
   SyntheticData synthetic;
-  /// FASHION_MNIST: use only the first N training / test samples; 0 = all.
+  /// FASHION_MNIST, TEXT: use only the first N training / test samples (text: windows); 0 = all.
   int train_limit = 0;
   int test_limit = 0;
 

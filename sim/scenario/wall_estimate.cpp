@@ -9,7 +9,8 @@ namespace failsim::sim {
 
 namespace {
 
-/// Loading (Fashion-MNIST) or generating (synthetic) the data sets, when the run has real math.
+/// Loading (Fashion-MNIST, text) or generating (synthetic) the data sets, when the run has real
+/// math.
 double data_seconds(const Scenario& s, const ResolvedJob& job) {
   const double rate = s.data.kind == DatasetKind::SYNTHETIC ? SYNTHETIC_BYTES_PER_WALL_SECOND
                                                             : IDX_BYTES_PER_WALL_SECOND;

@@ -223,6 +223,9 @@ void plan_work(const Scenario& s, const std::optional<RealModelSize>& real, Coll
     plan.parameters = real->parameters;
     plan.samples_per_step = static_cast<double>(plan.dp) * s.optimizer.batch_size;
     plan.step_flops = real->flops_per_sample * plan.samples_per_step;
+    // A real language model's sample is a window predicting `sequence` tokens.
+    if (s.model.kind == ModelKind::TRANSFORMER)
+      plan.tokens_per_step = plan.samples_per_step * s.model.transformer.sequence;
   }
   plan.micro_batch_samples = plan.samples_per_step / (plan.dp * m);
   plan.micro_batch_seconds =

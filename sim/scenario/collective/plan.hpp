@@ -90,9 +90,11 @@ struct CollectivePlan {
   void by_node(const std::vector<int>& group, std::vector<std::vector<int>>& parts) const;
 
   // --- Work of a step ----------------------------------------------------------------------
-  bool transformer = false;       ///< the workload poses as a transformer
-  double parameters = 0.0;        ///< N: the transformer's, else the real model's
-  double tokens_per_step = 0.0;   ///< T, over every replica (0 without a transformer)
+  bool transformer = false;  ///< the workload poses as a transformer
+  double parameters = 0.0;   ///< N: the transformer's, else the real model's
+  /// T, over every replica: the transformer posed as, or a real language model's windows x their
+  /// sequence (0 with neither).
+  double tokens_per_step = 0.0;
   double samples_per_step = 0.0;  ///< sequences (T / s), or dp x optimizer.batch_size samples
   /// b: sequences (or samples) of one micro-batch on one replica: samples_per_step / (dp x m).
   double micro_batch_samples = 0.0;
