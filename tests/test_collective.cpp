@@ -112,11 +112,7 @@ TEST_CASE("Checkpoint-restart reaches the failure-free run's parameters at every
   // and its count of steps, which sets its bias corrections and its schedule) and the data
   // streams: the replayed steps draw the same batches, so version 10 is the same whether or not
   // a failure rolled back. AdamW's warm-up and decay both fall within the 10 steps.
-  const json optimizers[] = {
-      {{"optimizer", {{"momentum", 0.9}}}},
-      {{"optimizer",
-        {{"kind", "adamw"}, {"learning_rate", 0.01}, {"warmup_steps", 3}, {"decay_steps", 8}}}}};
-  const json& momentum = optimizers[GENERATE(0, 1)];
+  const json momentum = {{"optimizer", optimizer_section(GENERATE(0, 1))}};
   json with_failure = build("math-failure", momentum);
   with_failure.merge_patch(
       {{"failures",
