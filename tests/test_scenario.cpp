@@ -655,7 +655,7 @@ const std::vector<Format>& formats() {
        SCHEMA_FILE,
        EXAMPLES_DIR,
        23,
-       {"/data/kind", "/model/kind", "/consistency/mode", "/consistency/combine",
+       {"/data/kind", "/model/kind", "/optimizer/kind", "/consistency/mode", "/consistency/combine",
         "/failures/events/0/target", "/failures/events/1/target", "/failures/events/2/target",
         "/failures/stochastic/0/target", "/failures/stochastic/0/lifetime/distribution",
         "/failures/stochastic/0/repair/distribution", "/recovery/strategy",
