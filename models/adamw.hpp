@@ -16,9 +16,10 @@ struct AdamWConfig {
   float eps = 1e-8f;
   float weight_decay = 0.1f;  ///< decoupled: p -= lr * weight_decay * p, not added to g
   std::int64_t warmup_steps = 0;
-  std::int64_t decay_steps = 1;  ///< the step at which the cosine reaches min_lr_ratio
-  float min_lr_ratio = 0.1f;     ///< the floor, as a fraction of learning_rate
-  float clip_norm = 1.0f;        ///< the gradient's largest global L2 norm; 0: no clipping
+  /// The step at which the cosine reaches min_lr_ratio; 0: no decay (the peak after warm-up).
+  std::int64_t decay_steps = 0;
+  float min_lr_ratio = 0.1f;  ///< the floor, as a fraction of learning_rate
+  float clip_norm = 1.0f;     ///< the gradient's largest global L2 norm; 0: no clipping
 };
 
 /// Adam with decoupled weight decay (Loshchilov & Hutter), in PyTorch's torch.optim.AdamW
@@ -33,21 +34,28 @@ struct AdamWConfig {
 class AdamW {
  public:
   /// Throws std::invalid_argument unless learning_rate > 0, beta1 and beta2 in [0, 1), eps > 0,
-  /// weight_decay >= 0, warmup_steps >= 0, decay_steps > warmup_steps, min_lr_ratio in [0, 1]
+  /// weight_decay >= 0, warmup_steps >= 0, decay_steps 0 or > warmup_steps, min_lr_ratio in [0, 1]
   /// and clip_norm >= 0; the message names the field and the value found.
   AdamW(AdamWConfig config, std::size_t num_params);
 
   /// The learning rate of step t >= 1: learning_rate * t / warmup_steps while t <= warmup_steps,
   /// then the cosine min + (max - min) (1 + cos(pi (t - warmup) / (decay - warmup))) / 2 down to
   /// min = min_lr_ratio * learning_rate at t = decay_steps, and min after it (nanoGPT's
-  /// schedule; training past decay_steps continues at the floor). Throws std::invalid_argument
-  /// for t < 1.
+  /// schedule; training past decay_steps continues at the floor); learning_rate after the warm-up
+  /// when decay_steps is 0. Throws std::invalid_argument for t < 1.
   float learning_rate(std::int64_t t) const;
 
   /// One step with gradient `grad` (left unchanged: the clipping scales it on the fly). Returns
   /// the gradient's global norm before clipping. Throws std::invalid_argument when the sizes
   /// differ from the optimiser's.
-  float step(std::span<float> params, std::span<const float> grad);
+  float step(std::span<float> params, std::span<const float> grad) {
+    return step(params, params, grad, 1.0f);
+  }
+  /// The same step from parameters `from` into `to` (which may be `from`), at lr_scale times the
+  /// schedule's learning rate (a server's rule for stale gradients may lower it; 1: the
+  /// schedule's, bit for bit).
+  float step(std::span<const float> from, std::span<float> to, std::span<const float> grad,
+             float lr_scale);
 
   /// Steps taken so far (the next step is steps() + 1).
   std::int64_t steps() const { return steps_; }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/optimizer.hpp"
+
 namespace failsim::models {
 
 namespace {
@@ -57,7 +59,7 @@ float stale_weight(const StaleRuleConfig& rule, std::int64_t staleness) {
   return 1.0f;
 }
 
-ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<float> to,
+ApplyOutcome apply_pending(Optimizer& optimizer, std::span<const float> from, std::span<float> to,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined) {
   auto weight = [&](const PendingGradient& pg) { return stale_weight(rule, pg.staleness); };
@@ -74,16 +76,15 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<floa
     }
   }
   if (outcome.applied == 0) return outcome;
-  float lr = sgd.config().learning_rate;
+  float lr = optimizer.learning_rate();
   if (rule.rule == StaleRule::PAPER && outcome.applied > rule.paper_threshold) {
     lr = rule.paper_low_lr;
   }
-  outcome.learning_rate = lr;
   if (weighted == 1 && weight(*only) == 1.0f &&
       (rule.rule != StaleRule::MEAN || outcome.applied == 1)) {
     // The common case (one async gradient, or a store's one sum): the step is that sum itself,
     // no combining pass needed.
-    sgd.step(from, to, only->grad, lr);
+    outcome.learning_rate = optimizer.step(from, to, only->grad, lr);
     return outcome;
   }
   auto sum = map(combined);
@@ -99,7 +100,7 @@ ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<floa
     first = false;
   }
   if (rule.rule == StaleRule::MEAN) sum /= static_cast<float>(outcome.applied);
-  sgd.step(from, to, combined, lr);
+  outcome.learning_rate = optimizer.step(from, to, combined, lr);
   return outcome;
 }
 

@@ -48,6 +48,8 @@ class Sgd {
   FloatBuffer decayed_;  // scratch for g + lambda p
 };
 
+class Optimizer;
+
 struct StaleRuleConfig {
   StaleRule rule = StaleRule::SUM;
   int paper_threshold = 50;     ///< PAPER: more pending than this switches to low_lr
@@ -72,13 +74,14 @@ struct PendingGradient {
 struct ApplyOutcome {
   std::int64_t applied = 0;  ///< gradients that entered the step
   std::int64_t dropped = 0;  ///< gradients a rule discarded
-  float learning_rate = 0;   ///< lr_eff of the step (0 when nothing was applied)
+  float learning_rate = 0;   ///< lr_eff of the step (0 when nothing was applied; AdamW: scheduled)
 };
 
-/// Combines pending gradients by the rule into one step of `sgd` from parameters `from` into
+/// Combines pending gradients by the rule into one step of `optimizer` (models/optimizer.hpp:
+/// SGD, or AdamW at the rule's learning rate relative to its own) from parameters `from` into
 /// `to` (which may be `from`; untouched when nothing is applied). `combined` is caller-owned
 /// scratch of num_params floats (so the server's hot path does not allocate).
-ApplyOutcome apply_pending(Sgd& sgd, std::span<const float> from, std::span<float> to,
+ApplyOutcome apply_pending(Optimizer& optimizer, std::span<const float> from, std::span<float> to,
                            std::span<const PendingGradient> pending, const StaleRuleConfig& rule,
                            std::span<float> combined);
 

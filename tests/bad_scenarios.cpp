@@ -62,8 +62,9 @@ const std::vector<BadScenario>& catalogue() {
       {"misspelt nested key",
        R"({"optimizer": {"lerning_rate": 0.1}})",
        "/optimizer/lerning_rate",
-       {"expected a known key (learning_rate, momentum, weight_decay, batch_size), found unknown "
-        "key 'lerning_rate' (did you mean 'learning_rate'?)"}},
+       {"expected a known key (kind, learning_rate, momentum, weight_decay, batch_size, beta1, "
+        "beta2, eps, warmup_steps, decay_steps, min_lr_ratio, clip_norm), found unknown key "
+        "'lerning_rate' (did you mean 'learning_rate'?)"}},
       {"misspelt section",
        R"({"failure": {}})",
        "/failure",
@@ -345,8 +346,33 @@ const std::vector<BadScenario>& catalogue() {
       {"section of the wrong type",
        R"({"optimizer": [1, 2]})",
        "/optimizer",
-       {"expected an object with keys (learning_rate, momentum, weight_decay, batch_size), "
-        "found [1,2]"}},
+       {"expected an object with keys (kind, learning_rate, momentum, weight_decay, batch_size, "
+        "beta1, beta2, eps, warmup_steps, decay_steps, min_lr_ratio, clip_norm), found [1,2]"}},
+      {"unknown optimizer",
+       R"({"optimizer": {"kind": "adam"}})",
+       "/optimizer/kind",
+       {"expected one of \"sgd\", \"adamw\", found \"adam\" (did you mean \"adamw\"?)"}},
+      {"momentum with AdamW",
+       R"({"optimizer": {"kind": "adamw", "momentum": 0.9}})",
+       "/optimizer/momentum",
+       {"expected no 'momentum' here (it applies only to kind \"sgd\"; AdamW's is beta1), found "
+        "0.9"}},
+      {"an AdamW field with SGD",
+       R"({"optimizer": {"learning_rate": 0.1, "beta2": 0.999}})",
+       "/optimizer/beta2",
+       {"expected no 'beta2' here (it applies only to kind \"adamw\"), found 0.999"}},
+      {"AdamW's beta2 of one",
+       R"({"optimizer": {"kind": "adamw", "beta2": 1}})",
+       "/optimizer/beta2",
+       {"expected a number in [0, 1), found 1"}},
+      {"AdamW's decay ending inside its warm-up",
+       R"({"optimizer": {"kind": "adamw", "warmup_steps": 100, "decay_steps": 50}})",
+       "/optimizer/decay_steps",
+       {"expected 0 (no decay) or an integer > warmup_steps (100), found 50"}},
+      {"AdamW's negative clipping norm",
+       R"({"optimizer": {"kind": "adamw", "clip_norm": -1}})",
+       "/optimizer/clip_norm",
+       {"expected a number >= 0, found -1"}},
       // Cluster.
       {"no workers",
        R"({"cluster": {"workers": {"count": 0}}})",

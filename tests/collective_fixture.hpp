@@ -59,6 +59,18 @@ inline json build(const std::string& name, const json& patch) {
   return s;
 }
 
+/// The optimizers the designs' tests train with, both with a state that a checkpoint or a copy
+/// must carry: 0, SGD with momentum (its velocity); 1, AdamW (its two moments and its count of
+/// steps), its warm-up and its cosine decay both within the fixture's 10 steps.
+inline json optimizer_section(int which) {
+  if (which == 0) return {{"learning_rate", 0.1}, {"momentum", 0.9}, {"batch_size", 10}};
+  return {{"kind", "adamw"},
+          {"learning_rate", 0.01},
+          {"warmup_steps", 3},
+          {"decay_steps", 8},
+          {"batch_size", 10}};
+}
+
 inline const json& time_of(const IsolatedRun& run) {
   return run.result["summary"]["collective"]["time"];
 }

@@ -84,7 +84,8 @@ TEST_CASE("AdamW leaves a gradient under the clipping norm unscaled", "[adamw]")
 TEST_CASE("AdamW rejects a bad configuration, naming the field", "[adamw]") {
   AdamWConfig c = worked();
   c.decay_steps = 2;
-  CHECK_THROWS_WITH(AdamW(c, 1), "AdamW: decay_steps must be > warmup_steps, got 2.000000");
+  CHECK_THROWS_WITH(AdamW(c, 1),
+                    "AdamW: decay_steps must be 0 (no decay) or > warmup_steps, got 2.000000");
   c = worked();
   c.beta2 = 1.0f;
   CHECK_THROWS_WITH(AdamW(c, 1), Catch::Contains("beta2 must be in [0, 1)"));
@@ -112,4 +113,33 @@ TEST_CASE("AdamW restored from its state steps as the original", "[adamw]") {
                   std::invalid_argument);
   CHECK_THROWS_AS(restored.set_state(original.first_moment(), original.second_moment(), -1),
                   std::invalid_argument);
+}
+
+TEST_CASE("AdamW without decay holds the peak after the warm-up", "[adamw]") {
+  AdamWConfig c = worked();
+  c.decay_steps = 0;
+  const AdamW adam(c, 1);
+  CHECK(adam.learning_rate(1) == Approx(0.05));
+  CHECK(adam.learning_rate(2) == 0.1f);
+  CHECK(adam.learning_rate(1000) == 0.1f);
+}
+
+TEST_CASE("AdamW from one buffer into another is the step in place, and scales its rate",
+          "[adamw]") {
+  const std::vector<float> g{0.3f, -2.0f, 0.5f};
+  AdamW in_place(worked(), 3), into(worked(), 3), halved(worked(), 3);
+  std::vector<float> p{1.0f, -1.0f, 0.5f};
+  const std::vector<float> from = p;
+  std::vector<float> to(3), half(3);
+  in_place.step(p, g);
+  into.step(from, to, g, 1.0f);
+  CHECK(to == p);
+  // At half the rate the step (after the decoupled decay) is half as long: step 1's rate is
+  // 0.05 (warm-up), halved 0.025.
+  halved.step(from, half, g, 0.5f);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const float decayed = from[i] * (1.0f - 0.05f * 0.1f);
+    const float half_decayed = from[i] * (1.0f - 0.025f * 0.1f);
+    CHECK(half[i] - half_decayed == Approx((to[i] - decayed) / 2).epsilon(1e-4));
+  }
 }

@@ -1324,8 +1324,9 @@ TEST_CASE("run: a bad key or value put there by --set is the --set's error, not 
   const std::vector<std::pair<std::string, std::string>> cases{
       // An unknown key, a bad value, a bad value inside an object VALUE (its place in VALUE).
       {"--set /optimizer/lrr=0.1",
-       "failsim run: --set /optimizer/lrr: expected a known key (learning_rate, momentum, "
-       "weight_decay, batch_size), found unknown key 'lrr'\n"},
+       "failsim run: --set /optimizer/lrr: expected a known key (kind, learning_rate, momentum, "
+       "weight_decay, batch_size, beta1, beta2, eps, warmup_steps, decay_steps, min_lr_ratio, "
+       "clip_norm), found unknown key 'lrr'\n"},
       {"--set /optimizer/learning_rate=-1",
        "failsim run: --set /optimizer/learning_rate: expected a number > 0, found -1\n"},
       {R"(--set '/optimizer={"learning_rate": -1, "batch_size": 32}')",

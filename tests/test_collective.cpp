@@ -108,9 +108,11 @@ TEST_CASE("Checkpoint-restart: a node failure's rollback and lost time, cause by
 
 TEST_CASE("Checkpoint-restart reaches the failure-free run's parameters at every version",
           "[collective]") {
-  // The checkpoint holds the parameters, the velocity and the data streams: the replayed steps
-  // draw the same batches, so version 10 is the same whether or not a failure rolled back.
-  const json momentum = {{"optimizer", {{"momentum", 0.9}}}};
+  // The checkpoint holds the parameters, the optimizer's state (SGD's velocity; AdamW's moments
+  // and its count of steps, which sets its bias corrections and its schedule) and the data
+  // streams: the replayed steps draw the same batches, so version 10 is the same whether or not
+  // a failure rolled back. AdamW's warm-up and decay both fall within the 10 steps.
+  const json momentum = {{"optimizer", optimizer_section(GENERATE(0, 1))}};
   json with_failure = build("math-failure", momentum);
   with_failure.merge_patch(
       {{"failures",

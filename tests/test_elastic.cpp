@@ -150,7 +150,11 @@ TEST_CASE(
   // 20 too. One worker: the same gradients follow, so 60 updates give the same parameters.
   json elastic = base_scenario();
   elastic["cluster"]["servers"].erase("shards");
-  elastic["optimizer"]["momentum"] = 0.9;
+  // SGD's velocity, or AdamW's moments and steps, restored on both paths.
+  const json optimizers[] = {
+      {{"momentum", 0.9}},
+      {{"kind", "adamw"}, {"learning_rate", 0.01}, {"warmup_steps", 10}, {"decay_steps", 50}}};
+  elastic["optimizer"].merge_patch(optimizers[GENERATE(0, 1)]);
   elastic["failures"]["events"] = {{{"target", "server"}, {"at_update", 25}, {"down_for", "1s"}}};
   elastic["stop"] = {{"time", "3s"}, {"updates", 60}};
   json plain = elastic;

@@ -28,6 +28,7 @@ using failsim::testing::run_isolated;
 using failsim::testing::TempDir;
 using failsim::testing::collective::build;
 using failsim::testing::collective::near;
+using failsim::testing::collective::optimizer_section;
 using failsim::testing::collective::sum_of_causes;
 using failsim::testing::collective::time_of;
 using nlohmann::json;
@@ -302,10 +303,13 @@ TEST_CASE(
     "threads",
     "[in-memory][multi-level]") {
   TempDir dir;
+  const json optimizer = {{"optimizer", optimizer_section(GENERATE(0, 1))}};
   for (const json& recovery : {IN_MEMORY, multi_level({{"every_steps", 5}})}) {
     const std::string file = dir.file("scenario.json");
     failsim::testing::write_text(
-        file, patched(scenario("repro", recovery), failure("node", 1, FAILED, "1s")).dump());
+        file,
+        patched(patched(scenario("repro", recovery), failure("node", 1, FAILED, "1s")), optimizer)
+            .dump());
     for (const char* threads : {"1", "2"}) {
       const auto ran = failsim::testing::run_cli(
           "run '" + file + "' -q --threads " + threads + " -o '" + dir.file(threads) + "'", dir);
@@ -323,6 +327,24 @@ TEST_CASE(
     };
     CHECK(result("1") == result("2"));
   }
+}
+
+TEST_CASE(
+    "In-memory: a rollback reaches the failure-free run's parameters, with SGD's velocity or "
+    "AdamW's moments and steps",
+    "[in-memory]") {
+  // Every level holds the whole training state (parameters, the optimizer's state, the data
+  // streams): the steps replayed after the load are the failure-free run's, to the bit. The rack
+  // (both nodes) fails: the host memories are lost and the job rolls back to the file system's
+  // version 10.
+  const json optimizer = {{"optimizer", optimizer_section(GENERATE(0, 1))}};
+  const IsolatedRun clean = run_isolated(patched(scenario("clean", IN_MEMORY), optimizer).dump());
+  const IsolatedRun run = run_isolated(
+      patched(patched(scenario("rolled", IN_MEMORY), failure("rack", 0, FAILED, "1s")), optimizer)
+          .dump());
+  REQUIRE(run.result["summary"]["collective"]["steps"]["rolled_back"] == 5);
+  REQUIRE(run.final_params.size() == clean.final_params.size());
+  CHECK(run.final_params == clean.final_params);
 }
 
 namespace {

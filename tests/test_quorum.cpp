@@ -157,8 +157,11 @@ TEST_CASE("Quorum: a failed group is dropped, healed by a live peer's copy, and 
   }
 }
 
-TEST_CASE("Quorum: a step equals sync SGD over the surviving groups' batches", "[quorum]") {
-  const json scenario = build("math", failures({node_event(1, FAILED_AT, 0.05)}));
+TEST_CASE("Quorum: a step is one optimizer step over the surviving groups' batches", "[quorum]") {
+  // SGD with momentum, or AdamW: a step without group 1 is one step (and one of AdamW's count)
+  // on the mean gradient of group 0's batches; the healed group rejoins the one optimizer state.
+  json scenario = build("math", failures({node_event(1, FAILED_AT, 0.05)}));
+  scenario["optimizer"] = failsim::testing::collective::optimizer_section(GENERATE(0, 1));
   const IsolatedRun run = run_isolated(scenario.dump());
   const std::vector<int> all{0, 1, 2, 3};
   const std::vector<int> survivors{0, 1};
@@ -244,7 +247,9 @@ TEST_CASE("Quorum: below min_replicas the live groups wait for a group to come b
 }
 
 TEST_CASE("Quorum: one scenario and seed give the same result on 1 and 2 threads", "[quorum]") {
-  const std::string scenario = build("threads", failures({node_event(1, FAILED_AT, 0.05)})).dump();
+  json s = build("threads", failures({node_event(1, FAILED_AT, 0.05)}));
+  s["optimizer"] = failsim::testing::collective::optimizer_section(GENERATE(0, 1));
+  const std::string scenario = s.dump();
   const IsolatedRun one = run_isolated(scenario, {}, false, 1);
   const IsolatedRun two = run_isolated(scenario, {}, false, 2);
   CHECK(failsim::testing::reproducible_part(one.result) ==

@@ -110,7 +110,7 @@ TEST_CASE("the CNN example is the study's setup with four async workers", "[scen
   CHECK(s.data.train_limit == 0);
   CHECK(s.model.kind == ModelKind::CNN);
   CHECK(s.model.dropout == 0.25);
-  CHECK(s.optimizer == OptimizerConfig{0.01, 0.0, 0.0, 32});
+  CHECK(s.optimizer == OptimizerConfig{OptimizerKind::SGD, 0.01, 0.0, 0.0, 32});
   CHECK(s.cluster.kind == ClusterKind::STAR);
   CHECK(s.cluster.num_workers() == 4);
   CHECK(s.cluster.num_servers() == 1);
@@ -248,7 +248,7 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
   CHECK(s.description.empty());
   CHECK(s.seed == 1);
   CHECK(s.data.synthetic == SyntheticData{10, 32, 1000, 200, 3.0, 1.0});
-  CHECK(s.optimizer == OptimizerConfig{0.01, 0.0, 0.0, 32});
+  CHECK(s.optimizer == OptimizerConfig{OptimizerKind::SGD, 0.01, 0.0, 0.0, 32});
   CHECK(s.cluster.star.worker_speeds == std::vector<double>{1e9, 1e9});
   CHECK(s.cluster.star.servers == 1);
   CHECK(s.cluster.star.server_speed == 2e9);
@@ -322,6 +322,34 @@ TEST_CASE("every optional field takes its documented default", "[scenario]") {
     doc["model"] = {{"kind", "cnn"}};
     CHECK(parse_scenario(doc, "m.json").model.dropout == 0.25);
   }
+}
+
+TEST_CASE("an AdamW optimizer takes its documented defaults and round-trips", "[scenario]") {
+  json doc = json::parse(MINIMAL);
+  doc["optimizer"] = {{"kind", "adamw"}};
+  const Scenario s = parse_scenario(doc, "adamw.json");
+  OptimizerConfig expected;
+  expected.kind = OptimizerKind::ADAMW;
+  expected.learning_rate = 6e-4;
+  expected.weight_decay = 0.1;  // beta1 0.9, beta2 0.95, eps 1e-8, no warm-up or decay,
+                                // min_lr_ratio 0.1, clip_norm 1, batch 32: the struct's
+  CHECK(s.optimizer == expected);
+  const json resolved = to_json(s);
+  CHECK(resolved["optimizer"] == json::parse(R"({"kind": "adamw", "learning_rate": 0.0006,
+      "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1, "warmup_steps": 0,
+      "decay_steps": 0, "min_lr_ratio": 0.1, "clip_norm": 1.0, "batch_size": 32})"));
+  CHECK(parse_scenario(resolved, "adamw.json") == s);
+  doc["optimizer"] = {{"kind", "adamw"},
+                      {"warmup_steps", 10},
+                      {"decay_steps", 100},
+                      {"beta2", 0.999},
+                      {"clip_norm", 0}};
+  const Scenario set = parse_scenario(doc, "adamw.json");
+  CHECK(set.optimizer.warmup_steps == 10);
+  CHECK(set.optimizer.decay_steps == 100);
+  CHECK(set.optimizer.beta2 == 0.999);
+  CHECK(set.optimizer.clip_norm == 0.0);
+  CHECK(parse_scenario(to_json(set), "adamw.json") == set);
 }
 
 TEST_CASE("to_json writes every field, resolved, and parses back to an equal scenario",
@@ -627,7 +655,7 @@ const std::vector<Format>& formats() {
        SCHEMA_FILE,
        EXAMPLES_DIR,
        23,
-       {"/data/kind", "/model/kind", "/consistency/mode", "/consistency/combine",
+       {"/data/kind", "/model/kind", "/optimizer/kind", "/consistency/mode", "/consistency/combine",
         "/failures/events/0/target", "/failures/events/1/target", "/failures/events/2/target",
         "/failures/stochastic/0/target", "/failures/stochastic/0/lifetime/distribution",
         "/failures/stochastic/0/repair/distribution", "/recovery/strategy",

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "models/optimizer.hpp"
 #include "models/sgd.hpp"
 
 using namespace failsim::models;
@@ -46,7 +47,7 @@ struct Pending {
 };
 
 std::vector<float> apply(StaleRuleConfig rule, const Pending& pending, ApplyOutcome* outcome) {
-  Sgd sgd({0.1f, 0.0f, 0.0f}, 1);
+  Optimizer sgd(SgdConfig{0.1f, 0.0f, 0.0f}, 1);
   std::vector<float> p{0.0f}, scratch(1);
   *outcome = apply_pending(sgd, p, p, pending.list(), rule, scratch);
   return p;
@@ -111,7 +112,7 @@ TEST_CASE("under a rule of weight 1 a sum in arrival order gives the same bits",
     for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += (*g)[i];
   }
   for (const StaleRule rule : {StaleRule::SUM, StaleRule::MEAN, StaleRule::PAPER}) {
-    Sgd one_by_one({0.1f, 0.9f, 0.01f}, 3), summed({0.1f, 0.9f, 0.01f}, 3);
+    Optimizer one_by_one(SgdConfig{0.1f, 0.9f, 0.01f}, 3), summed(SgdConfig{0.1f, 0.9f, 0.01f}, 3);
     std::vector<float> p{1.0f, 2.0f, 3.0f}, q = p, scratch(3);
     StaleRuleConfig config{rule};
     config.paper_threshold = 2;

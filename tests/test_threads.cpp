@@ -229,6 +229,27 @@ TEST_CASE("every example scenario gives the same results with 1 2 and 4 threads"
   CHECK(examples >= 9);
 }
 
+TEST_CASE("AdamW under every parameter-server strategy gives the same results with 1 and 2 threads",
+          "[threads][cli]") {
+  // The examples' failures and recoveries with AdamW: its moments and steps go through
+  // checkpoints (one level and several), replicas, the stateless store and an elastic resize.
+  const TempDir dir;
+  for (const std::string name :
+       {"server-kill-checkpoint", "stateless-kill", "chain-kill", "stateless-chain-kill",
+        "multilevel-checkpoint-kill", "elastic-resume"}) {
+    const std::string file = FAILSIM_SOURCE_DIR "/scenarios/examples/" + name + ".json";
+    for (const int threads : {1, 2}) {
+      const std::string out = dir.file(name + "-" + std::to_string(threads));
+      const auto run = run_cli("run -q --threads " + std::to_string(threads) +
+                                   " --set /optimizer/kind=adamw '" + file + "' -o '" + out + "'",
+                               dir);
+      INFO(run.err);
+      REQUIRE(run.status == 0);
+      if (threads > 1) check_same_results(dir.file(name + "-1"), out);
+    }
+  }
+}
+
 TEST_CASE("branches forked mid-run with 2 threads equal their own runs on 1 thread",
           "[threads][cli]") {
   // The study's stateless CNN run, killed at 1 s or at 1.5 s: two processes after 1 s, each

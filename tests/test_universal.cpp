@@ -42,11 +42,13 @@ constexpr double STEP_REDUCE = T_MB + T_DP_2;
 constexpr double FAILURE = 7 * STEP + WRITE + STEP / 2;
 constexpr double RESTART = 0.3;
 
-/// The fixture with ZeRO-1, momentum (the velocity must survive the re-sharding too) and the
-/// design's section; node 1 fails at FAILURE for `down_for`, noticed `detection` later.
-json universal(const std::string& name, const json& section, const json& down_for,
-               double detection) {
-  json s = build(name, {{"layout", {{"zero_stage", 1}}}, {"optimizer", {{"momentum", 0.9}}}});
+/// The fixture with ZeRO-1, an optimizer with a state (optimizer_section(optimizer): SGD's
+/// velocity or AdamW's moments and steps must survive the re-sharding too) and the design's
+/// section; node 1 fails at FAILURE for `down_for`, noticed `detection` later.
+json universal(const std::string& name, const json& section, const json& down_for, double detection,
+               int optimizer = 0) {
+  json s =
+      build(name, {{"layout", {{"zero_stage", 1}}}, {"optimizer", optimizer_section(optimizer)}});
   s.merge_patch(
       {{"recovery", {{"strategy", "universal"}, {"universal", section}}},
        {"failures",
@@ -57,9 +59,9 @@ json universal(const std::string& name, const json& section, const json& down_fo
 }
 
 /// The same job without failures under checkpoint-restart.
-json clean(const std::string& name, int version) {
+json clean(const std::string& name, int version, int optimizer = 0) {
   return build(name, {{"layout", {{"zero_stage", 1}}},
-                      {"optimizer", {{"momentum", 0.9}}},
+                      {"optimizer", optimizer_section(optimizer)},
                       {"stop", {{"version", version}}}});
 }
 
@@ -78,9 +80,10 @@ TEST_CASE("Shrinking and keeping the global batch: a plain resume's parameters, 
           "[universal]") {
   // Node 1 is lost for good; wait_limit 0: the job shrinks at once onto node 0. Rollback to
   // version 5, restart, conversion, load on 2 replicas, steps 6..10 at the accumulating pace,
-  // the checkpoint after step 10.
+  // the checkpoint after step 10. With SGD and momentum, and with AdamW.
+  const int optimizer = GENERATE(0, 1);
   const IsolatedRun run =
-      run_isolated(universal("keep", {{"grow", "never"}}, "forever", 0.5).dump());
+      run_isolated(universal("keep", {{"grow", "never"}}, "forever", 0.5, optimizer).dump());
   const json& summary = run.result["summary"];
   const json& c = summary["collective"];
   const double resumed = FAILURE + 0.5 + RESTART + CONVERT + LOAD_2;
@@ -110,8 +113,8 @@ TEST_CASE("Shrinking and keeping the global batch: a plain resume's parameters, 
   // The same parameters as a failure-free run and as checkpoint-restart's plain resume on the
   // full layout: every step still takes one batch from each of the 4 streams, summed in stream
   // order whoever computes them, so the floats are the same to the bit.
-  const IsolatedRun failure_free = run_isolated(clean("keep-clean", 10).dump());
-  json plain = universal("keep-plain", json::object(), "1s", 0.5);
+  const IsolatedRun failure_free = run_isolated(clean("keep-clean", 10, optimizer).dump());
+  json plain = universal("keep-plain", json::object(), "1s", 0.5, optimizer);
   plain["recovery"]["strategy"] = "checkpoint-restart";
   plain["recovery"].erase("universal");
   const IsolatedRun resumed_plain = run_isolated(plain.dump());
@@ -141,8 +144,9 @@ TEST_CASE("Growing back at the next checkpoint once the nodes are repaired", "[u
   // at FAILURE + 0.544 s, and the checkpoint after step 10 comes 5 accumulating steps and a
   // write later (FAILURE + 0.628 s): node 1 is up, so a planned restart onto 4 replicas
   // follows, with the conversion of that checkpoint (written by 2 replicas) and the load on 4.
-  const IsolatedRun run = run_isolated([] {
-    json s = universal("grow", json::object(), "600ms", 0.2);
+  const int optimizer = GENERATE(0, 1);
+  const IsolatedRun run = run_isolated([&] {
+    json s = universal("grow", json::object(), "600ms", 0.2, optimizer);
     s["stop"]["version"] = 20;
     return s.dump();
   }());
@@ -167,7 +171,7 @@ TEST_CASE("Growing back at the next checkpoint once the nodes are repaired", "[u
   CHECK(resized[1]["details"]["replicas"] == 4);
   CHECK(resized[1]["details"]["micro_batch_rounds"] == 1);
   // Grown back, the job runs the full step again, and its parameters are the failure-free run's.
-  const IsolatedRun failure_free = run_isolated(clean("grow-clean", 20).dump());
+  const IsolatedRun failure_free = run_isolated(clean("grow-clean", 20, optimizer).dump());
   CHECK(run.final_params == failure_free.final_params);
 }
 
@@ -213,7 +217,7 @@ TEST_CASE("Without failures the design is checkpoint-restart", "[universal]") {
 }
 
 TEST_CASE("A shrink and a grow give byte-identical results on 1 and 2 threads", "[universal]") {
-  json s = universal("threads", json::object(), "600ms", 0.2);
+  json s = universal("threads", json::object(), "600ms", 0.2, GENERATE(0, 1));
   s["stop"]["version"] = 20;
   const IsolatedRun one = run_isolated(s.dump(), {}, false, 1);
   const IsolatedRun two = run_isolated(s.dump(), {}, false, 2);

@@ -148,7 +148,7 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
   // The old shards' checkpoints put together: the whole model as one universal checkpoint.
   const std::size_t n = context_.math.model().num_params();
   models::FloatBuffer params(n);
-  std::shared_ptr<models::FloatBuffer> velocity;
+  std::vector<models::FloatBuffer> moments;  // the optimiser state's, whole
   std::vector<ServerState> old;
   for (Strategy* s : context_.strategies) {
     old.push_back(elastic(*s).latest_checkpoint());
@@ -156,9 +156,11 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
     const auto at = static_cast<std::ptrdiff_t>(r.offset);
     std::copy(old.back().snapshot->params.begin(), old.back().snapshot->params.end(),
               params.begin() + at);
-    if (old.back().velocity) {
-      if (!velocity) velocity = std::make_shared<models::FloatBuffer>(n, 0.0f);
-      std::copy(old.back().velocity->begin(), old.back().velocity->end(), velocity->begin() + at);
+    if (const auto& state = old.back().optimizer) {
+      moments.resize(state->moments.size(), models::FloatBuffer(n, 0.0f));
+      for (std::size_t m = 0; m < moments.size(); ++m) {
+        std::copy(state->moments[m].begin(), state->moments[m].end(), moments[m].begin() + at);
+      }
     }
   }
   const int count = static_cast<int>(hosts.size());
@@ -171,23 +173,30 @@ std::vector<Shard> Job::reshard(const std::vector<sg4::Host*>& hosts) const {
     Shard shard = make_shard(j, count, shares[static_cast<std::size_t>(j)],
                              {hosts[static_cast<std::size_t>(j)]});
     shard.generation = generation;
-    // Its version 0 counts what every old shard it is made of had reached: the fewest.
+    // Its version 0 counts what every old shard it is made of had reached: the fewest (and so
+    // do AdamW's steps, whose bias corrections they set).
     auto initial = std::make_shared<Snapshot>();
+    std::int64_t steps = 0;
     bool first = true;
     for (std::size_t k = 0; k < old.size(); ++k) {
       if (!overlap(context_.strategies[k]->shard().range, range)) continue;
       const Snapshot& piece = *old[k].snapshot;
       initial->version = first ? piece.version : std::min(initial->version, piece.version);
       initial->gradients = first ? piece.gradients : std::min(initial->gradients, piece.gradients);
+      const std::int64_t taken = old[k].optimizer ? old[k].optimizer->steps : 0;
+      steps = first ? taken : std::min(steps, taken);
       first = false;
     }
     const auto begin = static_cast<std::ptrdiff_t>(range.offset);
     const auto end = begin + static_cast<std::ptrdiff_t>(range.size);
     initial->params.assign(params.begin() + begin, params.begin() + end);
     shard.initial = initial;
-    if (velocity) {
-      shard.initial_velocity = std::make_shared<const models::FloatBuffer>(
-          velocity->begin() + begin, velocity->begin() + end);
+    if (!moments.empty()) {
+      auto state = std::make_shared<models::OptimizerState>();
+      for (const models::FloatBuffer& m : moments)
+        state->moments.emplace_back(m.begin() + begin, m.begin() + end);
+      state->steps = steps;
+      shard.initial_optimizer = std::move(state);
     }
     shards.push_back(std::move(shard));
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/model.hpp"
+#include "models/optimizer.hpp"
 #include "models/partition.hpp"
 #include "result_format/process_name.hpp"
 #include "sim/engine/snapshot.hpp"
@@ -40,8 +41,8 @@ struct Shard {
   double update_flops = 0.0;               ///< a server applying one gradient slice
   std::vector<simgrid::s4u::Host*> hosts;  ///< its server hosts (star: cluster.servers.count)
   SnapshotPtr initial;                     ///< version 0 of its slice
-  /// Optimiser state of version 0: null at generation 0 (and without momentum).
-  std::shared_ptr<const models::FloatBuffer> initial_velocity;
+  /// Optimiser state of version 0: null at generation 0 (and for SGD without momentum).
+  std::shared_ptr<const models::OptimizerState> initial_optimizer;
 
   /// Where its processes belong: its index among several shards, its generation.
   result_format::ProcessScope scope() const {

@@ -149,8 +149,9 @@ double samples_per_step(const Scenario& s, const models::Model& model) {
 
 /// What the run allocates at its peak (docs/scenario-format.md, "Limits"): the data sets as
 /// floats with int labels; the parameters held by every server process (its parameters, its
-/// optimizer's momentum and two snapshots), by every worker (the parameters it computes on and its
-/// gradient) and by the observer; one batch's activations per math thread.
+/// optimizer's momentum and two snapshots, and AdamW's second moment), by every worker (the
+/// parameters it computes on and its gradient) and by the observer; one batch's activations per
+/// math thread.
 MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job,
                                const models::Model& model) {
   MemoryEstimate m;
@@ -162,7 +163,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job,
   m.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
   const double workers = s.cluster.num_workers();
   const double servers = static_cast<double>(s.cluster.num_servers()) * s.cluster.shards;
-  const double copies = 4.0 * servers + 2.0 * workers + 2.0;
+  const double adamw = s.optimizer.kind == OptimizerKind::ADAMW ? 1.0 : 0.0;
+  const double copies = (4.0 + adamw) * servers + 2.0 * workers + 2.0;
   m.model_bytes = copies * floats * static_cast<double>(job.num_params);
   const double threads = std::max(1u, std::thread::hardware_concurrency());
   m.scratch_bytes =
@@ -418,7 +420,10 @@ std::optional<RealModelSize> resolve_real_math(const Scenario& s, ResolvedJob& j
     };
     job.memory.data_bytes = sample_bytes(job.train) + sample_bytes(job.test);
     const double threads = std::max(1u, std::thread::hardware_concurrency());
-    job.memory.model_bytes = (threads + 8.0) * floats * static_cast<double>(job.num_params);
+    // AdamW's two moments in the running optimizer and in both checkpoints.
+    const double moments = s.optimizer.kind == OptimizerKind::ADAMW ? 6.0 : 0.0;
+    job.memory.model_bytes =
+        (threads + 8.0 + moments) * floats * static_cast<double>(job.num_params);
     // The recovery design's own copies of the parameters (DiLoCo: every group's and its inner
     // velocity).
     const DesignChecks& design = collective_design(s.collective.recovery.strategy).settings.checks;

@@ -72,12 +72,24 @@ struct DataConfig {
 using models::ModelKind;
 using models::ModelSpec;
 
-/// Plain SGD with optional momentum and L2 weight decay.
+enum class OptimizerKind { SGD, ADAMW };
+
+/// SGD with optional momentum and L2 weight decay (models/sgd.hpp), or AdamW with a warm-up, a
+/// cosine decay and gradient clipping (models/adamw.hpp). The defaults here are SGD's; the
+/// reader gives AdamW's (models::AdamWConfig) to an "adamw" section.
 struct OptimizerConfig {
-  double learning_rate = 0.01;  ///< > 0
-  double momentum = 0.0;        ///< in [0, 1)
-  double weight_decay = 0.0;    ///< >= 0
-  int batch_size = 32;          ///< samples per gradient, >= 1
+  OptimizerKind kind = OptimizerKind::SGD;
+  double learning_rate = 0.01;    ///< > 0; AdamW: the peak
+  double momentum = 0.0;          ///< SGD only: in [0, 1)
+  double weight_decay = 0.0;      ///< >= 0; SGD: L2, AdamW: decoupled
+  int batch_size = 32;            ///< samples per gradient, >= 1
+  double beta1 = 0.9;             ///< AdamW only: in [0, 1)
+  double beta2 = 0.95;            ///< AdamW only: in [0, 1)
+  double eps = 1e-8;              ///< AdamW only: > 0
+  std::int64_t warmup_steps = 0;  ///< AdamW only: >= 0
+  std::int64_t decay_steps = 0;   ///< AdamW only: 0 (no decay) or > warmup_steps
+  double min_lr_ratio = 0.1;      ///< AdamW only: in [0, 1]
+  double clip_norm = 1.0;         ///< AdamW only: >= 0 (0: no clipping)
 
   bool operator==(const OptimizerConfig&) const = default;
 };
@@ -319,6 +331,7 @@ nlohmann::json to_json(const Scenario& scenario);
 
 /// Spellings of the enums as the format writes them (e.g. "fashion-mnist", "ssp").
 std::string to_string(DatasetKind kind);
+std::string to_string(OptimizerKind kind);
 std::string to_string(ConsistencyMode mode);
 std::string to_string(GradientCombine combine);
 std::string to_string(FailureTarget target);

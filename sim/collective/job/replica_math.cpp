@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace failsim::sim {
+#include "sim/engine/optimizer_config.hpp"
 
-models::SgdConfig sgd_config(const OptimizerConfig& o) {
-  return {static_cast<float>(o.learning_rate), static_cast<float>(o.momentum),
-          static_cast<float>(o.weight_decay)};
-}
+namespace failsim::sim {
 
 ReplicaMath::ReplicaMath(TrainingMath& math, const OptimizerConfig& optimizer, int replicas)
     : math_(math),
-      sgd_(sgd_config(optimizer), math.model().num_params()),
+      optimizer_(make_optimizer(optimizer, math.model().num_params())),
       current_(math.initial_snapshot()),
       // As many gradients in flight as there are threads: memory does not grow with dp.
       grads_(static_cast<std::size_t>(std::min(replicas, math.threads())),
@@ -54,7 +51,7 @@ double ReplicaMath::step(const std::vector<int>& streams) {
   math_.timed([&] {
     const float inverse = 1.0f / static_cast<float>(n);
     for (float& x : sum_) x *= inverse;
-    sgd_.step(current_->params, next->params, sum_, sgd_.config().learning_rate);
+    optimizer_.step(current_->params, next->params, sum_, optimizer_.learning_rate());
   });
   next->version = v + 1;
   next->gradients = current_->gradients + n;
@@ -63,18 +60,18 @@ double ReplicaMath::step(const std::vector<int>& streams) {
 }
 
 ReplicaMath::State ReplicaMath::save() const {
-  const auto v = sgd_.velocity();
-  return State{current_, std::vector<float>(v.begin(), v.end()), streams_};
+  return State{current_, optimizer_.state(), streams_};
 }
 
 void ReplicaMath::restore(const State& state) {
   current_ = state.parameters;
   streams_ = state.streams;
   if (state.parameters->version == 0) {
-    // Version 0 has taken no step: a fresh optimizer (its first step starts the velocity).
-    sgd_ = models::Sgd(sgd_.config(), sum_.size());
-  } else if (!state.velocity.empty()) {
-    sgd_.set_velocity(state.velocity);
+    // Version 0 has taken no step: a fresh optimizer (its first step starts the velocity, or
+    // AdamW's count of steps).
+    optimizer_.reset();
+  } else if (state.optimizer) {
+    optimizer_.set_state(*state.optimizer);
   }
 }
 

@@ -1,26 +1,23 @@
 // The real math of a synchronous collective step, whatever the layout: the dp data-parallel
 // replicas each take a batch of optimizer.batch_size samples from their shard of the training
-// set, and one SGD step is taken on the mean of their mean gradients, which is the mean gradient
-// of the union of their batches (equal batch sizes). Tensor and pipeline parallelism split the
-// work of a replica, not its math. A step may take batches from some streams only (a quorum of
-// replicas, docs/cluster.md "Assignment"): the mean is then over those. Deterministic for any
-// number of threads: the gradients are summed in replica order. The training state (parameters,
-// optimizer velocity, data streams) is what a checkpoint saves and a restart restores, so a
-// rollback replays the same batches.
+// set, and one optimizer step (SGD or AdamW) is taken on the mean of their mean gradients, which is
+// the mean gradient of the union of their batches (equal batch sizes). Tensor and pipeline
+// parallelism split the work of a replica, not its math. A step may take batches from some streams
+// only (a quorum of replicas, docs/cluster.md "Assignment"): the mean is then over those.
+// Deterministic for any number of threads: the gradients are summed in replica order. The training
+// state (parameters, optimizer state: SGD's velocity or AdamW's moments and steps; data streams) is
+// what a checkpoint saves and a restart restores, so a rollback replays the same batches.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "models/sgd.hpp"
+#include "models/optimizer.hpp"
 #include "sim/engine/snapshot.hpp"
 #include "sim/engine/training_math.hpp"
 
 namespace failsim::sim {
-
-/// The scenario's optimizer as the models' SGD takes it (ReplicaMath's, and DiLoCo's inner one).
-models::SgdConfig sgd_config(const OptimizerConfig& optimizer);
 
 class ReplicaMath {
  public:
@@ -39,7 +36,7 @@ class ReplicaMath {
   /// Everything a checkpoint holds.
   struct State {
     SnapshotPtr parameters;
-    std::vector<float> velocity;
+    std::shared_ptr<const models::OptimizerState> optimizer;  ///< null: SGD without momentum
     std::vector<BatchStream> streams;
   };
   State save() const;
@@ -47,7 +44,7 @@ class ReplicaMath {
 
  private:
   TrainingMath& math_;
-  models::Sgd sgd_;
+  models::Optimizer optimizer_;
   std::vector<BatchStream> streams_;
   std::vector<int> all_;  // 0 .. replicas - 1
   SnapshotPtr current_;

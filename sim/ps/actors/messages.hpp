@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/optimizer.hpp"
 #include "models/scratch.hpp"
 #include "sim/engine/snapshot.hpp"
 
@@ -63,10 +64,18 @@ struct PendingBatch {
 struct MembershipChanged {};
 
 /// Parameters sent somewhere to be kept: a checkpoint to storage, a replica's copy, the stateless
-/// store's latest weights. `velocity` is the optimiser state (empty without momentum).
+/// store's latest weights. `optimizer` is the optimiser state (null for SGD without momentum).
+/// Bytes of a copy of a shard's state: its parameters' `parameter_bytes`, and as many again per
+/// vector of the optimiser state (SGD's velocity: 2x; AdamW's two moments: 3x).
+inline double state_bytes(double parameter_bytes,
+                          const std::shared_ptr<const models::OptimizerState>& optimizer) {
+  return parameter_bytes *
+         (1.0 + (optimizer ? static_cast<double>(optimizer->moments.size()) : 0.0));
+}
+
 struct StateCopy {
   SnapshotPtr snapshot;
-  std::shared_ptr<const models::FloatBuffer> velocity;
+  std::shared_ptr<const models::OptimizerState> optimizer;
   simgrid::s4u::Mailbox* ack_to = nullptr;  ///< nullptr: no acknowledgement wanted
 };
 

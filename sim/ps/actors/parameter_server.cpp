@@ -8,6 +8,7 @@
 #include <span>
 
 #include "sim/engine/log.hpp"
+#include "sim/engine/optimizer_config.hpp"
 #include "sim/ps/branching.hpp"
 #include "sim/ps/observer.hpp"
 
@@ -17,16 +18,6 @@ namespace failsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-namespace {
-models::SgdConfig sgd_config(const OptimizerConfig& o) {
-  models::SgdConfig c;
-  c.learning_rate = static_cast<float>(o.learning_rate);
-  c.momentum = static_cast<float>(o.momentum);
-  c.weight_decay = static_cast<float>(o.weight_decay);
-  return c;
-}
-}  // namespace
-
 ParameterServer::ParameterServer(RunContext& context, ServerOwner& owner, ServerState initial,
                                  int incarnation, sg4::Host* host)
     : context_(context),
@@ -35,12 +26,12 @@ ParameterServer::ParameterServer(RunContext& context, ServerOwner& owner, Server
       name_(shard_.server_name(incarnation)),
       host_(host),
       inbox_(name_, context.scenario.cluster.num_workers()),
-      sgd_(sgd_config(context.scenario.optimizer), initial.snapshot->params.size()),
+      optimizer_(make_optimizer(context.scenario.optimizer, initial.snapshot->params.size())),
       published_(std::move(initial.snapshot)),
       clocks_(static_cast<std::size_t>(context.scenario.cluster.num_workers()), 0),
       known_live_(clocks_.size()),
       combined_(published_->params.size()) {
-  if (initial.velocity) sgd_.set_velocity(*initial.velocity);
+  if (initial.optimizer) optimizer_.set_state(*initial.optimizer);
   // A replacement server starts from the coordinator's current view of the workers.
   for (std::size_t w = 0; w < known_live_.size(); ++w) {
     known_live_[w] = context.coordinator.worker_live(static_cast<int>(w));
@@ -79,7 +70,7 @@ void ParameterServer::kill() {
 
 void ParameterServer::restore(const ServerState& state) {
   published_ = state.snapshot;
-  if (state.velocity) sgd_.set_velocity(*state.velocity);
+  if (state.optimizer) optimizer_.set_state(*state.optimizer);
   // A server that died in the blocking checkpoint of the last update left that version behind.
   stop_at_version();
 }
@@ -96,14 +87,7 @@ std::int64_t ParameterServer::unapplied() const {
 
 SnapshotPtr ParameterServer::snapshot() { return published_; }
 
-ServerState ParameterServer::state() {
-  ServerState s{snapshot(), nullptr};
-  if (!sgd_.velocity().empty()) {
-    s.velocity =
-        std::make_shared<const models::FloatBuffer>(sgd_.velocity().begin(), sgd_.velocity().end());
-  }
-  return s;
-}
+ServerState ParameterServer::state() { return ServerState{snapshot(), optimizer_.state()}; }
 
 std::int64_t ParameterServer::clock(int worker) const {
   return clocks_[static_cast<std::size_t>(worker)];
@@ -227,7 +211,8 @@ void ParameterServer::charge(std::int64_t gradients) {
 
 models::ApplyOutcome ParameterServer::step(Snapshot& next, const models::StaleRuleConfig& rule) {
   return context_.math.timed([&] {
-    return models::apply_pending(sgd_, published_->params, next.params, pending_, rule, combined_);
+    return models::apply_pending(optimizer_, published_->params, next.params, pending_, rule,
+                                 combined_);
   });
 }
 

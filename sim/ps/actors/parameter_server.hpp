@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "models/optimizer.hpp"
 #include "models/sgd.hpp"
 #include "sim/ps/actors/endpoint.hpp"
 #include "sim/ps/actors/inbox.hpp"
@@ -36,8 +37,9 @@ struct Shard;
 
 /// What a server starts from, and what checkpoints and replicas keep.
 struct ServerState {
-  SnapshotPtr snapshot;                                 ///< parameters and version
-  std::shared_ptr<const models::FloatBuffer> velocity;  ///< optimiser state; null without momentum
+  SnapshotPtr snapshot;  ///< parameters and version
+  /// The optimiser state; null for SGD without momentum.
+  std::shared_ptr<const models::OptimizerState> optimizer;
 };
 
 class ParameterServer : public Endpoint {
@@ -121,7 +123,7 @@ class ParameterServer : public Endpoint {
   Inbox inbox_;
   simgrid::s4u::ActorPtr actor_;
   bool alive_ = true;
-  models::Sgd sgd_;
+  models::Optimizer optimizer_;
   SnapshotPtr published_;  // the current parameters, version and gradient count
   SnapshotPool snapshots_;
   models::StaleRuleConfig combine_;   // how a sync round's gradients are combined

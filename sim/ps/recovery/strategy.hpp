@@ -73,7 +73,9 @@ class Strategy : public ServerOwner {
  protected:
   Strategy(RunContext& context, const Shard& shard) : context_(context), shard_(shard) {}
   /// Version 0 of the shard's parameters, with the optimiser state it has after a resize.
-  ServerState initial_state() const { return ServerState{shard_.initial, shard_.initial_velocity}; }
+  ServerState initial_state() const {
+    return ServerState{shard_.initial, shard_.initial_optimizer};
+  }
   /// Creates and launches a new server incarnation on `host`.
   ParameterServer* start_server(simgrid::s4u::Host* host, ServerState state);
   /// Replaces the dead server on its host once the restart delay has passed and the host is up

@@ -140,7 +140,7 @@ void Diloco::poll(CollectiveJob& job) {
 void Diloco::publish(CollectiveJob& job) const {
   ReplicaMath::State state = job.math()->save();
   state.parameters = math_->outer();
-  state.velocity.clear();  // the job's own optimizer takes no step under DiLoCo
+  state.optimizer = nullptr;  // the job's own optimizer takes no step under DiLoCo
   job.math()->restore(state);
 }
 

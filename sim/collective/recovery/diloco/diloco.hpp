@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "models/sgd.hpp"
+#include "models/optimizer.hpp"
 #include "sim/collective/job/assignment.hpp"
 #include "sim/collective/job/replica_math.hpp"
 #include "sim/collective/network/flows.hpp"
@@ -39,10 +39,10 @@ class Diloco : public CollectiveRecovery {
   struct Heal {
     double ready_at = 0.0;  ///< its processes are up
     std::optional<FlowSet> copy;
-    int source = -1;                   ///< the live group it copies from
-    std::int64_t copy_of = -1;         ///< the outer version the copy started from
-    bool copied = false;               ///< the copy ended
-    std::optional<models::Sgd> inner;  ///< the source's inner optimizer (real math only)
+    int source = -1;                         ///< the live group it copies from
+    std::int64_t copy_of = -1;               ///< the outer version the copy started from
+    bool copied = false;                     ///< the copy ended
+    std::optional<models::Optimizer> inner;  ///< the source's inner optimizer (real math only)
   };
 
   /// Whether the step about to run (or just run) ends its round with an outer step.

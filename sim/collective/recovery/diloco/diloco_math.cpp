@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/collective/job/replica_math.hpp"
+#include "sim/engine/optimizer_config.hpp"
 
 namespace failsim::sim {
 
 DilocoMath::DilocoMath(TrainingMath& math, const OptimizerConfig& inner, const DilocoConfig& outer,
                        int groups)
     : math_(math),
-      inner_(sgd_config(inner)),
+      inner_(inner),
       outer_config_(outer),
       groups_count_(groups),
       // As many gradients in flight as there are threads: memory does not grow with dp.
@@ -25,7 +25,7 @@ void DilocoMath::reset() {
   outer_ = math_.initial_snapshot();
   groups_.clear();
   for (int g = 0; g < groups_count_; ++g) {
-    groups_.push_back(Group{*outer_, models::Sgd(inner_, delta_.size()), math_.batch_stream(g)});
+    groups_.push_back(Group{*outer_, make_optimizer(inner_, delta_.size()), math_.batch_stream(g)});
   }
   outer_velocity_.clear();
   steps_ = 0;
@@ -35,8 +35,8 @@ std::span<const float> DilocoMath::group_parameters(int g) const {
   return groups_.at(static_cast<std::size_t>(g)).params.params;
 }
 
-const models::Sgd& DilocoMath::inner_optimizer(int g) const {
-  return groups_.at(static_cast<std::size_t>(g)).sgd;
+const models::Optimizer& DilocoMath::inner_optimizer(int g) const {
+  return groups_.at(static_cast<std::size_t>(g)).optimizer;
 }
 
 double DilocoMath::inner_step(const std::vector<int>& groups) {
@@ -58,7 +58,7 @@ double DilocoMath::inner_step(const std::vector<int>& groups) {
     loss += math_.finish_gradient(jobs_[slot]);
     Group& group = groups_[static_cast<std::size_t>(groups[static_cast<std::size_t>(i)])];
     // Only this group's gradient reads its parameters, and it is collected: step in place.
-    math_.timed([&] { group.sgd.step(group.params.params, grads_[slot], inner_.learning_rate); });
+    math_.timed([&] { group.optimizer.step(group.params.params, grads_[slot]); });
     ++group.params.gradients;
     if (i + window < n) start(i + window);
   }
@@ -105,11 +105,11 @@ void DilocoMath::outer_step(const std::vector<int>& groups, std::int64_t version
   }
 }
 
-void DilocoMath::rejoin(int g, const models::Sgd& inner) {
+void DilocoMath::rejoin(int g, const models::Optimizer& inner) {
   Group& group = groups_.at(static_cast<std::size_t>(g));
   std::copy(outer_->params.begin(), outer_->params.end(), group.params.params.begin());
   group.params.gradients = 0;
-  group.sgd = inner;
+  group.optimizer = inner;
 }
 
 }  // namespace failsim::sim

@@ -1,13 +1,15 @@
 // The real math of DiLoCo (Douillard et al. 2023, "DiLoCo: Distributed Low-Communication
 // Training of Language Models"; docs/cluster.md "DiLoCo"): each data-parallel replica (a group)
-// holds its own parameters theta_g and its own inner optimizer (the scenario's SGD with its own
-// velocity) and takes inner steps on its own data stream; the outer parameters theta_outer are
-// what every group started the round from. An outer step over the participating groups P:
+// holds its own parameters theta_g and its own inner optimizer (the scenario's, SGD with its own
+// velocity or AdamW with its own moments and steps, as in the paper) and takes inner steps on its
+// own data stream; the outer parameters theta_outer are what every group started the round from. An
+// outer step over the participating groups P:
 //   Delta = (1 / |P|) sum_{g in P} (theta_outer - theta_g)      (the outer gradient)
 //   v     = mu v + Delta                                         (v = Delta on the first step)
 //   theta_outer -= lr_outer (Delta + mu v)   with Nesterov momentum,
 //   theta_outer -= lr_outer v                without,
-// then every group of P starts the next round from theta_outer (its inner velocity goes on).
+// then every group of P starts the next round from theta_outer (its inner optimizer's state
+// goes on).
 // Deterministic for any number of threads: a group's gradient depends on its own parameters and
 // batch only, and the deltas are summed in group order.
 #pragma once
@@ -16,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "models/sgd.hpp"
+#include "models/optimizer.hpp"
 #include "sim/collective/recovery/diloco/settings.hpp"
 #include "sim/engine/snapshot.hpp"
 #include "sim/engine/training_math.hpp"
@@ -40,7 +42,7 @@ class DilocoMath {
   void outer_step(const std::vector<int>& groups, std::int64_t version);
   /// Group `g` rejoins: the outer parameters, and `inner` as its inner optimizer (a copy of a
   /// live group's, taken when the copy to `g` started).
-  void rejoin(int g, const models::Sgd& inner);
+  void rejoin(int g, const models::Optimizer& inner);
   /// Every group back to version 0 (the run starts again from scratch).
   void reset();
 
@@ -48,19 +50,19 @@ class DilocoMath {
   const SnapshotPtr& outer() const { return outer_; }
   const std::vector<float>& outer_velocity() const { return outer_velocity_; }
   std::span<const float> group_parameters(int g) const;
-  const models::Sgd& inner_optimizer(int g) const;
+  const models::Optimizer& inner_optimizer(int g) const;
   /// Inner steps taken since the start (the dropout seeds' step index, as ReplicaMath's version).
   std::int64_t inner_steps() const { return steps_; }
 
  private:
   struct Group {
     Snapshot params;  // theta_g (its version field unused)
-    models::Sgd sgd;
+    models::Optimizer optimizer;
     BatchStream stream;
   };
 
   TrainingMath& math_;
-  models::SgdConfig inner_;
+  OptimizerConfig inner_;
   DilocoConfig outer_config_;
   int groups_count_;
   std::vector<Group> groups_;

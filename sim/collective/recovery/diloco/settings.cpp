@@ -62,8 +62,10 @@ void check_layout(const Scenario& s, const std::string& file) {
   }
 }
 
-/// Every group's parameters and inner velocity.
-double parameter_copies(const Scenario& s) { return 2.0 * s.collective.layout.dp; }
+/// Every group's parameters and its inner optimizer's state (a velocity, or AdamW's two moments).
+double parameter_copies(const Scenario& s) {
+  return (s.optimizer.kind == OptimizerKind::ADAMW ? 3.0 : 2.0) * s.collective.layout.dp;
+}
 }  // namespace
 
 DesignSettingsFormat settings_format() {

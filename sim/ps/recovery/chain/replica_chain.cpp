@@ -43,7 +43,7 @@ void Replica::serve() {
     } catch (const simgrid::Exception&) {
       continue;
     }
-    state_ = ServerState{copy->snapshot, copy->velocity};
+    state_ = ServerState{copy->snapshot, copy->optimizer};
     if (Replica* next = successor_(this)) forward(*next, *copy, context_, shard_, ack_);
     if (copy->ack_to != nullptr) {
       // The acknowledgement names the version, so a late one is not taken for the next.
@@ -58,8 +58,8 @@ void Replica::serve() {
 bool Replica::forward(Replica& next, const StateCopy& copy, RunContext& context, const Shard& shard,
                       sg4::Mailbox* ack) {
   const double timeout = context.scenario.failures.request_timeout;
-  const double bytes = shard.bytes * (copy.velocity ? 2.0 : 1.0);
-  auto message = std::make_unique<StateCopy>(StateCopy{copy.snapshot, copy.velocity, ack});
+  const double bytes = state_bytes(shard.bytes, copy.optimizer);
+  auto message = std::make_unique<StateCopy>(StateCopy{copy.snapshot, copy.optimizer, ack});
   try {
     next.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes), timeout);
     static_cast<void>(message.release());
@@ -91,7 +91,7 @@ bool ReplicaChain::replicate(ParameterServer& head) {
   // detected is still in the chain, and costs a timeout.
   const ServerState state = head.state();
   const bool acknowledged =
-      Replica::forward(*chain_.front(), StateCopy{state.snapshot, state.velocity, nullptr},
+      Replica::forward(*chain_.front(), StateCopy{state.snapshot, state.optimizer, nullptr},
                        context_, shard_, sg4::Mailbox::by_name(head.name() + ".ack"));
   context_.recorder.event(sg4::Engine::get_clock(),
                           acknowledged ? EventType::REPLICATED : EventType::REPLICATION_INCOMPLETE,
@@ -175,7 +175,7 @@ void ReplicaChain::replace(sg4::Host* host, double host_back) {
     const ServerState state = tail != nullptr ? tail->state() : head->state();
     // Outside the chain until it holds the state: a promotion meanwhile must not pick it.
     Replica* joined = add_replica(host, ServerState{shard_.initial, nullptr}, false);
-    if (!Replica::forward(*joined, StateCopy{state.snapshot, state.velocity, nullptr}, context_,
+    if (!Replica::forward(*joined, StateCopy{state.snapshot, state.optimizer, nullptr}, context_,
                           shard_, sg4::Mailbox::by_name(joined->name() + ".join"))) {
       return;  // it died while joining: its own failure is detected and replaced
     }

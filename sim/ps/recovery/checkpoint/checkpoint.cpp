@@ -54,7 +54,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     const auto reply = inbox->get_unique<CheckpointReply>();
     ServerState state = initial_state();
     if (reply->checkpoint)
-      state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->velocity};
+      state = ServerState{reply->checkpoint->snapshot, reply->checkpoint->optimizer};
     const std::int64_t lost = roll_back_to(*state.snapshot);
     context_.recorder.event(sg4::Engine::get_clock(), EventType::CHECKPOINT_LOADED, server.name(),
                             {{"version", state.snapshot->version},
@@ -75,7 +75,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
     last_checkpoint_ = now;
     const ServerState state = server.state();
     auto copy =
-        std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr});
+        std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.optimizer, nullptr});
     const double bytes = storage_.bytes(std::get<StateCopy>(*copy));
     if (!c.blocking) {
       // The snapshot is immutable, so training may go on while it travels and is written.
@@ -115,8 +115,8 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
       // stopped may still arrive at the server's.
       const std::string ack = current_->name() + ".drain-ack";
       return sg4::Actor::create(shard_.name("drain"), current_->host(), [this, state, ack] {
-        write(ack,
-              std::make_unique<StorageMessage>(StateCopy{state.snapshot, state.velocity, nullptr}));
+        write(ack, std::make_unique<StorageMessage>(
+                       StateCopy{state.snapshot, state.optimizer, nullptr}));
       });
     }
     // Its server failed (its detection may still be on the way), or a replacement was loading:
@@ -140,7 +140,7 @@ class Checkpointing final : public Strategy, public ElasticStrategy {
   ServerState latest_checkpoint() const override {
     const std::optional<StateCopy>& latest = storage_.latest();
     if (!latest) return initial_state();
-    return ServerState{latest->snapshot, latest->velocity};
+    return ServerState{latest->snapshot, latest->optimizer};
   }
 
   void on_server_failure_detected(ParameterServer& dead, double host_back) override {

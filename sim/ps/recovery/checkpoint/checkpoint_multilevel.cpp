@@ -117,7 +117,7 @@ class MultilevelCheckpointing final : public Strategy {
     if (due.empty()) return;
     // The snapshot: a copy of the state into host memory; the server waits only for this.
     const ServerState state = server.state();
-    const StateCopy copy{state.snapshot, state.velocity, nullptr};
+    const StateCopy copy{state.snapshot, state.optimizer, nullptr};
     const double seconds = storage_.bytes(copy) / config_.memory_bandwidth;
     sg4::this_actor::sleep_for(seconds);
     nlohmann::json levels = nlohmann::json::array();
@@ -217,7 +217,7 @@ class MultilevelCheckpointing final : public Strategy {
         // To the storage host over the network (competing with training traffic on the server
         // host's link); the storage records "checkpoint_written" once it is on its disk.
         auto message =
-            std::make_unique<StorageMessage>(StateCopy{copy.snapshot, copy.velocity, ack});
+            std::make_unique<StorageMessage>(StateCopy{copy.snapshot, copy.optimizer, ack});
         storage_.mailbox()->put(message.get(), static_cast<std::uint64_t>(bytes));
         static_cast<void>(message.release());  // NOLINT: ownership passed to the storage
         ack->get_unique<int>();
@@ -297,7 +297,7 @@ class MultilevelCheckpointing final : public Strategy {
       if (!peer->is_on()) continue;
       ++sent;
       auto message =
-          std::make_unique<StorageMessage>(StateCopy{copy.snapshot, copy.velocity, nullptr});
+          std::make_unique<StorageMessage>(StateCopy{copy.snapshot, copy.optimizer, nullptr});
       try {
         keeper(peer)->put(message.get(), static_cast<std::uint64_t>(bytes), peer_timeout(bytes));
         static_cast<void>(message.release());  // NOLINT: ownership passed to the keeper
@@ -400,7 +400,7 @@ class MultilevelCheckpointing final : public Strategy {
                    c.version);
     }
     ServerState state = initial_state();
-    if (copy) state = ServerState{copy->snapshot, copy->velocity};
+    if (copy) state = ServerState{copy->snapshot, copy->optimizer};
     const std::int64_t lost = roll_back_to(*state.snapshot);
     nlohmann::json details{{"version", state.snapshot->version},
                            {"updates_lost", lost},

@@ -12,7 +12,7 @@ namespace sg4 = simgrid::s4u;
 
 CheckpointStorage::CheckpointStorage(RunContext& context, const Shard& shard)
     : context_(context), shard_(shard), mailbox_(sg4::Mailbox::by_name(shard.name("storage"))) {
-  if (shard.generation > 0) latest_ = StateCopy{shard.initial, shard.initial_velocity, nullptr};
+  if (shard.generation > 0) latest_ = StateCopy{shard.initial, shard.initial_optimizer, nullptr};
 }
 
 void CheckpointStorage::launch() {
@@ -20,7 +20,7 @@ void CheckpointStorage::launch() {
 }
 
 double CheckpointStorage::bytes(const StateCopy& copy) const {
-  return shard_.bytes * (copy.velocity ? 2.0 : 1.0);
+  return state_bytes(shard_.bytes, copy.optimizer);
 }
 
 void CheckpointStorage::serve() {

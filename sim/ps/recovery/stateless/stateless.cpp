@@ -43,7 +43,7 @@ class Stateless final : public Strategy {
     serve_from_store(server, store_, restarted, restarted, [&](bool first_after_recovery) {
       const ServerState state = server.state();
       if (first_after_recovery) store_.evaluate_next_publish();
-      send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
+      send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.optimizer, nullptr}},
                     state_bytes(shard_, state));
     });
   }

@@ -126,13 +126,13 @@ void StatelessStore::on_server(std::unique_ptr<StoreRequest> request) {
     if (pending_.count > 0) send_pending();
   } else if (auto* read = std::get_if<ReadParams>(request.get())) {
     read->reply_to
-        ->put_init(new StateCopy{latest_, velocity_, nullptr},
-                   static_cast<std::uint64_t>(state_bytes(shard_, {latest_, velocity_})))
+        ->put_init(new StateCopy{latest_, optimizer_, nullptr},
+                   static_cast<std::uint64_t>(state_bytes(shard_, {latest_, optimizer_})))
         ->detach([](void* p) { delete static_cast<StateCopy*>(p); });
   } else {
     const auto& copy = std::get<StateCopy>(*request);
     latest_ = copy.snapshot;
-    velocity_ = copy.velocity;
+    optimizer_ = copy.optimizer;
     if (evaluate_next_publish_) {
       evaluate_next_publish_ = false;
       Observer::evaluate_now(context_);  // the accuracy right after recovery
@@ -167,7 +167,7 @@ void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_
   if (read_stored) {
     send_to_store(store, new StoreRequest{ReadParams{inbox}}, CONTROL_BYTES);
     const auto stored = inbox->get_unique<StateCopy>();
-    server.restore(ServerState{stored->snapshot, stored->velocity});
+    server.restore(ServerState{stored->snapshot, stored->optimizer});
   }
   bool first = true;
   while (!context.stopping()) {
@@ -201,7 +201,7 @@ void serve_from_store(ParameterServer& server, StatelessStore& store, bool read_
 }
 
 double state_bytes(const Shard& shard, const ServerState& state) {
-  return shard.bytes * (state.velocity ? 2.0 : 1.0);
+  return state_bytes(shard.bytes, state.optimizer);
 }
 
 }  // namespace failsim::sim

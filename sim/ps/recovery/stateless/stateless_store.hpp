@@ -85,7 +85,7 @@ class StatelessStore final : public Endpoint {
   simgrid::s4u::Mailbox* mailbox_;
   simgrid::s4u::Mailbox* server_inbox_;
   SnapshotPtr latest_;
-  std::shared_ptr<const models::FloatBuffer> velocity_;
+  std::shared_ptr<const models::OptimizerState> optimizer_;
   models::StaleRuleConfig rule_;
   PendingBatch pending_;
   BufferPool sums_;  // the groups' buffers, the shard's size

@@ -72,7 +72,7 @@ class StatelessChain final : public ChainedStrategy {
     // and publishes alone.
     if (!chain_.empty() && !chain_.replicate(server)) return;
     const ServerState state = server.state();
-    send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.velocity, nullptr}},
+    send_to_store(store_, new StoreRequest{StateCopy{state.snapshot, state.optimizer, nullptr}},
                   state_bytes(shard_, state));
   }
 
