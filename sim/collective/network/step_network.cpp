@@ -221,6 +221,8 @@ Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, st
     if (assignment_.runs(plan_, r)) group.push_back(r);
   }
   if (group.size() < 2) return {};  // a group of one replica has nothing to send
+  // Its rings as the last build's, in the same order: a swap's moved hops alone are looked up.
+  dp_hops_[i].start_rings();
   if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
     plan_.by_node(group, parts_);
     part_hosts_.resize(parts_.size());
