@@ -176,6 +176,15 @@ Collective hierarchical_all_reduce(const std::vector<Hosts>& nodes, double bytes
           fmt::format("hierarchical all-reduce: nodes of {} and {} ranks", local, node.size()));
     }
   }
+  if (local == 1) {
+    // One rank a node (a data-parallel group of tp x pp replicas, each node holding one of its
+    // ranks): nothing moves inside the nodes, and the ring across is the group's. Built as that
+    // ring, without a collective of no flow per node (a spare swap builds such groups of 784).
+    Hosts ring;
+    ring.reserve(nodes.size());
+    for (const Hosts& node : nodes) ring.push_back(node.front());
+    return ring_all_reduce(ring, bytes, hops);
+  }
   std::vector<Collective> reduce_scatters;
   std::vector<Collective> all_gathers;
   for (const Hosts& node : nodes) {
