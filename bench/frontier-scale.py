@@ -3,7 +3,7 @@
 600,000 accelerators, and whether it meets the issue's targets. Prints, never fails.
 
     /usr/bin/python3 bench/frontier-scale.py FAILSIM [--only SUBSTR] [--cap S] [--quick]
-        [--figure PATH] [--bench-platform PATH]
+        [--figure PATH] [--bench-platform PATH] [--keep DIR]
 
 Each row is a scenario built here (time only, from scenarios/cluster/validation/llama3-405b.json:
 H100 nodes of 8, a replica of tp 8 x pp 16 = 128 accelerators, 16 micro-batches of one
@@ -40,6 +40,8 @@ simulated time its interrupt message names.
 accelerators, 54 days, Llama 3's rates) and draws wall time against accelerators, log-log
 (matplotlib), with the issue's targets; sizes refused are left out and named. --quick runs
 every job scaled down (the script's own check: under a minute). Measure on an idle machine.
+--keep DIR writes the scenarios and each run's result directory (DIR/out-KEY) there instead of
+a temporary directory, and keeps them: scripts/compare-results.sh compares two binaries' so.
 """
 import argparse
 import json
@@ -323,12 +325,17 @@ def main():
     parser.add_argument("--quick", action="store_true", help="every job scaled down")
     parser.add_argument("--figure", help="also sweep the Llama-3 layout's sizes and draw this")
     parser.add_argument("--bench-platform", help="bench_platform (default: next to FAILSIM's)")
+    parser.add_argument("--keep", help="write the scenarios and results here, and keep them")
     a = parser.parse_args()
     failsim = os.path.abspath(a.failsim)
     bench = a.bench_platform or os.path.join(os.path.dirname(os.path.dirname(failsim)), "bench",
                                              "bench_platform")
     selected = lambda js: [j for j in js if a.only is None or a.only in j.key]
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="frontier-scale-") as tmp:
+        if a.keep:
+            tmp = os.path.abspath(a.keep)
         runner = Runner(failsim, tmp, a.cap, bench)
         print(f"frontier-scale: {failsim}{' (--quick)' if a.quick else ''}, cap {a.cap:g} s, "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")

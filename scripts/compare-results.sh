@@ -6,7 +6,9 @@
 #   usage: scripts/compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]
 # Prints one line per example and exits 1 if any differs. Examples run JOBS (default 2) at a
 # time; EXAMPLES="a.json b.json" runs only those of scenarios/examples/; SCENARIOS="path..."
-# runs those scenario files instead (e.g. SCENARIOS="scenarios/cluster/*.json").
+# runs those scenario files instead (e.g. SCENARIOS="scenarios/cluster/*.json"). FRONTIER_QUICK=1
+# also runs every row of `bench/frontier-scale.py --quick` with each binary (one after the other,
+# their results kept as out-ROW), FRONTIER_QUICK=only those rows alone.
 set -euo pipefail
 base=$(realpath "${1:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
 new=$(realpath "${2:?usage: compare-results.sh BASE_FAILSIM NEW_FAILSIM [OUT_DIR]}")
@@ -22,7 +24,9 @@ run_one() {  # BINARY ROOT SCENARIO
 }
 export -f run_one
 examples=()
-if [ -n "${SCENARIOS:-}" ]; then
+if [ "${FRONTIER_QUICK:-}" = only ]; then
+  :
+elif [ -n "${SCENARIOS:-}" ]; then
   for path in $SCENARIOS; do examples+=("$(realpath "$path")"); done
 elif [ -n "${EXAMPLES:-}" ]; then
   for name in $EXAMPLES; do examples+=("$source_dir/scenarios/examples/$name"); done
@@ -32,7 +36,15 @@ fi
 for f in "${examples[@]}"; do
   printf '%s\0%s\0%s\0' "$base" "$out/base" "$f"
   printf '%s\0%s\0%s\0' "$new" "$out/new" "$f"
-done | xargs -0 -n 3 -P "$jobs" bash -c 'run_one "$@"' _
+done | xargs -0 -r -n 3 -P "$jobs" bash -c 'run_one "$@"' _
+if [ -n "${FRONTIER_QUICK:-}" ]; then
+  for side in base new; do
+    binary=$base
+    [ "$side" = new ] && binary=$new
+    /usr/bin/python3 "$source_dir/bench/frontier-scale.py" "$binary" --quick --keep "$out/$side" \
+      >"$out/$side-frontier.log"
+  done
+fi
 
 python3 - "$out" "$source_dir" <<'PY'
 import json, pathlib, sys

@@ -25,6 +25,7 @@
 #include "sim/collective/network/collectives.hpp"
 #include "sim/collective/network/representatives.hpp"
 #include "sim/collective/network/step_network.hpp"
+#include "sim/collective/network/tracked_flows.hpp"
 #include "sim/scenario/collective/plan.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -519,8 +520,9 @@ TEST_CASE("a step network after spare swaps: the flows of one built on the new a
   // Plan nodes move to spares and back, one at a time: a swap builds again only the groups of
   // the moved node's ranks and writes their flows over the old ones (groups_at_once.hpp), and
   // forms again only the flow groups they touch. After each swap every part's flows and
-  // representatives are those of a step network built from scratch on the same assignment, for
-  // ring and hierarchical data-parallel all-reduces.
+  // representatives, and the checkpoint's writes and reads (kept since before the first swap,
+  // their moved ranks' flows written in place), are those of a step network built from scratch on
+  // the same assignment, for ring and hierarchical data-parallel all-reduces.
   using failsim::sim::Assignment;
   using failsim::sim::DataParallelAlgorithm;
   using failsim::sim::StepFlows;
@@ -552,6 +554,8 @@ TEST_CASE("a step network after spare swaps: the flows of one built on the new a
          {DataParallelAlgorithm::RING, DataParallelAlgorithm::HIERARCHICAL}) {
       StepNetwork swapped(plan, p, algorithm);
       flows = swapped.flows_per_step();
+      const failsim::sim::TrackedFlows& writes = swapped.checkpoint_writes();
+      const failsim::sim::TrackedFlows& reads = swapped.checkpoint_reads();
       Assignment a = Assignment::full(plan);
       for (const auto& [plan_node, platform_node] :
            {std::pair{5, 8}, std::pair{2, 9}, std::pair{5, 5}, std::pair{0, 10}, std::pair{7, 8},
@@ -566,7 +570,10 @@ TEST_CASE("a step network after spare swaps: the flows of one built on the new a
         fresh.assign(a);
         same.push_back(flows_of(swapped, StepFlows::EVERY) == flows_of(fresh, StepFlows::EVERY) &&
                        flows_of(swapped, StepFlows::REPRESENTATIVES) ==
-                           flows_of(fresh, StepFlows::REPRESENTATIVES));
+                           flows_of(fresh, StepFlows::REPRESENTATIVES) &&
+                       &swapped.checkpoint_writes() == &writes &&
+                       writes.flows() == fresh.checkpoint_writes().flows() &&
+                       reads.flows() == fresh.checkpoint_reads().flows());
       }
     }
   });
@@ -623,6 +630,86 @@ TEST_CASE("transfers taken by renaming: the same time exactly when the same shap
   CHECK(taken == same_shape);
   CHECK(std::count(same_shape.begin(), same_shape.end(), true) > 5);
   CHECK(std::count(same_shape.begin(), same_shape.end(), false) > 5);
+}
+
+TEST_CASE("transfers kept in place: the decisions of the same flows given whole",
+          "[collective][shape]") {
+  // As above on 128 plan nodes and 4 spares, the write's flows kept in a TrackedFlows whose moved
+  // nodes' flows are written in place: one MeasuredTimes compares them with the last write's at
+  // the flows written since, the other is given them whole. Every write is taken, or not,
+  // alike, and written_since names every flow that differs from the last write's (or nothing,
+  // when more than an eighth were written since).
+  using failsim::sim::Assignment;
+  using failsim::sim::MeasuredTimes;
+  using failsim::sim::TrackedFlows;
+  constexpr int PLAN_NODES = 128;
+  std::vector<bool> alike, written_right;
+  std::size_t taken = 0, known = 0;
+  simulate(config(PLAN_NODES + 4, 2, 4), [&](const ClusterPlatform& p) {
+    std::vector<int> node(PLAN_NODES);
+    for (int n = 0; n < PLAN_NODES; ++n) node[static_cast<std::size_t>(n)] = n;
+    const auto write_of = [&](int plan_node, int g) {
+      return Flow{p.accelerator(node[static_cast<std::size_t>(plan_node)], g), p.file_system, 1e8};
+    };
+    std::vector<Flow> whole;
+    for (int n = 0; n < PLAN_NODES; ++n) {
+      for (int g = 0; g < 2; ++g) whole.push_back(write_of(n, g));
+    }
+    TrackedFlows kept;
+    kept.reset(whole);
+    const auto move = [&](int n, int to) {
+      node[static_cast<std::size_t>(n)] = to;
+      for (int g = 0; g < 2; ++g) {
+        whole[static_cast<std::size_t>(2 * n + g)] = write_of(n, g);
+        kept.write(static_cast<std::size_t>(2 * n + g), write_of(n, g));
+      }
+    };
+    Assignment a;
+    a.node = node;
+    MeasuredTimes by_tracking, by_comparing;
+    const auto shape = std::make_shared<const failsim::sim::FlowShape>(shape_of(whole));
+    by_tracking.add_transfer("write", a, 1.25, shape, kept.flows(), &kept);
+    by_comparing.add_transfer("write", a, 1.25, shape, whole);
+    std::vector<Flow> last = whole;
+    std::uint64_t last_version = kept.version();
+    std::uint64_t state = 777;
+    const auto draw = [&](int n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
+    };
+    for (int trial = 0; trial < 60; ++trial) {
+      // The moved plan nodes back, then one to a spare and, one time in three, another to any
+      // node; every third trial takes no transfer, so that the writes since the last one add up.
+      for (int n = 0; n < PLAN_NODES; ++n) {
+        if (node[static_cast<std::size_t>(n)] != n) move(n, n);
+      }
+      move(draw(PLAN_NODES), PLAN_NODES + draw(4));
+      if (draw(3) == 0) move(draw(PLAN_NODES), draw(PLAN_NODES + 4));
+      if (trial % 3 == 2) continue;
+      a.node = node;
+      std::vector<std::uint32_t> differ;
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        if (!(whole[i] == last[i])) differ.push_back(static_cast<std::uint32_t>(i));
+      }
+      const std::optional<std::vector<std::uint32_t>> written = kept.written_since(last_version);
+      // A superset of those that differ (a flow moved and back is written twice, differs not).
+      written_right.push_back(kept.flows() == whole &&
+                              (!written || std::includes(written->begin(), written->end(),
+                                                         differ.begin(), differ.end())));
+      known += written ? 1 : 0;
+      const MeasuredTimes::Transfer t = by_tracking.transfer("write", a, kept);
+      const MeasuredTimes::Transfer u = by_comparing.transfer("write", a, whole);
+      alike.push_back(t.seconds == u.seconds);
+      taken += t.seconds ? 1 : 0;
+      last = whole;
+      last_version = kept.version();
+    }
+  });
+  CHECK(alike == std::vector<bool>(40, true));
+  CHECK(written_right == std::vector<bool>(40, true));
+  CHECK(known > 30);
+  CHECK(taken > 5);
+  CHECK(taken < 40);
 }
 
 TEST_CASE("a ring all-reduce over 1,024 ranks (128 nodes x 8) starts 1,024 flows",

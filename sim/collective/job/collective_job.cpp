@@ -137,10 +137,21 @@ Interrupt CollectiveJob::wait(FlowSet& flows, TimeCause cause) {
 
 Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause cause,
                                   const std::string& what) {
+  return transfer(flows, nullptr, cause, what);
+}
+
+Interrupt CollectiveJob::transfer(const TrackedFlows& flows, TimeCause cause,
+                                  const std::string& what) {
+  return transfer(flows.flows(), &flows, cause, what);
+}
+
+Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, const TrackedFlows* tracked,
+                                  TimeCause cause, const std::string& what) {
   const bool idle = !recovery_->network_busy();
   MeasuredTimes::Transfer known;
   if (idle) {
-    known = measured_.transfer(what, assignment_, flows);
+    known = tracked != nullptr ? measured_.transfer(what, assignment_, *tracked)
+                               : measured_.transfer(what, assignment_, flows);
     if (known.seconds) return sleep_until(now() + *known.seconds, cause);
   }
   const double start = now();
@@ -148,7 +159,7 @@ Interrupt CollectiveJob::transfer(const std::vector<Flow>& flows, TimeCause caus
   FlowSet set(flows);
   const Interrupt i = wait(set, cause);
   if (i == Interrupt::NONE && idle)
-    measured_.add_transfer(what, assignment_, now() - start, known.shape, flows);
+    measured_.add_transfer(what, assignment_, now() - start, known.shape, flows, tracked);
   return i;
 }
 

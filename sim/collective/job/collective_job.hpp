@@ -110,6 +110,9 @@ class CollectiveJob {
   /// another: the transfer named `what` is simulated once per shape and later ones take its
   /// time (docs/cluster.md, "Cost proportional to events").
   Interrupt transfer(const std::vector<Flow>& flows, TimeCause cause, const std::string& what);
+  /// The same for flows kept in place (a checkpoint's: StepNetwork::checkpoint_reads), compared
+  /// with the last transfer's at the flows written since only.
+  Interrupt transfer(const TrackedFlows& flows, TimeCause cause, const std::string& what);
   /// Starts `sets` in the background now, on a network with no other traffic (a checkpoint's
   /// copies streaming while training goes on): simulated, or replayed when an episode of the
   /// same writes from the same state was simulated before (background_replays.hpp).
@@ -139,6 +142,9 @@ class CollectiveJob {
   std::optional<Interrupt> at_deadline();
   /// The deadlines of a collective's run (collectives.hpp); `cut` says why it stopped.
   Deadlines deadlines(Interrupt& cut);
+  /// transfer() of `flows`, which are `tracked`'s when it is given.
+  Interrupt transfer(const std::vector<Flow>& flows, const TrackedFlows* tracked, TimeCause cause,
+                     const std::string& what);
   /// sleep_until and wait without the ledger: the caller decides where the time goes.
   Interrupt sleep_raw(double t);
   Interrupt wait_raw(FlowSet& flows);

@@ -77,6 +77,19 @@ bool MeasuredTimes::add_step(const Assignment& assignment, const StepTimes& time
 MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
                                                 const Assignment& assignment,
                                                 const std::vector<Flow>& flows) {
+  return transfer(what, assignment, flows, nullptr);
+}
+
+MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
+                                                const Assignment& assignment,
+                                                const TrackedFlows& flows) {
+  return transfer(what, assignment, flows.flows(), &flows);
+}
+
+MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
+                                                const Assignment& assignment,
+                                                const std::vector<Flow>& flows,
+                                                const TrackedFlows* tracked) {
   const auto [begin, end] = transfer_index_.equal_range(transfer_key(what, assignment));
   for (auto it = begin; it != end; ++it) {
     const Measured& t = transfers_[it->second];
@@ -86,9 +99,18 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
   // The last of its kind with a renaming of a few links (e.g. a spare in a failed node's place:
   // the same file-system links, the spare's NIC and accelerator links for the failed node's).
   const auto latest = latest_.find(what);
-  if (latest != latest_.end() && renamed(latest->second, flows)) {
-    add_measured(what, assignment, latest->second.seconds, latest->second.shape);
-    return {latest->second.seconds, nullptr};
+  if (latest != latest_.end()) {
+    Latest& l = latest->second;
+    // The same flows kept in place: they differ from the latest only where written since.
+    std::optional<std::vector<std::uint32_t>> written;
+    if (tracked != nullptr && l.serial == tracked->serial())
+      written = tracked->written_since(l.version);
+    if (renamed(l, flows, written ? &*written : nullptr)) {
+      l.serial = tracked != nullptr ? tracked->serial() : 0;
+      l.version = tracked != nullptr ? tracked->version() : 0;
+      add_measured(what, assignment, l.seconds, l.shape);
+      return {l.seconds, nullptr};
+    }
   }
   // Another assignment whose flows have the same shape takes the same time.
   auto shape = std::make_shared<const FlowShape>(shape_of(flows));
@@ -98,7 +120,7 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
       const double seconds = t.seconds;
       std::shared_ptr<const FlowShape> same = t.shape;
       add_measured(what, assignment, seconds, same);
-      set_latest(what, flows, seconds, std::move(same));
+      set_latest(what, flows, seconds, std::move(same), tracked);
       return {seconds, nullptr};
     }
   }
@@ -107,9 +129,9 @@ MeasuredTimes::Transfer MeasuredTimes::transfer(const std::string& what,
 
 void MeasuredTimes::add_transfer(const std::string& what, const Assignment& assignment,
                                  double seconds, std::shared_ptr<const FlowShape> shape,
-                                 const std::vector<Flow>& flows) {
+                                 const std::vector<Flow>& flows, const TrackedFlows* tracked) {
   add_measured(what, assignment, seconds, shape);
-  set_latest(what, flows, seconds, std::move(shape));
+  set_latest(what, flows, seconds, std::move(shape), tracked);
 }
 
 void MeasuredTimes::add_measured(const std::string& what, const Assignment& assignment,
@@ -119,9 +141,16 @@ void MeasuredTimes::add_measured(const std::string& what, const Assignment& assi
 }
 
 void MeasuredTimes::set_latest(const std::string& what, const std::vector<Flow>& flows,
-                               double seconds, std::shared_ptr<const FlowShape> shape) {
+                               double seconds, std::shared_ptr<const FlowShape> shape,
+                               const TrackedFlows* tracked) {
   Latest& l = latest_[what];
-  l = {flows, {}, {}, seconds, std::move(shape)};
+  l = {flows,
+       {},
+       {},
+       seconds,
+       std::move(shape),
+       tracked != nullptr ? tracked->serial() : 0,
+       tracked != nullptr ? tracked->version() : 0};
   Route route;
   for (const Flow& f : flows) {
     route_of(f.from, f.to, route);
@@ -133,12 +162,15 @@ void MeasuredTimes::set_latest(const std::string& what, const std::vector<Flow>&
   }
 }
 
-bool MeasuredTimes::renamed(Latest& latest, const std::vector<Flow>& flows) {
+bool MeasuredTimes::renamed(Latest& latest, const std::vector<Flow>& flows,
+                            const std::vector<std::uint32_t>* candidates) {
   // An update changing more than this fraction of the flows is decided by the shape of all.
   constexpr std::size_t AT_MOST_ONE_IN = 8;
   if (flows.size() != latest.flows.size()) return false;
   std::vector<std::size_t> changed;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
+  const std::size_t looked_at = candidates != nullptr ? candidates->size() : flows.size();
+  for (std::size_t k = 0; k < looked_at; ++k) {
+    const std::size_t i = candidates != nullptr ? (*candidates)[k] : k;
     const Flow& a = latest.flows[i];
     const Flow& b = flows[i];
     if (a.from == b.from && a.to == b.to && a.bytes == b.bytes &&

@@ -23,6 +23,7 @@
 #include "sim/collective/network/flows.hpp"
 #include "sim/collective/network/link_numbers.hpp"
 #include "sim/collective/network/step_network.hpp"
+#include "sim/collective/network/tracked_flows.hpp"
 
 namespace failsim::sim {
 
@@ -59,9 +60,15 @@ class MeasuredTimes {
   /// they are few (a spare swap's: the moved node's), by renaming (renamed()).
   Transfer transfer(const std::string& what, const Assignment& assignment,
                     const std::vector<Flow>& flows);
-  /// Records the transfer named `what` of `flows` under `assignment`, simulated in `seconds`.
+  /// The same for flows kept in place: when the last transfer of that name was of these
+  /// (flows.serial()), only the flows written since are compared (TrackedFlows::written_since).
+  Transfer transfer(const std::string& what, const Assignment& assignment,
+                    const TrackedFlows& flows);
+  /// Records the transfer named `what` of `flows` under `assignment`, simulated in `seconds`
+  /// (`tracked`: the flows kept in place they are, when they are).
   void add_transfer(const std::string& what, const Assignment& assignment, double seconds,
-                    std::shared_ptr<const FlowShape> shape, const std::vector<Flow>& flows);
+                    std::shared_ptr<const FlowShape> shape, const std::vector<Flow>& flows,
+                    const TrackedFlows* tracked = nullptr);
 
  private:
   // Per assignment measured (the full one, those a design moves between, one per spare swap),
@@ -94,23 +101,30 @@ class MeasuredTimes {
   void add_measured(const std::string& what, const Assignment& assignment, double seconds,
                     std::shared_ptr<const FlowShape> shape);
   // Per name, the last transfer measured or taken: its flows, and per link the flows crossing
-  // it (at most ~2 links a flow: the file system's and a node's, numbered in `links`).
+  // it (at most ~2 links a flow: the file system's and a node's, numbered in `links`); when its
+  // flows were kept in place (TrackedFlows), their serial and version then (else serial 0).
   struct Latest {
     std::vector<Flow> flows;
     LinkNumbers links;
     std::vector<std::uint32_t> crossing;  // by link number
     double seconds = 0.0;
     std::shared_ptr<const FlowShape> shape;
+    std::uint64_t serial = 0;
+    std::uint64_t version = 0;
   };
   std::map<std::string, Latest> latest_;
+  Transfer transfer(const std::string& what, const Assignment& assignment,
+                    const std::vector<Flow>& flows, const TrackedFlows* tracked);
   void set_latest(const std::string& what, const std::vector<Flow>& flows, double seconds,
-                  std::shared_ptr<const FlowShape> shape);
+                  std::shared_ptr<const FlowShape> shape, const TrackedFlows* tracked);
   /// Whether `flows` are `latest`'s up to a renaming of links: the flows that differ are few,
   /// of the same bytes and extra latency, and there is a one-to-one map from the links they
   /// crossed to the links they cross, of the same bandwidth, latency, sharing and state, that
   /// keeps every link another flow crosses. Then both sets number their links alike, flow by
-  /// flow: the same shape. If so, `latest` becomes `flows`.
-  static bool renamed(Latest& latest, const std::vector<Flow>& flows);
+  /// flow: the same shape. If so, `latest` becomes `flows`. `candidates` (when given): the only
+  /// indices at which `flows` may differ from `latest`'s, ascending.
+  static bool renamed(Latest& latest, const std::vector<Flow>& flows,
+                      const std::vector<std::uint32_t>* candidates = nullptr);
 };
 
 }  // namespace failsim::sim

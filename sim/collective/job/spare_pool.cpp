@@ -33,40 +33,68 @@ SparePool::SparePool(const NodeStates& nodes, Recorder& recorder, CollectiveCoun
       recorder_(recorder),
       counts_(counts),
       mapped_(static_cast<std::size_t>(nodes.size()), 0),
-      mapped_spans_(mapped_.size()) {}
+      mapped_spans_(mapped_.size()) {
+  for (int n = 0; n < nodes.size(); ++n) unmapped_.insert(unmapped_.end(), n);
+}
+
+void SparePool::follow(int n, double now) {
+  auto& spans = mapped_spans_[static_cast<std::size_t>(n)];
+  const bool open = !spans.empty() && std::isinf(spans.back().second);
+  const bool mapped = mapped_[static_cast<std::size_t>(n)] != 0;
+  if (open && !mapped) spans.back().second = now;
+  if (!open && mapped) spans.emplace_back(now, NEVER);
+  if (mapped) {
+    unmapped_.erase(n);
+  } else {
+    unmapped_.insert(n);
+  }
+}
 
 void SparePool::map(const Assignment& assignment, double now) {
   // The mapped spans of the nodes that leave the job end now, those of the nodes that come in
-  // begin now.
-  mapped_.assign(mapped_.size(), 0);
-  for (int n : assignment.node) mapped_[static_cast<std::size_t>(n)] = 1;
-  for (std::size_t n = 0; n < mapped_spans_.size(); ++n) {
-    auto& spans = mapped_spans_[n];
-    const bool open = !spans.empty() && std::isinf(spans.back().second);
-    if (open && mapped_[n] == 0) spans.back().second = now;
-    if (!open && mapped_[n] != 0) spans.emplace_back(now, NEVER);
+  // begin now: only the nodes of the plan nodes that moved since the last map are looked at.
+  std::vector<int> touched;
+  if (node_.size() != assignment.node.size()) {
+    for (const int n : node_) --mapped_[static_cast<std::size_t>(n)];
+    touched = node_;
+    node_.assign(assignment.node.size(), -1);
+  }
+  for (std::size_t p = 0; p < assignment.node.size(); ++p) {
+    const int before = node_[p];
+    const int after = assignment.node[p];
+    if (before == after) continue;
+    if (before >= 0) --mapped_[static_cast<std::size_t>(before)];
+    ++mapped_[static_cast<std::size_t>(after)];
+    touched.push_back(before);
+    touched.push_back(after);
+    node_[p] = after;
+  }
+  for (const int n : touched) {
+    if (n >= 0) follow(n, now);
   }
 }
 
 int SparePool::swap_in(Assignment& assignment, const std::vector<char>& in_use, double now) {
-  std::vector<char> mapped(mapped_.size(), 0);
-  for (int n : assignment.node) mapped[static_cast<std::size_t>(n)] = 1;
+  // The spares are the nodes no plan node of `assignment` maps (those of the last map(): the
+  // job's assignment), less those this call gives out; a replaced node is down, so no spare
+  // before it is repaired.
+  std::vector<int> given;
   int swapped = 0;
   for (std::size_t p = 0; p < assignment.node.size(); ++p) {
     const int failed = assignment.node[p];
     if (in_use[static_cast<std::size_t>(failed)] == 0 || nodes_.up(failed, now)) continue;
-    int spare = 0;
-    while (spare < nodes_.size() &&
-           (mapped[static_cast<std::size_t>(spare)] != 0 || !nodes_.up(spare, now))) {
+    auto spare = unmapped_.begin();
+    while (
+        spare != unmapped_.end() &&
+        (!nodes_.up(*spare, now) || std::find(given.begin(), given.end(), *spare) != given.end())) {
       ++spare;
     }
-    if (spare == nodes_.size()) break;  // the pool is empty (or all of it down)
-    assignment.node[p] = spare;
-    mapped[static_cast<std::size_t>(spare)] = 1;
-    mapped[static_cast<std::size_t>(failed)] = 0;  // back in the pool once repaired
+    if (spare == unmapped_.end()) break;  // the pool is empty (or all of it down)
+    assignment.node[p] = *spare;
+    given.push_back(*spare);
     ++swapped;
     ++counts_.spare_swaps;
-    recorder_.event(now, EventType::PROMOTED, node_name(spare),
+    recorder_.event(now, EventType::PROMOTED, node_name(*spare),
                     {{"replaces", node_name(failed)}, {"plan_node", p}});
   }
   return swapped;
@@ -74,9 +102,9 @@ int SparePool::swap_in(Assignment& assignment, const std::vector<char>& in_use, 
 
 double SparePool::back(double now) const {
   double back = NEVER;
-  for (std::size_t n = 0; n < mapped_.size(); ++n) {
-    const double b = nodes_.back(static_cast<int>(n));
-    if (mapped_[n] == 0 && b > now) back = std::min(back, b);
+  for (const int n : unmapped_) {
+    const double b = nodes_.back(n);
+    if (b > now) back = std::min(back, b);
   }
   return back;
 }

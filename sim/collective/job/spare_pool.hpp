@@ -5,6 +5,7 @@
 // Engine-free: the caller says what time it is.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "sim/collective/job/assignment.hpp"
@@ -21,9 +22,9 @@ class SparePool {
 
   /// From `now` on the plan nodes map exactly the platform nodes of `assignment`.
   void map(const Assignment& assignment, double now);
-  /// Moves the ranks of every node of `assignment` in use (`in_use`, per platform node) and down
-  /// at `now` to a spare up, the lowest-numbered first, in `assignment`. Returns how many nodes
-  /// it replaced.
+  /// Moves the ranks of every node of `assignment` (the one last mapped) in use (`in_use`, per
+  /// platform node) and down at `now` to a spare up, the lowest-numbered first, in `assignment`.
+  /// Returns how many nodes it replaced.
   int swap_in(Assignment& assignment, const std::vector<char>& in_use, double now);
   /// When the first node of the pool down at `now` comes back (infinity: none will).
   double back(double now) const;
@@ -35,9 +36,16 @@ class SparePool {
   const NodeStates& nodes_;
   Recorder& recorder_;
   CollectiveCounts& counts_;
-  std::vector<char> mapped_;  // per platform node, now
+  std::vector<int> mapped_;  // per platform node, now: how many plan nodes map it
   std::vector<std::vector<TimeSpan>>
       mapped_spans_;  // per platform node: when a plan node mapped it
+  // Kept per event (a swap maps one node and unmaps one): the platform nodes no plan node maps
+  // (where swap_in and back() look, not at all 12,593 nodes of the AIReSim job), and the plan's
+  // nodes as last mapped.
+  std::set<int> unmapped_;
+  std::vector<int> node_;
+  /// Node `n`'s mapped span opens or closes now if it is mapped or not.
+  void follow(int n, double now);
 };
 
 }  // namespace failsim::sim

@@ -93,21 +93,55 @@ double HopLatencies::operator()(const sg4::Host* from, const sg4::Host* to) {
   return slots_[i].latency;
 }
 
+namespace {
+/// A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
+void poll_ring(std::size_t i, std::size_t ranks) {
+  poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ranks),
+                      "computing a ring's routes", "rank", 4096);
+}
+}  // namespace
+
+void HopLatencies::start_rings() {
+  remember_ = true;
+  next_ring_ = 0;
+}
+
+double HopLatencies::ring(const Hosts& ring) {
+  double alpha = 0.0;
+  const std::size_t n = ring.size();
+  if (n < 2) return alpha;
+  if (!remember_) {
+    for (std::size_t i = 0; i < n; ++i) {
+      poll_ring(i, n);
+      alpha = std::max(alpha, (*this)(ring[i], ring[(i + 1) % n]));
+    }
+    return alpha;
+  }
+  if (rings_.size() <= next_ring_) rings_.emplace_back();
+  Ring& last = rings_[next_ring_++];
+  const bool same_size = last.hosts.size() == n;
+  last.latency.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    poll_ring(i, n);
+    const std::size_t j = (i + 1) % n;
+    // The hop as it was (both ends where they were): its latency as it was.
+    if (!same_size || last.hosts[i] != ring[i] || last.hosts[j] != ring[j])
+      last.latency[i] = (*this)(ring[i], ring[j]);
+    alpha = std::max(alpha, last.latency[i]);
+  }
+  last.hosts = ring;
+  return alpha;
+}
+
 double ring_latency(const Hosts& ring, HopLatencies* hops) {
+  if (hops != nullptr) return hops->ring(ring);
   double alpha = 0.0;
   if (ring.size() < 2) return alpha;
   Route links;
   for (std::size_t i = 0; i < ring.size(); ++i) {
-    // A ring of millions of ranks is millions of routes: seconds of the step network's set-up.
-    poll_outside_actors(static_cast<long long>(i), static_cast<long long>(ring.size()),
-                        "computing a ring's routes", "rank", 4096);
-    const sg4::Host* to = ring[(i + 1) % ring.size()];
+    poll_ring(i, ring.size());
     double latency = 0.0;
-    if (hops != nullptr) {
-      latency = (*hops)(ring[i], to);
-    } else {
-      route_of(ring[i], to, links, &latency);
-    }
+    route_of(ring[i], ring[(i + 1) % ring.size()], links, &latency);
     alpha = std::max(alpha, latency);
   }
   return alpha;
@@ -141,6 +175,15 @@ Collective hierarchical_all_reduce(const std::vector<Hosts>& nodes, double bytes
       throw std::invalid_argument(
           fmt::format("hierarchical all-reduce: nodes of {} and {} ranks", local, node.size()));
     }
+  }
+  if (local == 1) {
+    // One rank a node (a data-parallel group of tp x pp replicas, each node holding one of its
+    // ranks): nothing moves inside the nodes, and the ring across is the group's. Built as that
+    // ring, without a collective of no flow per node (a spare swap builds such groups of 784).
+    Hosts ring;
+    ring.reserve(nodes.size());
+    for (const Hosts& node : nodes) ring.push_back(node.front());
+    return ring_all_reduce(ring, bytes, hops);
   }
   std::vector<Collective> reduce_scatters;
   std::vector<Collective> all_gathers;

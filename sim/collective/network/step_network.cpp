@@ -3,6 +3,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/engine/setup_interrupts.hpp"
 
@@ -52,6 +53,7 @@ void StepNetwork::assign(const Assignment& assignment) {
                      assignment.data_parallel != assignment_.data_parallel ||
                      assignment.node.size() != assignment_.node.size();
   Changed changed;
+  std::vector<int> moved;  // plan nodes now on another platform node (when not `every`)
   if (every) {
     const auto all = [](std::size_t n) {
       std::vector<std::size_t> groups(n);
@@ -65,6 +67,7 @@ void StepNetwork::assign(const Assignment& assignment) {
     const int g = plan.accelerators_per_node;
     for (std::size_t n = 0; n < assignment.node.size(); ++n) {
       if (assignment.node[n] == assignment_.node[n]) continue;
+      moved.push_back(static_cast<int>(n));
       for (int r = static_cast<int>(n) * g;
            r < std::min((static_cast<int>(n) + 1) * g, plan.ranks()); ++r) {
         const RankCoordinates c = plan.coordinates(r);
@@ -81,6 +84,7 @@ void StepNetwork::assign(const Assignment& assignment) {
   }
   assigned_ = true;
   assignment_ = assignment;
+  move_checkpoints(moved, every);
   build_tensor_parallel(changed.tensor_parallel, every);
   build_pipeline_sends(changed.pipelines, every);
   build_data_parallel(changed.data_parallel, every);
@@ -217,6 +221,8 @@ Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, st
     if (assignment_.runs(plan_, r)) group.push_back(r);
   }
   if (group.size() < 2) return {};  // a group of one replica has nothing to send
+  // Its rings as the last build's, in the same order: a swap's moved hops alone are looked up.
+  dp_hops_[i].start_rings();
   if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
     plan_.by_node(group, parts_);
     part_hosts_.resize(parts_.size());
@@ -287,29 +293,58 @@ PartShape StepNetwork::shape(StepPart part) const {
 
 // Under the assignment: the active replicas hold the state, ZeRO's shards spread over them and
 // the first of them writes the replicated part (the plan's shares for the full assignment).
-std::vector<Flow> StepNetwork::checkpoint_writes() const {
+void StepNetwork::build_checkpoint(CheckpointFlows& checkpoint, bool write) {
   const CollectivePlan::CheckpointShare share =
       plan_.checkpoint_share(assignment_.active_replicas());
   const auto first =
       static_cast<int>(std::find(assignment_.active.begin(), assignment_.active.end(), true) -
                        assignment_.active.begin());
   std::vector<Flow> flows;
+  checkpoint.of_rank.assign(static_cast<std::size_t>(plan_.ranks()), NO_FLOW);
   for (int r = 0; r < plan_.ranks(); ++r) {
     if (!assignment_.runs(plan_, r)) continue;
-    const double bytes = plan_.coordinates(r).d == first ? share.write_first : share.write_other;
-    if (bytes > 0) flows.push_back({host(r), platform_.file_system, bytes});
+    double bytes = share.read;
+    if (write) bytes = plan_.coordinates(r).d == first ? share.write_first : share.write_other;
+    if (!(bytes > 0)) continue;
+    checkpoint.of_rank[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(flows.size());
+    if (write) {
+      flows.push_back({host(r), platform_.file_system, bytes});
+    } else {
+      flows.push_back({platform_.file_system, host(r), bytes});
+    }
   }
-  return flows;
+  checkpoint.flows.reset(std::move(flows));
+  checkpoint.built = true;
 }
 
-std::vector<Flow> StepNetwork::checkpoint_reads() const {
-  const double bytes = plan_.checkpoint_share(assignment_.active_replicas()).read;
-  std::vector<Flow> flows;
-  for (int r = 0; r < plan_.ranks(); ++r) {
-    if (assignment_.runs(plan_, r) && bytes > 0)
-      flows.push_back({platform_.file_system, host(r), bytes});
+void StepNetwork::move_checkpoints(const std::vector<int>& moved, bool every) {
+  // The bytes depend on the active replicas only (the same unless `every`): a moved rank's flow
+  // is its old one from or to its new host.
+  const int g = plan_.accelerators_per_node;
+  for (const auto& [checkpoint, write] :
+       {std::pair{&checkpoint_writes_, true}, std::pair{&checkpoint_reads_, false}}) {
+    if (every) checkpoint->built = false;
+    if (!checkpoint->built) continue;
+    for (const int n : moved) {
+      for (int r = n * g; r < std::min((n + 1) * g, plan_.ranks()); ++r) {
+        const std::uint32_t i = checkpoint->of_rank[static_cast<std::size_t>(r)];
+        if (i == NO_FLOW) continue;
+        Flow f = checkpoint->flows.flows()[i];
+        (write ? f.from : f.to) = host(r);
+        checkpoint->flows.write(i, f);
+      }
+    }
   }
-  return flows;
+}
+
+const TrackedFlows& StepNetwork::checkpoint_writes() {
+  if (!checkpoint_writes_.built) build_checkpoint(checkpoint_writes_, true);
+  return checkpoint_writes_.flows;
+}
+
+const TrackedFlows& StepNetwork::checkpoint_reads() {
+  if (!checkpoint_reads_.built) build_checkpoint(checkpoint_reads_, false);
+  return checkpoint_reads_.flows;
 }
 
 std::size_t StepNetwork::flows_per_step() const {

@@ -24,6 +24,7 @@
 #include "sim/collective/network/collectives.hpp"
 #include "sim/collective/network/groups_at_once.hpp"
 #include "sim/collective/network/representatives.hpp"
+#include "sim/collective/network/tracked_flows.hpp"
 #include "sim/scenario/collective/plan.hpp"
 
 namespace failsim::sim {
@@ -81,9 +82,10 @@ class StepNetwork {
   PartShape shape(StepPart part) const;
 
   /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
-  /// the active replicas hold it (CollectivePlan::checkpoint_share).
-  std::vector<Flow> checkpoint_writes() const;
-  std::vector<Flow> checkpoint_reads() const;
+  /// the active replicas hold it (CollectivePlan::checkpoint_share). Built when first asked
+  /// under a set of active replicas, then kept: a spare swap writes its moved ranks' flows.
+  const TrackedFlows& checkpoint_writes();
+  const TrackedFlows& checkpoint_reads();
 
   /// Flows one step starts (all three parts).
   std::size_t flows_per_step() const;
@@ -118,6 +120,18 @@ class StepNetwork {
   void follow_groups();
   /// Data-parallel group i's collective `dc` under the current assignment.
   Collective data_parallel_group(const DataParallelCollective& dc, std::size_t i);
+  /// A checkpoint's flows, one per running rank with bytes to move, and where each rank's is.
+  struct CheckpointFlows {
+    TrackedFlows flows;
+    std::vector<std::uint32_t> of_rank;  // its index in flows, or NO_FLOW
+    bool built = false;
+  };
+  static constexpr std::uint32_t NO_FLOW = 0xffffffffU;
+  /// The flows of a checkpoint write (`write`) or read under the current assignment.
+  void build_checkpoint(CheckpointFlows& checkpoint, bool write);
+  /// After assign(): the checkpoints' flows of the ranks of the `moved` plan nodes follow them,
+  /// or, when `every` group was built again, both are dropped (built again when asked).
+  void move_checkpoints(const std::vector<int>& moved, bool every);
 
   const CollectivePlan& plan_;
   const ClusterPlatform& platform_;
@@ -147,6 +161,10 @@ class StepNetwork {
   // table each stays in the cache, one of every hop ever met does not).
   HopLatencies hops_;
   std::vector<HopLatencies> dp_hops_;
+  // Built when first asked (checkpoint_writes(), checkpoint_reads()); a new assignment that only
+  // moves nodes writes the moved ranks' flows, any other drops them.
+  CheckpointFlows checkpoint_writes_;
+  CheckpointFlows checkpoint_reads_;
   // Buffers of data_parallel_group().
   std::vector<int> group_;
   std::vector<std::vector<int>> parts_;

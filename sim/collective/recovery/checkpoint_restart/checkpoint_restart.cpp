@@ -72,7 +72,7 @@ Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {
   }
   // SNAPSHOT: training waits for the copy of the largest share to host memory, then the write
   // to the file system goes on in the background.
-  std::vector<Flow> writes = job.network().checkpoint_writes();
+  std::vector<Flow> writes = job.network().checkpoint_writes().flows();
   double largest = 0.0;
   for (const Flow& f : writes) largest = std::max(largest, f.bytes);
   const Interrupt i = job.sleep_until(job.now() + largest / config.host_copy_bandwidth,
@@ -95,7 +95,7 @@ void CheckpointRestart::roll_back(CollectiveJob& job) {
   job.roll_back_to(durable_.version, durable_.state);
 }
 
-Interrupt CheckpointRestart::load(CollectiveJob& job, const std::vector<Flow>& reads) {
+Interrupt CheckpointRestart::load(CollectiveJob& job, const TrackedFlows& reads) {
   if (durable_.version == 0) return Interrupt::NONE;  // nothing to load: from scratch
   const Interrupt i = job.transfer(reads, TimeCause::CHECKPOINT_LOAD, "checkpoint load");
   if (i != Interrupt::NONE) return i;

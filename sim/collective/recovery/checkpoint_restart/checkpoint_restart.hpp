@@ -10,6 +10,7 @@
 
 #include "sim/collective/job/replica_math.hpp"
 #include "sim/collective/network/flows.hpp"
+#include "sim/collective/network/tracked_flows.hpp"
 #include "sim/collective/recovery/recovery.hpp"
 
 namespace failsim::sim {
@@ -37,7 +38,7 @@ class CheckpointRestart : public CollectiveRecovery {
   Interrupt flush(CollectiveJob& job);
   /// Reads the durable checkpoint with `reads` (checkpoint_load); nothing for version 0.
   /// FAILURE (the due outages taken) or STOP when cut short.
-  Interrupt load(CollectiveJob& job, const std::vector<Flow>& reads);
+  Interrupt load(CollectiveJob& job, const TrackedFlows& reads);
 
  private:
   struct Checkpoint {

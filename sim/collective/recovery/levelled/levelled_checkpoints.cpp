@@ -117,7 +117,7 @@ Interrupt LevelledCheckpoints::checkpoint(CollectiveJob& job) {
   }
   ++taken_;
   if (levels_.file_system_every > 0 && taken_ % levels_.file_system_every == 0) {
-    writes.push_back({"file-system copy", job.network().checkpoint_writes()});
+    writes.push_back({"file-system copy", job.network().checkpoint_writes().flows()});
   }
   std::vector<FlowSet> started;
   if (!writes.empty()) started = job.start_background(writes);
