@@ -75,8 +75,13 @@ TEST_CASE("every collective example validates, and runs 40 simulated minutes", "
   // failure scheduled after the short stop is recorded as not injected.
   TempDir dir;
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/cluster")) {
-    if (entry.path().extension() != ".json") continue;
+  std::vector<fs::path> examples;
+  for (const char* folder : {"/scenarios/cluster", "/scenarios/cluster/operations"}) {
+    for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR + std::string(folder)))
+      if (entry.path().extension() == ".json") examples.push_back(entry.path());
+  }
+  for (const fs::path& path : examples) {
+    const fs::directory_entry entry(path);
     const std::string file = entry.path().string();
     INFO(file);
     const auto validated = run_cli("validate '" + file + "'", dir);
