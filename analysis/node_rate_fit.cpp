@@ -29,13 +29,13 @@ std::vector<double> count_probabilities(double mean, std::optional<double> a, st
 /// Observed against expected, bins pooled upward until each expects MIN_EXPECTED nodes; the
 /// last count observed takes the whole tail above it, and a last bin that expects fewer joins
 /// the one before.
-CountHistogram histogram(const std::vector<std::size_t>& counts, double mean,
+CountHistogram histogram(const std::vector<std::size_t>& counts, double n, double mean,
                          std::optional<double> a, int parameters) {
   const std::size_t max = *std::max_element(counts.begin(), counts.end());
   const std::vector<double> p = count_probabilities(mean, a, max);
-  const auto n = static_cast<double>(counts.size());
   std::vector<double> observed(max + 1, 0.0), expected(max + 1, 0.0);
   for (const std::size_t c : counts) observed[c] += 1.0;
+  observed[0] += n - static_cast<double>(counts.size());
   double below = 0.0;
   for (std::size_t k = 0; k < max; ++k) below += expected[k] = n * p[k];
   expected[max] = n - below;
@@ -101,27 +101,31 @@ double chi_square_tail(double x, double df) {
   return front * h;
 }
 
-double negative_binomial_score(const std::vector<std::size_t>& counts, double mean, double a) {
-  double score = static_cast<double>(counts.size()) * std::log(a / (a + mean));
+double negative_binomial_score(const std::vector<std::size_t>& counts, double nodes, double mean,
+                               double a) {
+  // log1p: a / (a + mean) is within rounding of 1 when the mean is tiny beside a.
+  double score = nodes * std::log1p(-mean / (a + mean));
   for (const std::size_t c : counts)
     for (std::size_t j = 0; j < c; ++j) score += 1.0 / (a + static_cast<double>(j));
   return score;
 }
 
-NodeRateFit fit_node_rates(const std::vector<std::size_t>& counts, double span_days) {
+NodeRateFit fit_node_rates(const std::vector<std::size_t>& counts, double span_days,
+                           std::size_t faultless) {
   const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-  if (counts.size() < 2 || total == 0 || !(span_days > 0.0)) {
+  const double n = static_cast<double>(counts.size()) + static_cast<double>(faultless);
+  if (n < 2.0 || total == 0 || !(span_days > 0.0)) {
     throw std::invalid_argument(
         fmt::format("expected at least 2 nodes, a fault and a span > 0 to fit the nodes' rates, "
                     "found {} node(s), {} fault(s), a span of {} days",
-                    counts.size(), total, span_days));
+                    n, total, span_days));
   }
   NodeRateFit f;
-  f.nodes = counts.size();
+  f.nodes = counts.size() + faultless;
   f.span_days = span_days;
-  const auto n = static_cast<double>(f.nodes);
   f.mean_count = static_cast<double>(total) / n;
-  double squares = 0.0;
+  // The faultless nodes' squares: each (0 - mean)^2.
+  double squares = static_cast<double>(faultless) * f.mean_count * f.mean_count;
   for (const std::size_t c : counts) {
     const double d = static_cast<double>(c) - f.mean_count;
     squares += d * d;
@@ -130,17 +134,22 @@ NodeRateFit fit_node_rates(const std::vector<std::size_t>& counts, double span_d
   f.rate_per_node_day = f.mean_count / span_days;
   f.dispersion = f.variance / f.mean_count;
   f.dispersion_p_value = chi_square_tail((n - 1.0) * f.dispersion, n - 1.0);
-  f.poisson = histogram(counts, f.mean_count, std::nullopt, 1);
+  f.poisson = histogram(counts, n, f.mean_count, std::nullopt, 1);
   // The score tends to n (mean - population variance) / (2 a^2) as a grows: a root exists only
   // when the counts vary more than a Poisson's (it is +infinity as a -> 0).
-  if (squares / n > f.mean_count) {
-    double lo = 1e-8, hi = 1e8;
+  double lo = GAMMA_SHAPE_MIN, hi = GAMMA_SHAPE_MAX;
+  // A root above GAMMA_SHAPE_MAX is a spread of variance below 1e-8: equal rates. One below
+  // GAMMA_SHAPE_MIN is a spread beyond any the fit looks for, said so.
+  const bool dispersed =
+      squares / n > f.mean_count && negative_binomial_score(counts, n, f.mean_count, hi) < 0.0;
+  f.gamma_out_of_range = dispersed && negative_binomial_score(counts, n, f.mean_count, lo) <= 0.0;
+  if (dispersed && !f.gamma_out_of_range) {
     for (int i = 0; i < 200 && hi / lo > 1.0 + 1e-12; ++i) {
       const double mid = std::sqrt(lo * hi);
-      (negative_binomial_score(counts, f.mean_count, mid) > 0.0 ? lo : hi) = mid;
+      (negative_binomial_score(counts, n, f.mean_count, mid) > 0.0 ? lo : hi) = mid;
     }
     f.gamma_shape = std::sqrt(lo * hi);
-    f.gamma = histogram(counts, f.mean_count, f.gamma_shape, 2);
+    f.gamma = histogram(counts, n, f.mean_count, f.gamma_shape, 2);
   }
   if (f.variance > f.mean_count) {
     f.moments_factor_variance = (f.variance - f.mean_count) / (f.mean_count * f.mean_count);
@@ -190,6 +199,7 @@ nlohmann::json to_json(const NodeRateFit& f) {
           {"dispersion_index", f.dispersion},
           {"dispersion_p_value", f.dispersion_p_value},
           {"gamma_shape_ml", optional(f.gamma_shape)},
+          {"gamma_out_of_range", f.gamma_out_of_range},
           {"factor_variance_moments", optional(f.moments_factor_variance)},
           {"lognormal_sigma_moments", optional(f.lognormal_sigma)},
           {"poisson", histogram_json(f.poisson)},
@@ -207,6 +217,12 @@ std::string format_node_rate_fit(const NodeRateFit& f, const std::string& repair
       "rates\n",
       f.dispersion, f.dispersion_p_value);
   out += "  one rate for every node (Poisson):\n" + histogram_lines(f.poisson);
+  if (f.gamma_out_of_range) {
+    out += fmt::format(
+        "  gamma-distributed rates: the shape's maximum likelihood lies below {:g} (no fit)\n",
+        GAMMA_SHAPE_MIN);
+    return out;
+  }
   if (!f.gamma_shape) {
     out += "  no over-dispersion: equal rates fit best (no gamma or lognormal spread)\n";
     return out;

@@ -25,6 +25,10 @@ struct CountHistogram {
   double p_value = 0.0;        ///< of the chi-square (NaN without a test)
 };
 
+/// The gamma shapes the fit looks among (rate factors' variance from 1e8 down to 1e-8).
+constexpr double GAMMA_SHAPE_MIN = 1e-8;
+constexpr double GAMMA_SHAPE_MAX = 1e8;
+
 struct NodeRateFit {
   std::size_t nodes = 0;    ///< counted: the trace's and the nodes that never failed
   double span_days = 0.0;   ///< each node's exposure
@@ -37,8 +41,13 @@ struct NodeRateFit {
   double dispersion_p_value = 0.0;
   /// The gamma's shape a by maximum likelihood of the negative binomial (rate factors of mean 1,
   /// variance 1/a); none when the counts are not over-dispersed (variance <= mean: the
-  /// likelihood grows without bound in a, equal nodes fit best).
+  /// likelihood grows without bound in a, equal nodes fit best) or hardly (a above
+  /// GAMMA_SHAPE_MAX).
   std::optional<double> gamma_shape;
+  /// Over-dispersed, but the score's root lies below GAMMA_SHAPE_MIN (an absurd count of
+  /// nodes): no gamma fit, said so rather than clamped. A root above GAMMA_SHAPE_MAX (factors'
+  /// variance below 1e-8) counts as equal rates.
+  bool gamma_out_of_range = false;
   /// Method of moments: the rate factors' variance (variance - mean) / mean^2, the gamma's shape
   /// its inverse and the lognormal's sigma sqrt(ln(1 + it)); none when not over-dispersed.
   std::optional<double> moments_factor_variance;
@@ -47,12 +56,17 @@ struct NodeRateFit {
   std::optional<CountHistogram> gamma;  ///< the negative binomial fit (2 parameters)
 };
 
-/// Fits `counts` (faults per node, every node observed over `span_days`); at least 2 nodes and a
-/// fault (std::invalid_argument otherwise).
-NodeRateFit fit_node_rates(const std::vector<std::size_t>& counts, double span_days);
-/// The negative binomial's profile score in its shape a at mean `mean` (zero at the estimate):
-/// sum over nodes and j < count of 1 / (a + j), plus nodes x ln(a / (a + mean)).
-double negative_binomial_score(const std::vector<std::size_t>& counts, double mean, double a);
+/// Fits `counts` (faults per node, every node observed over `span_days`) and `faultless` more
+/// nodes without a fault (a trace names only the nodes that failed: they are counted, not
+/// stored, so any --nodes fits in memory); at least 2 nodes and a fault (std::invalid_argument
+/// otherwise).
+NodeRateFit fit_node_rates(const std::vector<std::size_t>& counts, double span_days,
+                           std::size_t faultless = 0);
+/// The negative binomial's profile score in its shape a at mean `mean` over `nodes` nodes, the
+/// others of `counts` with no fault (zero at the estimate): sum over nodes and j < count of
+/// 1 / (a + j), plus nodes x ln(a / (a + mean)).
+double negative_binomial_score(const std::vector<std::size_t>& counts, double nodes, double mean,
+                               double a);
 /// P(chi-square of `df` degrees of freedom > x): the regularised upper incomplete gamma
 /// Q(df / 2, x / 2) (series below x / 2 < df / 2 + 1, continued fraction above).
 double chi_square_tail(double x, double df);

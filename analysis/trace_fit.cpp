@@ -209,10 +209,11 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
   }
   if (fittable(node_gaps)) f.per_node = fit_weibull(node_gaps);
 
-  // Faults per node: the trace's nodes, then the counted nodes it never names, with none.
-  std::vector<std::size_t> counts(f.nodes, 0);
-  for (std::size_t n = 0; n < starts_of.size(); ++n) counts[n] = starts_of[n].size();
-  if (f.nodes >= 2 && f.span_days > 0.0) f.node_rates = fit_node_rates(counts, f.span_days);
+  // Faults per node: the trace's nodes, and the counted nodes it never names, with none.
+  std::vector<std::size_t> counts;
+  for (const auto& starts : starts_of) counts.push_back(starts.size());
+  if (f.nodes >= 2 && f.span_days > 0.0)
+    f.node_rates = fit_node_rates(counts, f.span_days, f.nodes - f.trace_nodes);
 
   if (!repairs.empty()) {
     f.repair_median = quantile(repairs, 0.5);

@@ -184,10 +184,23 @@ TEST_CASE("gamma-spread nodes: the negative binomial recovers the shape",
   // By hand: counts {0, 0, 4}, mean 4/3; at a = 1 the score is 3 ln(3/7) + 1 + 1/2 + 1/3 + 1/4
   // = -0.458561.
   const std::vector<std::size_t> small{0, 0, 4};
-  CHECK(negative_binomial_score(small, 4.0 / 3.0, 1.0) == Approx(-0.458561).epsilon(1e-5));
+  CHECK(negative_binomial_score(small, 3.0, 4.0 / 3.0, 1.0) == Approx(-0.458561).epsilon(1e-5));
+  // The same nodes, the faultless ones counted rather than listed: the same fit.
+  const auto listed = fit_node_rates({0, 0, 0, 4, 2}, 1.0);
+  const auto counted = fit_node_rates({4, 2}, 1.0, 3);
+  CHECK(counted.variance == Approx(listed.variance));
+  CHECK(*counted.gamma_shape == Approx(*listed.gamma_shape));
+  CHECK(counted.gamma->chi_square == Approx(listed.gamma->chi_square));
+  // 2^62 nodes, 3 of them failing: a spread beyond the shapes the fit looks among, said so (as
+  // `failsim trace fit --nodes 9223372036854775808` would), not clamped to 1e-8.
+  const auto absurd = fit_node_rates({3, 1, 2}, 100.0, std::size_t{1} << 62);
+  CHECK(absurd.gamma_out_of_range);
+  CHECK_FALSE(absurd.gamma_shape);
+  CHECK_THAT(failsim::analysis::format_node_rate_fit(absurd),
+             Catch::Contains("the shape's maximum likelihood lies below 1e-08 (no fit)"));
   const auto s = fit_node_rates(small, 1.0);
   REQUIRE(s.gamma_shape);
-  CHECK(negative_binomial_score(small, 4.0 / 3.0, *s.gamma_shape) == Approx(0.0).margin(1e-9));
+  CHECK(negative_binomial_score(small, 3.0, 4.0 / 3.0, *s.gamma_shape) == Approx(0.0).margin(1e-9));
   // 5000 nodes, each of a gamma rate of shape 2 and mean 4 faults over the span: the fit finds
   // a shape near 2 (its standard error about 0.1), a dispersion of 1 + 4 / 2 = 3, the gamma
   // histogram fits and the Poisson does not.
