@@ -209,6 +209,12 @@ TraceFit fit_trace(const input::FaultTrace& trace, std::optional<std::size_t> no
   }
   if (fittable(node_gaps)) f.per_node = fit_weibull(node_gaps);
 
+  // Faults per node: the trace's nodes, and the counted nodes it never names, with none.
+  std::vector<std::size_t> counts;
+  for (const auto& starts : starts_of) counts.push_back(starts.size());
+  if (f.nodes >= 2 && f.span_days > 0.0)
+    f.node_rates = fit_node_rates(counts, f.span_days, f.nodes - f.trace_nodes);
+
   if (!repairs.empty()) {
     f.repair_median = quantile(repairs, 0.5);
     f.repair_mean = mean_of(repairs);
@@ -274,6 +280,7 @@ nlohmann::json to_json(const TraceFit& f) {
       {"simultaneous_fraction",
        static_cast<double>(f.simultaneous_faults) / static_cast<double>(f.faults)},
       {"max_nodes_at_once", f.max_nodes_at_once}};
+  out["node_rates"] = f.node_rates ? to_json(*f.node_rates) : nlohmann::json(nullptr);
   return out;
 }
 
@@ -309,6 +316,17 @@ std::string format_trace_fit(const TraceFit& f, const std::string& file) {
       f.simultaneous_instants, f.instants, f.simultaneous_faults, f.faults,
       100.0 * static_cast<double>(f.simultaneous_faults) / static_cast<double>(f.faults),
       f.max_nodes_at_once);
+  if (f.node_rates) {
+    if (!f.nodes_given)
+      out += "(the nodes' rates below count only the nodes that failed: give --nodes N)\n";
+    // The snippet's repair: the lognormal fit of the repairs, when there is one.
+    const std::string repair =
+        f.repair_lognormal
+            ? fmt::format(R"({{"distribution": "lognormal", "mean": "{:.4g}h", "sigma": {:.4g}}})",
+                          f.repair_lognormal->mean, f.repair_lognormal->sigma)
+            : "";
+    out += format_node_rate_fit(*f.node_rates, repair);
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/node_rate_fit.hpp"
 #include "input/fault_trace.hpp"
 
 namespace failsim::analysis {
@@ -82,6 +83,9 @@ struct TraceFit {
   std::size_t simultaneous_instants = 0;  ///< instants where 2 or more nodes fail
   std::size_t simultaneous_faults = 0;    ///< faults in them
   std::size_t max_nodes_at_once = 0;
+  /// Each node's faults over the span fitted to equal and to gamma-spread rates (the nodes
+  /// counted less the trace's fault none); none below 2 nodes.
+  std::optional<NodeRateFit> node_rates;
 };
 
 /// Fits `trace`; `nodes` counts the cluster's nodes (a trace lists only nodes that failed).

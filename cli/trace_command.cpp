@@ -1,7 +1,8 @@
 // `failsim trace fit TRACE`: what a per-node fault log (the InfiniteHBD format, input/
-// fault_trace.hpp) says about failures: per-node MTBF, Weibull fits of the times between faults
-// with 95% intervals, repair times, simultaneous faults (analysis/trace_fit.hpp,
-// docs/failures.md "Fitting a fault trace").
+// fault_trace.hpp, or with --log a cluster's CSV, JSON-lines or sacct log, input/fault_log.hpp)
+// says about failures: per-node MTBF, Weibull fits of the times between faults with 95%
+// intervals, repair times, simultaneous faults, and how unequal the nodes' rates are
+// (analysis/trace_fit.hpp, analysis/node_rate_fit.hpp, docs/cli.md "failsim trace fit").
 #include <fmt/core.h>
 
 #include <memory>
@@ -10,11 +11,30 @@
 
 #include "analysis/trace_fit.hpp"
 #include "cli/commands.hpp"
+#include "input/fault_log.hpp"
 #include "input/fault_trace.hpp"
 #include "input/input_error.hpp"
+#include "input/json_input.hpp"
 #include "input/option_checks.hpp"
 
 namespace failsim::cli {
+namespace {
+
+/// The trace at `file`: the InfiniteHBD format, or with `log` (a JSON object holding "format",
+/// "columns", "time_unit" and "origin", read as failures.trace reads them and named "--log" in
+/// its errors) a cluster's log.
+input::FaultTrace read_trace(const std::string& file, const std::string& log) {
+  if (log.empty()) return input::read_fault_trace(file, file);
+  const nlohmann::json doc = input::parse_json_text(log, "--log");
+  const input::ObjectReader r(doc, input::JsonLocation{"--log", ""},
+                              {"format", "columns", "time_unit", "origin"});
+  const input::FaultLogKind kind = r.choice("format", input::fault_log_kinds());
+  const input::FaultLogFormat format = input::read_fault_log_format(r, kind);
+  return input::parse_fault_log(input::read_input_file(file, "a readable failure log"), format,
+                                file);
+}
+
+}  // namespace
 
 Command add_trace_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("trace", "Fault traces: fit one (failsim trace fit TRACE)");
@@ -29,9 +49,15 @@ Command add_trace_command(CLI::App& app) {
                   "the cluster's nodes (a trace lists only the nodes that failed; default: those)")
       ->check(input::whole_number<std::size_t>(1));
   fit->add_flag("--json", *as_json, "print the figures as one JSON object");
-  return {sub, [file, nodes, as_json] {
+  auto log = std::make_shared<std::string>();
+  fit->add_option("--log", *log,
+                  "a cluster's log instead of the InfiniteHBD format: a JSON object as "
+                  "failures.trace writes it, e.g. '{\"format\": \"csv\", \"columns\": "
+                  "{\"time\": \"timestamp\", \"node\": \"host\"}}' (docs/cluster.md, "
+                  "\"Failure logs\")");
+  return {sub, [file, nodes, as_json, log] {
             try {
-              const input::FaultTrace trace = input::read_fault_trace(*file, *file);
+              const input::FaultTrace trace = read_trace(*file, *log);
               const std::optional<std::size_t> counted =
                   *nodes > 0 ? std::optional<std::size_t>(*nodes) : std::nullopt;
               if (counted && *counted < trace.nodes.size()) {

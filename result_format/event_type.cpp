@@ -41,6 +41,7 @@ constexpr std::array EVENT_TYPES = [] {
       EventTypeSpelling{RESIZE, "resize"},
       EventTypeSpelling{ROLLED_BACK, "rolled_back"},
       EventTypeSpelling{RESIZED, "resized"},
+      EventTypeSpelling{BAD_NODES, "bad_nodes"},
   };
 }();
 
@@ -49,7 +50,7 @@ constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < EVENT_TYPES.size(); ++i) {
     if (static_cast<std::size_t>(EVENT_TYPES[i].type) != i) return false;
   }
-  return static_cast<std::size_t>(EventType::RESIZED) + 1 == EVENT_TYPES.size();
+  return static_cast<std::size_t>(EventType::BAD_NODES) + 1 == EVENT_TYPES.size();
 }
 static_assert(in_enum_order(), "EVENT_TYPES must list every EventType once, in enum order");
 

@@ -41,6 +41,7 @@ enum class EventType {
   RESIZE,
   ROLLED_BACK,
   RESIZED,
+  BAD_NODES,
 };
 
 /// An event type and how result files spell it.

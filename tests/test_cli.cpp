@@ -75,8 +75,13 @@ TEST_CASE("every collective example validates, and runs 40 simulated minutes", "
   // failure scheduled after the short stop is recorded as not injected.
   TempDir dir;
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR "/scenarios/cluster")) {
-    if (entry.path().extension() != ".json") continue;
+  std::vector<fs::path> examples;
+  for (const char* folder : {"/scenarios/cluster", "/scenarios/cluster/operations"}) {
+    for (const auto& entry : fs::directory_iterator(FAILSIM_SOURCE_DIR + std::string(folder)))
+      if (entry.path().extension() == ".json") examples.push_back(entry.path());
+  }
+  for (const fs::path& path : examples) {
+    const fs::directory_entry entry(path);
     const std::string file = entry.path().string();
     INFO(file);
     const auto validated = run_cli("validate '" + file + "'", dir);
@@ -1469,4 +1474,32 @@ TEST_CASE("failsim trace fit: the shipped trace's figures, as JSON too; a bad tr
   CHECK(zero.err ==
         "failsim trace fit: --nodes: expected a whole number >= 1, found 0\n"
         "usage: failsim trace fit TRACE [OPTIONS] ('failsim trace fit --help' explains them)\n");
+}
+
+TEST_CASE("failsim trace fit: the nodes' rates of the shipped trace, and a cluster's CSV log",
+          "[cli]") {
+  TempDir dir;
+  const auto as_json =
+      run_cli("trace fit data/traces/infinitehbd/fault_trace.json --nodes 400 --json", dir);
+  REQUIRE(as_json.status == 0);
+  const auto rates = nlohmann::json::parse(as_json.out)["node_rates"];
+  // 584 faults over 400 nodes (169 never failed); the figures docs/cluster.md quotes.
+  CHECK(rates["mean_faults_per_node"].get<double>() == Approx(584.0 / 400.0));
+  CHECK(rates["gamma"]["bins"][0]["observed"] == 169.0);
+  CHECK(rates["dispersion_index"].get<double>() == Approx(2.577).epsilon(1e-3));
+  CHECK(rates["gamma_shape_ml"].get<double>() == Approx(0.8817).epsilon(1e-3));
+  // The gamma fits (p 0.55), one rate for every node does not.
+  CHECK(rates["gamma"]["p_value"].get<double>() > 0.1);
+  CHECK(rates["poisson"]["p_value"].get<double>() < 1e-10);
+  // A CSV log read through --log, and a bad --log named as such.
+  const std::string log = R"('{"format": "csv", "columns": {"time": "timestamp", "node": "host",
+      "cause": "reason", "end": "resolved_at"}}')";
+  const auto csv = run_cli("trace fit scenarios/cluster/logs/node-failures.csv --log " + log, dir);
+  INFO(csv.err);
+  REQUIRE(csv.status == 0);
+  CHECK_THAT(csv.out, Catch::Contains("nodes' rates"));
+  const auto bad = run_cli(
+      R"(trace fit scenarios/cluster/logs/node-failures.csv --log '{"format": "csv"}')", dir);
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--log: /columns: expected"));
 }

@@ -644,7 +644,7 @@ namespace {
 struct Format {
   const char* name;
   fs::path schema_file;
-  fs::path examples_dir;
+  std::vector<fs::path> examples_dirs;
   std::size_t min_objects;              ///< objects of the schema at least
   std::set<std::string> enum_pointers;  ///< the enums the examples hold, where they hold them
 };
@@ -653,7 +653,7 @@ const std::vector<Format>& formats() {
   static const std::vector<Format> all{
       {"parameter-server",
        SCHEMA_FILE,
-       EXAMPLES_DIR,
+       {EXAMPLES_DIR},
        23,
        {"/data/kind", "/model/kind", "/optimizer/kind", "/consistency/mode", "/consistency/combine",
         "/failures/events/0/target", "/failures/events/1/target", "/failures/events/2/target",
@@ -663,7 +663,7 @@ const std::vector<Format>& formats() {
         "/recovery/checkpoint/levels/1/kind", "/recovery/checkpoint/levels/2/kind"}},
       {"collective",
        COLLECTIVE_SCHEMA_FILE,
-       CLUSTER_DIR,
+       {CLUSTER_DIR, CLUSTER_DIR / "operations"},
        24,
        {"/data/kind",
         "/model/kind",
@@ -678,6 +678,10 @@ const std::vector<Format>& formats() {
         "/failures/stochastic/0/target",
         "/failures/stochastic/0/lifetime/distribution",
         "/failures/stochastic/0/repair/distribution",
+        "/failures/stochastic/1/target",
+        "/failures/stochastic/1/lifetime/distribution",
+        "/failures/stochastic/1/repair/distribution",
+        "/failures/stochastic/1/heterogeneity/spread/distribution",
         "/failures/stragglers/0/target",
         "/failures/stragglers/1/target",
         "/failures/stochastic_stragglers/0/target",
@@ -842,12 +846,14 @@ struct WalkedExample {
 
 std::vector<WalkedExample> walked_examples(const SchemaSet& schemas, const Format& format) {
   std::vector<WalkedExample> out;
-  for (const fs::path& f : json_files(format.examples_dir)) {
-    INFO(f.string());
-    WalkedExample& w = out.emplace_back();
-    w.file = f;
-    w.value = read_json(f);
-    walk(schemas, schemas.root(), w.value, "", w.objects);
+  for (const fs::path& dir : format.examples_dirs) {
+    for (const fs::path& f : json_files(dir)) {
+      INFO(f.string());
+      WalkedExample& w = out.emplace_back();
+      w.file = f;
+      w.value = read_json(f);
+      walk(schemas, schemas.root(), w.value, "", w.objects);
+    }
   }
   return out;
 }

@@ -5,7 +5,10 @@
 #include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "input/answer_guard.hpp"
 #include "sim/collective/job/collective_job.hpp"
@@ -43,6 +46,33 @@ void record_not_injected(RunResult& result, const Scenario& scenario, const Coll
     const ClusterFailureEvent& e = scenario.collective.failures.events[i];
     result.recorder.event(result.end_time, EventType::FAILURE_NOT_INJECTED, "",
                           {{"event", i}, {"target", to_string(e.target)}, {"at", e.at}});
+  }
+}
+
+/// The bad components of each heterogeneous failure process, at the run's end: those bad from the
+/// start and those that turned bad before the end (docs/cluster.md, "Heterogeneous nodes").
+void record_bad_nodes(RunResult& result, const Scenario& scenario, const CollectiveJob& job) {
+  const std::vector<ClusterStochasticFailures>& entries = scenario.collective.failures.stochastic;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const ComponentRates* rates = job.nodes().schedule().component_rates(i);
+    if (rates == nullptr || entries[i].heterogeneity->spread != RateSpread::NONE) continue;
+    std::vector<std::pair<double, int>> turned;
+    for (std::size_t c = 0; c < rates->turns_bad_at.size(); ++c) {
+      if (rates->turns_bad_at[c] < result.end_time)
+        turned.emplace_back(rates->turns_bad_at[c], static_cast<int>(c));
+    }
+    std::sort(turned.begin(), turned.end());
+    nlohmann::json at = nlohmann::json::array(), who = nlohmann::json::array();
+    for (const auto& [t, c] : turned) {
+      at.push_back(t);
+      who.push_back(c);
+    }
+    result.recorder.event(result.end_time, EventType::BAD_NODES, to_string(entries[i].target),
+                          {{"entry", i},
+                           {"factor", rates->bad_factor},
+                           {"bad", rates->bad},
+                           {"turned_bad", who},
+                           {"turned_bad_at", at}});
   }
 }
 }  // namespace
@@ -114,6 +144,7 @@ RunResult run_collective(const Scenario& scenario, const ResolvedJob& resolved,
                                                     : RunStatus::COMPLETED;
   if (math) read_math(result, scenario, *math, *training);
   record_not_injected(result, scenario, job);
+  record_bad_nodes(result, scenario, job);
   result.collective = collective_summary(scenario, plan, job, network, result.end_time);
   result.setup_seconds = setup.setup_seconds();
   result.wall_seconds = setup.wall_seconds();

@@ -33,6 +33,7 @@ enum SeedStream : std::uint64_t {
   SEED_CLUSTER_FAILURES = 6,  ///< the collective protocol's random failures
   SEED_STRAGGLERS = 7,        ///< the collective protocol's random stragglers
   SEED_TRACE_MAPPING = 8,     ///< failures.trace's "random" mapping of trace nodes onto nodes
+  SEED_NODE_RATES = 9,        ///< failures.stochastic's heterogeneity: bad nodes, rate factors
 };
 
 /// The batches of one worker: its shard of the training set (a seeded partition), reshuffled

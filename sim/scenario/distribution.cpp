@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "sim/scenario/section_helpers.hpp"
 
@@ -41,6 +43,19 @@ std::vector<std::string_view> distribution_keys() {
   return keys;
 }
 
+/// "it applies only to distribution \"a\"" (or "distributions \"a\" and \"b\""): the laws
+/// that read `key`.
+std::string laws_with(std::string_view key) {
+  std::vector<std::string> names;
+  for (const DistributionLaw& law : DISTRIBUTION_LAWS) {
+    if (has_field(law, key)) names.push_back(fmt::format("\"{}\"", law.spelling));
+  }
+  std::string listed = names.front();
+  for (std::size_t i = 1; i < names.size(); ++i)
+    listed += (i + 1 == names.size() ? " and " : ", ") + names[i];
+  return fmt::format("it applies only to distribution{} {}", names.size() > 1 ? "s" : "", listed);
+}
+
 }  // namespace
 
 const Choices<DistributionKind>& distribution_choices() {
@@ -53,6 +68,17 @@ const Choices<DistributionKind>& distribution_choices() {
 }
 
 Distribution read_distribution(const ObjectReader& parent, std::string_view key, Sign fixed_sign) {
+  // Another parameterisation of a law is refused with how to convert it, before the generic
+  // "unknown key": it is no key of the format (nor of the schema).
+  if (const nlohmann::json* v = parent.find(key); v != nullptr && v->is_object()) {
+    for (const DistributionLaw& law : DISTRIBUTION_LAWS) {
+      const std::string refused(law.refused.key);
+      if (refused.empty() || !v->contains(refused)) continue;
+      parent.at(key).child(refused).fail(
+          fmt::format("no '{}' here ({})", refused, law.refused.reason),
+          describe_found(v->at(refused)));
+    }
+  }
   const ObjectReader r = parent.object(key, distribution_keys());
   Distribution d;
   d.kind = r.choice("distribution", distribution_choices());
@@ -61,7 +87,7 @@ Distribution read_distribution(const ObjectReader& parent, std::string_view key,
   for (const DistributionLaw& other : DISTRIBUTION_LAWS) {
     for (const DistributionField& f : other.fields) {
       if (f.key.empty() || has_field(law, f.key)) continue;
-      r.forbid(f.key, fmt::format("it applies only to distribution \"{}\"", other.spelling));
+      r.forbid(f.key, laws_with(f.key));
     }
   }
   for (const DistributionField& f : law.fields) {

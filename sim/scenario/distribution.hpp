@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -18,14 +19,16 @@
 
 namespace failsim::sim {
 
-enum class DistributionKind { FIXED, EXPONENTIAL, WEIBULL };
+enum class DistributionKind { FIXED, EXPONENTIAL, WEIBULL, LOGNORMAL };
 
 /// A distribution of durations in seconds. FIXED: always `value`. EXPONENTIAL: mean `value`.
 /// WEIBULL: shape k = `shape`, scale lambda = `value` (mean lambda * Gamma(1 + 1/k)).
+/// LOGNORMAL: mean `value`, sigma = `shape` (the standard deviation of ln x), so ln x is normal
+/// with mu = ln(mean) - sigma^2 / 2.
 struct Distribution {
   DistributionKind kind = DistributionKind::FIXED;
   double value = 0.0;  ///< seconds, > 0 (FIXED may be 0)
-  double shape = 1.0;  ///< WEIBULL only, > 0
+  double shape = 1.0;  ///< WEIBULL's k or LOGNORMAL's sigma, > 0
 
   bool operator==(const Distribution&) const = default;
 };
@@ -39,6 +42,13 @@ struct DistributionField {
   bool caller_sign = false;
 };
 
+/// A key the law refuses with a reason of its own (another parameterisation of it), instead of
+/// the generic "unknown key".
+struct RefusedField {
+  std::string_view key;  ///< empty: none
+  std::string_view reason;
+};
+
 /// A distribution: its spelling, its fields in reading order, one draw and its mean.
 struct DistributionLaw {
   DistributionKind kind;
@@ -46,6 +56,7 @@ struct DistributionLaw {
   std::array<DistributionField, 2> fields;
   double (*draw)(const Distribution&, models::Rng&);
   double (*mean)(const Distribution&);
+  RefusedField refused{};
 };
 
 /// Every distribution, in the order the reader and the docs list them.
@@ -67,6 +78,24 @@ inline constexpr std::array DISTRIBUTION_LAWS{
           return d.value * std::pow(-std::log(1.0 - rng.uniform()), 1.0 / d.shape);
         },
         [](const Distribution& d) { return d.value * std::tgamma(1.0 + 1.0 / d.shape); }},
+    // exp(mu + sigma Z), Z standard normal by Box-Muller from two uniforms (written here, not
+    // models::Rng::normal, which the scenario library does not link), mu = ln(mean) - sigma^2/2.
+    // Read by its mean, as the other laws that have one: mu alone is a logarithm of seconds,
+    // whose value changes with the unit it was fitted in.
+    DistributionLaw{DistributionKind::LOGNORMAL,
+                    "lognormal",
+                    {{{"mean"}, {"sigma", true}}},
+                    [](const Distribution& d, models::Rng& rng) {
+                      const double mu = std::log(d.value) - 0.5 * d.shape * d.shape;
+                      const double radius = std::sqrt(-2.0 * std::log(1.0 - rng.uniform()));
+                      const double z = radius * std::cos(2.0 * std::numbers::pi * rng.uniform());
+                      return std::exp(mu + d.shape * z);
+                    },
+                    [](const Distribution& d) { return d.value; },
+                    {"mu",
+                     "distribution \"lognormal\" takes 'mean' (a duration) and 'sigma' (of ln x); "
+                     "from a fit's mu and sigma of ln x, mean = exp(mu + sigma^2 / 2) in the fit's "
+                     "unit"}},
     // Always the value: draws no random number.
     DistributionLaw{DistributionKind::FIXED,
                     "fixed",

@@ -112,9 +112,18 @@ FailureSchedule::FailureSchedule(const ClusterFailureConfig& failures,
                       failures.rates->processes.end());
   }
   const std::uint64_t root = models::derive_seed(seed, SEED_CLUSTER_FAILURES);
+  const std::uint64_t rates_root = models::derive_seed(seed, SEED_NODE_RATES);
   for (std::size_t p = 0; p < processes_.size(); ++p) {
     streams_.push_back(component_streams(root, processes_[p].target, platform));
     const int count = static_cast<int>(streams_.back().size());
+    // Rates from streams of their own (one entry per target): the lifetimes' draws are the
+    // same with or without heterogeneity, only stretched.
+    rates_.emplace_back();
+    if (processes_[p].heterogeneity) {
+      rates_.back() = draw_component_rates(
+          *processes_[p].heterogeneity, count,
+          models::derive_seed(rates_root, static_cast<std::uint64_t>(processes_[p].target)));
+    }
     for (int c = 0; c < count; ++c) {
       input::poll_interrupt(c, count, "drawing the random failures' first lifetimes", "component");
       heap_.push(draw_next(static_cast<int>(p), c, 0.0));
@@ -126,7 +135,13 @@ FailureSchedule::Entry FailureSchedule::draw_next(int p, int component, double s
   const ClusterStochasticFailures& process = processes_[static_cast<std::size_t>(p)];
   models::Rng& rng = streams_[static_cast<std::size_t>(p)][static_cast<std::size_t>(component)];
   Entry entry;
-  entry.outage.at = since + draw(process.lifetime, rng);
+  const double lifetime = draw(process.lifetime, rng);
+  entry.outage.at = since + lifetime;
+  if (const std::optional<ComponentRates>& rates = rates_[static_cast<std::size_t>(p)]) {
+    const auto c = static_cast<std::size_t>(component);
+    entry.outage.at =
+        lifetime_end(since, lifetime, rates->factor[c], rates->turns_bad_at[c], rates->bad_factor);
+  }
   entry.outage.back = entry.outage.at + draw(process.repair, rng);
   entry.outage.target = process.target;
   entry.outage.index = component;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/rng.hpp"
+#include "sim/collective/job/component_rates.hpp"
 #include "sim/scenario/collective/config.hpp"
 
 namespace failsim::sim {
@@ -55,6 +56,10 @@ class FailureSchedule {
   const Outage* next() const { return heap_.empty() ? nullptr : &heap_.top().outage; }
   /// Takes the earliest outage; a random process draws its next one.
   Outage take();
+  /// The rates of failures.stochastic[entry]'s components (nullptr: it has no heterogeneity).
+  const ComponentRates* component_rates(std::size_t entry) const {
+    return entry < rates_.size() && rates_[entry] ? &*rates_[entry] : nullptr;
+  }
 
  private:
   struct Entry {
@@ -74,6 +79,7 @@ class FailureSchedule {
   const ClusterPlatformConfig& platform_;
   std::vector<ClusterStochasticFailures> processes_;  // failures.stochastic, then failures.rates
   std::vector<std::vector<models::Rng>> streams_;     // per process, per component
+  std::vector<std::optional<ComponentRates>> rates_;  // per process: its heterogeneity's
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
 };
 

@@ -42,6 +42,8 @@ class NodeStates {
   /// Takes the earliest outage when it is due by `now`, marking its nodes down; nullopt when
   /// none is.
   std::optional<Outage> take_due(double now);
+  /// The failures' schedule (the heterogeneous processes' component rates).
+  const FailureSchedule& schedule() const { return schedule_; }
   /// Which of failures.events were taken (the others are recorded as not injected).
   const std::vector<bool>& events_injected() const { return events_injected_; }
 

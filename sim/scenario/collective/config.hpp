@@ -246,11 +246,40 @@ struct FailureCause {
   bool operator==(const FailureCause&) const = default;
 };
 
+/// How each component's rate is spread over the components: a multiplier of mean 1 drawn per
+/// component, GAMMA of shape `spread_parameter` (scale its inverse), LOGNORMAL of sigma
+/// `spread_parameter` (mu = -sigma^2 / 2).
+enum class RateSpread { NONE, GAMMA, LOGNORMAL };
+
+/// failures.stochastic[i].heterogeneity (docs/cluster.md, "Heterogeneous nodes"): components
+/// failing at different rates. A component at rate factor m draws its lifetimes as the entry's,
+/// divided by m (an exponential's rate m times; a Weibull's scale and a lognormal's mean over m,
+/// the same shape); repairs are the entry's. Either bad components (a fraction from the start,
+/// good ones turning bad at a rate) or a spread, not both.
+struct NodeHeterogeneity {
+  double bad_fraction = 0.0;  ///< in [0, 1]: round(fraction x components) are bad from the start
+  double bad_factor = 1.0;    ///< >= 1: a bad component's rate factor
+  /// Ageing: a good component turns bad after an exponential time of this mean (seconds).
+  std::optional<double> turns_bad_mean;
+  RateSpread spread = RateSpread::NONE;
+  double spread_parameter = 0.0;  ///< GAMMA's shape or LOGNORMAL's sigma, > 0
+
+  bool operator==(const NodeHeterogeneity&) const = default;
+};
+
+/// The components' rate factor averaged over them and over [0, horizon] (the work estimate's):
+/// 1 for a spread (mean 1 by construction); 1 - f + f k for bad components; with ageing, the good
+/// ones' expected share turned bad, 1 - (T / H)(1 - e^(-H/T)), adds (1 - f)(k - 1) times it (k
+/// itself without a finite horizon).
+double mean_rate_factor(const NodeHeterogeneity& h, double horizon);
+
 /// Lifetimes and repairs of every component of a kind, drawn from the seed.
 struct ClusterStochasticFailures {
   ClusterTarget target = ClusterTarget::NODE;
   Distribution lifetime;
   Distribution repair;
+  /// None: every component draws the same lifetimes.
+  std::optional<NodeHeterogeneity> heterogeneity;
   /// Empty: failures have no cause and lose host memory as their target says. Otherwise each
   /// failure draws its cause by weight (a sum of independent exponential processes is one
   /// exponential process whose failures have cause i with probability rate_i / total rate).

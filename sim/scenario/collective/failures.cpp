@@ -61,6 +61,17 @@ ClusterFailureEvent read_event(const nlohmann::json& v, const JsonLocation& wher
   return e;
 }
 
+/// A failures.stochastic entry: every component of a kind failing at random.
+ClusterStochasticFailures read_stochastic(const nlohmann::json& v, const JsonLocation& where) {
+  const ObjectReader s(v, where, {"target", "lifetime", "repair", "heterogeneity"});
+  ClusterStochasticFailures out;
+  out.target = s.choice("target", TARGETS);
+  out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
+  out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
+  if (s.has("heterogeneity")) out.heterogeneity = read_heterogeneity(s);
+  return out;
+}
+
 StragglerEvent read_straggler(const nlohmann::json& v, const JsonLocation& where,
                               const ClusterPlatformConfig& p) {
   const ObjectReader r(v, where, {"target", "index", "from", "to", "slowdown"});
@@ -175,15 +186,7 @@ ClusterFailureConfig read_cluster_failures(const ObjectReader& top, const Cluste
                       });
   }
   if (r.has("stochastic")) {
-    f.stochastic = r.list("stochastic", 0, "random failure processes (objects)",
-                          [&](const nlohmann::json& v, const JsonLocation& where) {
-                            const ObjectReader s(v, where, {"target", "lifetime", "repair"});
-                            ClusterStochasticFailures out;
-                            out.target = s.choice("target", TARGETS);
-                            out.lifetime = read_distribution(s, "lifetime", Sign::POSITIVE);
-                            out.repair = read_distribution(s, "repair", Sign::NON_NEGATIVE);
-                            return out;
-                          });
+    f.stochastic = r.list("stochastic", 0, "random failure processes (objects)", read_stochastic);
   }
   check_one_per_target(r, "stochastic", f.stochastic);
   if (r.has("trace")) f.trace = read_cluster_trace(r, p, file_label);
@@ -213,6 +216,8 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& f) {
     stochastic.push_back({{"target", spelling_of(s.target, TARGETS)},
                           {"lifetime", distribution_to_json(s.lifetime)},
                           {"repair", distribution_to_json(s.repair)}});
+    if (s.heterogeneity)
+      stochastic.back()["heterogeneity"] = heterogeneity_to_json(*s.heterogeneity);
   }
   json stragglers = json::array();
   for (const StragglerEvent& s : f.stragglers) {

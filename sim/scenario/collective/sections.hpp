@@ -39,6 +39,10 @@ nlohmann::json cluster_failures_to_json(const ClusterFailureConfig& failures);
 /// The spellings of ClusterTarget ("accelerator", "node", ...).
 const input::Choices<ClusterTarget>& cluster_targets();
 
+/// failures.stochastic[i].heterogeneity of the entry `entry` (heterogeneity.cpp).
+NodeHeterogeneity read_heterogeneity(const input::ObjectReader& entry);
+nlohmann::json heterogeneity_to_json(const NodeHeterogeneity& heterogeneity);
+
 /// failures.trace (failure_trace.cpp): the trace read, its nodes mapped, days made seconds.
 ClusterTraceConfig read_cluster_trace(const input::ObjectReader& failures,
                                       const ClusterPlatformConfig& platform,

@@ -71,11 +71,16 @@ std::pair<double, std::string> checkpoints(const Scenario& s, double steps) {
 std::string count(double n) { return std::isinf(n) ? "unbounded" : fmt::format("{:.3g}", n); }
 
 /// A process's expected events over `horizon`: each of its components cycles through a mean
-/// lifetime (or gap) and a mean repair (or spell) again and again.
+/// lifetime (or gap), shortened by its rate factor, and a mean repair (or spell) again and again.
 double process_events(ClusterTarget target, const ClusterPlatformConfig& platform, double horizon,
-                      const Distribution& up, const Distribution& down) {
+                      const Distribution& up, const Distribution& down, double rate_factor = 1.0) {
   return static_cast<double>(component_count(target, platform)) * horizon /
-         (mean_of(up) + mean_of(down));
+         (mean_of(up) / rate_factor + mean_of(down));
+}
+
+/// A failure process's rate factor over `horizon`, averaged over its components.
+double rate_factor(const ClusterStochasticFailures& p, double horizon) {
+  return p.heterogeneity ? mean_rate_factor(*p.heterogeneity, horizon) : 1.0;
 }
 
 /// `failures` expected when each costs `per_restart` before a restart completes (none stay none).
@@ -104,8 +109,9 @@ double restart_seconds(const Scenario& s, const CollectivePlan& plan) {
 double failures_per_restart(const Scenario& s, const CollectivePlan& plan) {
   double rate = 0.0;  // lambda, failures a second
   for (const auto& [p, field] : failure_processes(s.collective.failures)) {
-    rate +=
-        static_cast<double>(component_count(p.target, s.collective.platform)) / mean_of(p.lifetime);
+    // Without a horizon, the rate the heterogeneity reaches in the end (ageing's k).
+    rate += static_cast<double>(component_count(p.target, s.collective.platform)) *
+            rate_factor(p, std::numeric_limits<double>::infinity()) / mean_of(p.lifetime);
   }
   const double r = restart_seconds(s, plan);
   if (!(rate > 0.0) || !(r > 0.0)) return 1.0;
@@ -144,7 +150,8 @@ CollectiveWork estimate_collective_work(const Scenario& s, const CollectivePlan&
   // Failures: components x horizon / (mean lifetime + mean repair) per process, and the finite
   // ones of the scenario and the trace.
   for (const auto& [p, field] : failure_processes(f)) {
-    w.failures += process_events(p.target, platform, w.horizon, p.lifetime, p.repair);
+    w.failures += process_events(p.target, platform, w.horizon, p.lifetime, p.repair,
+                                 rate_factor(p, w.horizon));
   }
   w.failures += static_cast<double>(f.events.size());
   if (f.trace) w.failures += static_cast<double>(f.trace->outages.size());
@@ -189,15 +196,16 @@ Source largest_source(const Scenario& s, const CollectivePlan& plan, const Colle
   const ClusterFailureConfig& f = s.collective.failures;
   const std::string restarts = restart_text(s, plan, w);
   for (const auto& [p, field] : failure_processes(f)) {
-    const double n = with_restarts(
-        process_events(p.target, s.collective.platform, w.horizon, p.lifetime, p.repair),
-        w.failures_per_restart);
+    const double n = with_restarts(process_events(p.target, s.collective.platform, w.horizon,
+                                                  p.lifetime, p.repair, rate_factor(p, w.horizon)),
+                                   w.failures_per_restart);
     sources.push_back(
         {collective_wall_seconds(0, 2.0 * n, 0, 0), field,
          fmt::format("{} failures and as many restarts from {} {}s of {} s mean "
                      "lifetime and {} s mean repair{}",
                      count(n), component_count(p.target, s.collective.platform),
-                     to_string(p.target), mean_of(p.lifetime), mean_of(p.repair), restarts)});
+                     to_string(p.target), mean_of(p.lifetime) / rate_factor(p, w.horizon),
+                     mean_of(p.repair), restarts)});
   }
   if (f.trace) {
     const double n =
