@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "models/apply_pending.hpp"
 #include "models/optimizer.hpp"
 #include "models/sgd.hpp"
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "models/apply_pending.hpp"
 #include "models/optimizer.hpp"
 #include "models/sgd.hpp"
 #include "sim/ps/actors/endpoint.hpp"

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/apply_pending.hpp"
 #include "models/sgd.hpp"
 #include "sim/ps/actors/buffer_pool.hpp"
 #include "sim/ps/actors/endpoint.hpp"
