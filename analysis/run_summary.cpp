@@ -167,6 +167,12 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
                                 scenario_at.child("name"));
   run.seed = input::read_uint64(member(scenario, scenario_at, "seed", "an integer >= 0"),
                                 scenario_at.child("seed"));
+  // A time-only collective run has no model.
+  const auto model = scenario.find("model");
+  if (model != scenario.end() && model->is_object()) {
+    const auto kind = model->find("kind");
+    run.language_model = kind != model->end() && *kind == "transformer";
+  }
 
   const input::JsonLocation summary_at = root.child("summary");
   const json& summary = object_member(doc, root, "summary");
@@ -179,6 +185,12 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
   } else if (final_eval.is_object()) {
     run.final_accuracy = number_member(final_eval, summary_at.child("final"), "test_accuracy",
                                        {0.0, 1.0, false, false});
+    // null: a loss that was not finite (JSON has no NaN); absent: a result from before losses.
+    const auto loss = final_eval.find("test_loss");
+    if (loss != final_eval.end() && !loss->is_null()) {
+      run.final_loss = number_member(final_eval, summary_at.child("final"), "test_loss",
+                                     input::Interval::non_negative());
+    }
   } else {
     summary_at.child("final").fail("an evaluation object or null",
                                    input::describe_found(final_eval));

@@ -91,6 +91,12 @@ struct RunSummary {
   std::string status;                    ///< summary.status
   double end_time = 0.0;                 ///< summary.end_time, s
   std::optional<double> final_accuracy;  ///< summary.final.test_accuracy; none if final is null
+  /// summary.final.test_loss, nat: a language model's validation loss (a classifier's
+  /// cross-entropy); none when final is null, the loss null (not finite) or absent (a result
+  /// written before the loss was).
+  std::optional<double> final_loss;
+  /// scenario.model.kind "transformer": a language model, whose loss the tables show by default.
+  bool language_model = false;
   GradientCounts gradients;
   std::int64_t updates = 0;
   std::int64_t updates_rolled_back = 0;

@@ -410,6 +410,8 @@ RunMetrics run_metrics(const RunSummary& run, double target) {
   m.directory = run.directory;
   m.status = run.status;
   m.final_accuracy = run.final_accuracy;
+  m.final_loss = run.final_loss;
+  m.language_model = run.language_model;
   m.end_time = run.end_time;
   m.gradients_computed = run.gradients.computed;
   m.gradients_applied = run.gradients.applied;
@@ -595,6 +597,20 @@ void add_accuracy_columns(std::vector<MetricColumn>& columns, std::size_t failur
                      .show_count = true,
                      .value = [](const RunMetrics& r) { return r.time_to_target; },
                      .by_default = true});
+  // A language model is judged by its validation loss and perplexity (exp of the loss, as the
+  // result's test_perplexity), of both protocols; a classifier's are its cross-entropy.
+  columns.push_back({.key = "final_test_loss",
+                     .header = "final validation loss",
+                     .unit = "nat",
+                     .value = [](const RunMetrics& r) { return r.final_loss; },
+                     .language_model_default = true});
+  columns.push_back({.key = "final_test_perplexity",
+                     .header = "final perplexity",
+                     .value = [](const RunMetrics& r) -> V {
+                       if (!r.final_loss) return std::nullopt;
+                       return std::exp(*r.final_loss);
+                     },
+                     .language_model_default = true});
   columns.push_back({.key = "end_time_s",
                      .header = "end time",
                      .unit = "s",
@@ -846,9 +862,12 @@ std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
     // Parameter-server runs: their default columns. Collective runs: the collective ones, but
     // a column no run has a value for (accuracy of time-only runs, goodput in tokens without a
     // transformer, a cost under a plan without nodes) says nothing. Both kinds: both sets.
-    bool any_ps = false, any_collective = false;
+    bool any_ps = false, any_collective = false, any_language_model = false;
     for (const auto& c : configurations) {
-      for (const auto& r : c.runs) (r.collective ? any_collective : any_ps) = true;
+      for (const auto& r : c.runs) {
+        (r.collective ? any_collective : any_ps) = true;
+        any_language_model = any_language_model || r.language_model;
+      }
     }
     const auto has_value = [&](const MetricColumn& column) {
       for (const auto& c : configurations) {
@@ -859,6 +878,7 @@ std::vector<MetricColumn> select_columns(std::vector<MetricColumn> all,
       return false;
     };
     std::erase_if(all, [&](const MetricColumn& c) {
+      if (c.language_model_default) return !any_language_model;
       if (any_ps && c.by_default) return false;
       if (any_collective && c.collective_default) return !has_value(c);
       if (any_collective && !any_ps && c.key == "final_accuracy") return !has_value(c);

@@ -83,6 +83,8 @@ struct RunMetrics {
   std::size_t root_index = 0;  ///< index of the DIR argument it was found under
   std::string status;
   std::optional<double> final_accuracy;
+  std::optional<double> final_loss;             ///< nat: summary.final.test_loss
+  bool language_model = false;                  ///< scenario.model.kind "transformer"
   std::vector<FailureOutcome> server_failures;  ///< in time order
   std::size_t failures = 0;                     ///< every failure, server-side or not
   std::optional<double> time_to_target;         ///< s
@@ -175,6 +177,9 @@ struct MetricColumn {
   /// collective question (ETTR, goodput, time lost, steps rolled back, restarts, final accuracy
   /// and cost when some run has one). docs/tables.md#collective-runs.
   bool collective_default = false;
+  /// Shown without --columns in Markdown and LaTeX when some run is a language model (its
+  /// validation loss and perplexity), whatever the protocol.
+  bool language_model_default = false;
 };
 
 /// Every metric column, in table order: those of the tables, with `failure_triples` triples of

@@ -995,16 +995,75 @@ TEST_CASE("Markdown: one row per configuration, units in headers", "[table][rend
   INFO(md);
   CHECK_THAT(md, Contains("| configuration | seeds | final accuracy (fraction) | accuracy before "
                           "failure 1 (fraction) | lowest accuracy after failure 1 (fraction) | "
-                          "recovery time after failure 1 (s) | time to 0.7 (s) | gradients "
-                          "computed |"));
+                          "recovery time after failure 1 (s) | time to 0.7 (s) | final "
+                          "validation loss (nat) | final perplexity | gradients computed |"));
   CHECK_THAT(md, Contains("cost per useful gradient (µUSD) |\n| --- | ---: | ---: |"));
   // 0.81 ± 0.0248 (by hand above); before failure 1: 0.61 ± 0.0248; lowest: 0.45 ± 0.124.
+  // These hand-made runs have no loss.
   CHECK_THAT(md, Contains("| a_x | 3 | 0.810 ± 0.025 | 0.610 ± 0.025 | 0.45 ± 0.12 | "
-                          "20 ± 0 (2/3) | 105 ± 64 (2/3) | 5000 ± 0 |"));
+                          "20 ± 0 (2/3) | 105 ± 64 (2/3) | — (0/3) | — (0/3) | 5000 ± 0 |"));
   CHECK_THAT(md, Contains("| 2.50 ± 0 |"));  // µUSD
   // n = 1; a failure column the run has no failure for; a target never reached.
   CHECK_THAT(md, Contains("| b%& | 1 | 0.900 (n=1) | — (0/1) | — (0/1) | — (0/1) |"));
   CHECK_THAT(md, Contains("Target accuracy 0.7; cost plan 'per-second' of p.json."));
+}
+
+TEST_CASE(
+    "a language model's final validation loss and perplexity: by default when a run is one, on "
+    "request otherwise",
+    "[table][render]") {
+  // Two seeds of a collective language model: losses 2.5 and 2.7 nats.
+  std::vector<RunMetrics> runs;
+  for (const auto& [seed, loss] : {std::pair{1, 2.5}, std::pair{2, 2.7}}) {
+    json r = collective_result_json("lm", seed);
+    r["scenario"]["model"] = {{"kind", "transformer"}, {"layers", 2}};
+    r["summary"]["collective"]["math"] = "real";
+    r["summary"]["final"] = {{"test_accuracy", 0.4},
+                             {"test_loss", loss},
+                             {"test_perplexity", 0.0},
+                             {"time", 1000.0},
+                             {"version", 50}};
+    const RunSummary run = parsed(r);
+    CHECK(run.language_model);
+    REQUIRE(run.final_loss);
+    CHECK(*run.final_loss == loss);
+    runs.push_back(run_metrics(run, 0.7));
+  }
+  const std::string md = render_table(group_runs(runs), TableFormat::MARKDOWN, {});
+  INFO(md);
+  // Mean 2.6, s = 0.1414, h = 12.706 x 0.1414 / sqrt 2 = 1.27; perplexities e^2.5 = 12.18 and
+  // e^2.7 = 14.88: mean 13.53, s = 1.909, h = 17.2.
+  CHECK(md.rfind("| configuration | seeds | final accuracy (fraction) | final validation loss "
+                 "(nat) | final perplexity | ETTR (fraction) |",
+                 0) == 0);
+  CHECK_THAT(md, Contains("| lm | 2 | 0.400 ± 0 | 2.6 ± 1.3 | 14 ± 17 | 0.600 ± 0 |"));
+
+  // A classifier's runs have a loss too, shown on request only.
+  json r = collective_result_json("softmax", 1);
+  r["scenario"]["model"] = {{"kind", "softmax"}};
+  r["summary"]["collective"]["math"] = "real";
+  r["summary"]["final"] = {{"test_accuracy", 0.8}, {"test_loss", 0.5}, {"time", 1000.0}};
+  const RunSummary softmax = parsed(r);
+  CHECK_FALSE(softmax.language_model);
+  const std::vector<Configuration> classifier = group_runs({run_metrics(softmax, 0.7)});
+  CHECK(render_table(classifier, TableFormat::MARKDOWN, {}).find("loss") == std::string::npos);
+  TableLayout layout;
+  layout.columns = {"final_test_loss", "final_test_perplexity"};
+  CHECK_THAT(render_table(classifier, TableFormat::MARKDOWN, layout),
+             Contains("| softmax | 1 | 0.500 (n=1) | 1.65 (n=1) |"));
+  // CSV has them among every column.
+  CHECK_THAT(render_table(classifier, TableFormat::CSV, {}),
+             Contains(",final_test_loss_mean,final_test_loss_ci95,final_test_loss_n,"));
+
+  // No loss: a final evaluation without one (an older result), a loss that was not finite
+  // (written as null); a negative one is refused.
+  r["summary"]["final"].erase("test_loss");
+  CHECK_FALSE(parsed(r).final_loss);
+  r["summary"]["final"]["test_loss"] = nullptr;
+  CHECK_FALSE(parsed(r).final_loss);
+  r["summary"]["final"]["test_loss"] = -1.0;
+  CHECK(result_error(r) ==
+        "r/result.json: /summary/final/test_loss: expected a number >= 0, found -1.0");
 }
 
 TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[table][render]") {
