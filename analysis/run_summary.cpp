@@ -150,6 +150,44 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
+/// summary.final: the last evaluation's accuracy and loss, or null (no evaluation).
+void read_final_evaluation(const json& summary, const input::JsonLocation& summary_at,
+                           RunSummary& run) {
+  const json& final_eval = member(summary, summary_at, "final", "an evaluation object or null");
+  if (final_eval.is_null()) {
+    run.final_accuracy.reset();
+  } else if (final_eval.is_object()) {
+    run.final_accuracy = number_member(final_eval, summary_at.child("final"), "test_accuracy",
+                                       {0.0, 1.0, false, false});
+    // null: a loss that was not finite (JSON has no NaN); absent: a result from before losses.
+    const auto loss = final_eval.find("test_loss");
+    if (loss != final_eval.end() && !loss->is_null()) {
+      run.final_loss = number_member(final_eval, summary_at.child("final"), "test_loss",
+                                     input::Interval::non_negative());
+    }
+  } else {
+    summary_at.child("final").fail("an evaluation object or null",
+                                   input::describe_found(final_eval));
+  }
+}
+
+/// summary.gradients: the counts, rolled back at most what was applied.
+void read_gradients(const json& summary, const input::JsonLocation& summary_at, RunSummary& run) {
+  const input::JsonLocation gradients_at = summary_at.child("gradients");
+  const json& gradients = object_member(summary, summary_at, "gradients");
+  run.gradients.computed = count_member(gradients, gradients_at, "computed");
+  run.gradients.applied = count_member(gradients, gradients_at, "applied");
+  run.gradients.dropped = count_member(gradients, gradients_at, "dropped");
+  run.gradients.lost = count_member(gradients, gradients_at, "lost");
+  run.gradients.pending_at_end = count_member(gradients, gradients_at, "pending_at_end");
+  run.gradients.rolled_back = count_member(gradients, gradients_at, "rolled_back");
+  if (run.gradients.rolled_back > run.gradients.applied) {
+    gradients_at.child("rolled_back")
+        .fail(fmt::format("an integer <= summary.gradients.applied ({})", run.gradients.applied),
+              std::to_string(run.gradients.rolled_back));
+  }
+}
+
 }  // namespace
 
 void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run) {
@@ -179,35 +217,8 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
   run.status = input::read_string(member(summary, summary_at, "status", "a non-empty string"),
                                   summary_at.child("status"));
   run.end_time = number_member(summary, summary_at, "end_time", input::Interval::non_negative());
-  const json& final_eval = member(summary, summary_at, "final", "an evaluation object or null");
-  if (final_eval.is_null()) {
-    run.final_accuracy.reset();
-  } else if (final_eval.is_object()) {
-    run.final_accuracy = number_member(final_eval, summary_at.child("final"), "test_accuracy",
-                                       {0.0, 1.0, false, false});
-    // null: a loss that was not finite (JSON has no NaN); absent: a result from before losses.
-    const auto loss = final_eval.find("test_loss");
-    if (loss != final_eval.end() && !loss->is_null()) {
-      run.final_loss = number_member(final_eval, summary_at.child("final"), "test_loss",
-                                     input::Interval::non_negative());
-    }
-  } else {
-    summary_at.child("final").fail("an evaluation object or null",
-                                   input::describe_found(final_eval));
-  }
-  const input::JsonLocation gradients_at = summary_at.child("gradients");
-  const json& gradients = object_member(summary, summary_at, "gradients");
-  run.gradients.computed = count_member(gradients, gradients_at, "computed");
-  run.gradients.applied = count_member(gradients, gradients_at, "applied");
-  run.gradients.dropped = count_member(gradients, gradients_at, "dropped");
-  run.gradients.lost = count_member(gradients, gradients_at, "lost");
-  run.gradients.pending_at_end = count_member(gradients, gradients_at, "pending_at_end");
-  run.gradients.rolled_back = count_member(gradients, gradients_at, "rolled_back");
-  if (run.gradients.rolled_back > run.gradients.applied) {
-    gradients_at.child("rolled_back")
-        .fail(fmt::format("an integer <= summary.gradients.applied ({})", run.gradients.applied),
-              std::to_string(run.gradients.rolled_back));
-  }
+  read_final_evaluation(summary, summary_at, run);
+  read_gradients(summary, summary_at, run);
   run.updates = count_member(summary, summary_at, "updates");
   run.updates_rolled_back = count_member(summary, summary_at, "updates_rolled_back");
   if (run.updates_rolled_back > run.updates) {
