@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "input/interrupt.hpp"
+#include "sim/scenario/distribution.hpp"
 
 namespace failsim::sim {
 
@@ -55,11 +56,11 @@ ComponentRates draw_component_rates(const NodeHeterogeneity& h, int count, std::
         // Shape a, scale 1/a: mean 1, variance 1/a.
         out.factor[c] = gamma_draw(h.spread_parameter, rng) / h.spread_parameter;
         break;
-      case RateSpread::LOGNORMAL: {
-        const double sigma = h.spread_parameter;
-        out.factor[c] = std::exp(-0.5 * sigma * sigma + sigma * rng.normal());
+      case RateSpread::LOGNORMAL:
+        // Mean 1: the failure processes' lognormal law, one way to draw it.
+        out.factor[c] =
+            draw(Distribution{DistributionKind::LOGNORMAL, 1.0, h.spread_parameter}, rng);
         break;
-      }
       case RateSpread::NONE:
         // A good component turns bad after an exponential time (a bad one already is).
         if (h.turns_bad_mean && !bad_from_start[c])
