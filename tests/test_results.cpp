@@ -353,7 +353,8 @@ TEST_CASE("analysis/failsim_results.py leaves out the keys result_format leaves 
       dir);
   std::string cpp;
   for (const auto key : failsim::result_format::NOT_REPRODUCED_KEYS) {
-    cpp += (cpp.empty() ? "" : " ") + std::string(key);
+    if (!cpp.empty()) cpp += ' ';
+    cpp += key;
   }
   CHECK(out == cpp + "\n['a']\n");
 }

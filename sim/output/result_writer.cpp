@@ -271,7 +271,10 @@ void flatten_details(const nlohmann::json& v, const std::string& column,
         v.begin(), v.end(), [](const nlohmann::json& e) { return e.is_object() || e.is_array(); });
     if (scalars) {
       std::string joined;
-      for (const auto& e : v) joined += (joined.empty() ? "" : " ") + scalar_text(e);
+      for (const auto& e : v) {
+        if (!joined.empty()) joined += ' ';
+        joined += scalar_text(e);
+      }
       out.emplace_back(column, joined);
     } else {
       for (std::size_t i = 0; i < v.size(); ++i) {
