@@ -12,6 +12,8 @@ runs into configurations by `scenario.name` and seeds by `scenario.seed`, and dr
                of a collective run, from its events: the job's training, detection, repair
                wait, restart and load, its checkpoints and its failed node groups
   time         of collective runs: where the wall time went, by cause, ETTR on each bar
+  loss         of language models: validation loss against tokens and against simulated time,
+               mean over seeds, failures marked on both
   sweep        of a sweep directory (`failsim sweep`): a summary metric of runs.csv against one
                varied value (a log axis for a span of intervals, the Young/Daly optimum on a
                checkpoint interval in steps), one line per base scenario, mean over seeds with
@@ -39,7 +41,8 @@ import sys
 import failsim_results
 
 PROG = os.environ.get("FAILSIM_PLOT_PROG", "plot.py")
-FIGURES = ("accuracy", "gradients", "utilisation", "timeline", "time", "sweep")
+# analysis/figure_names.hpp holds the same list for the C++ side (a sweep file's figures).
+FIGURES = ("accuracy", "gradients", "utilisation", "timeline", "time", "loss", "sweep")
 RUN_FIGURES = ("accuracy", "gradients", "utilisation")  # drawn from result directories
 COLLECTIVE_FIGURES = ("time",)  # the default when every run is a collective one
 FORMATS = ("png", "svg")
@@ -130,8 +133,10 @@ def load_tagged_json(file, expected_format):
     return data
 
 
-def read_timeseries(file, columns):
-    """The named columns of timeseries.csv as lists of floats, read by header name."""
+def read_timeseries(file, columns, why=None):
+    """The named columns of timeseries.csv as lists of floats, read by header name; `why`
+    (column -> text) says in an error why a column is needed."""
+    why = why or {}
     try:
         with open(file, newline="") as f:
             reader = csv.reader(f)
@@ -141,7 +146,9 @@ def read_timeseries(file, columns):
             missing = [c for c in columns if c not in header]
             if missing:
                 raise BadInput(f"{file}: expected column{'s' if len(missing) > 1 else ''} "
-                               f"{', '.join(missing)} in the header, found {','.join(header)}")
+                               f"{', '.join(missing)} in the header"
+                               f"{''.join(why.get(c, '') for c in missing[:1])}, found "
+                               f"{','.join(header)}")
             index = [header.index(c) for c in columns]
             data = {c: [] for c in columns}
             for line, row in enumerate(reader, start=2):
@@ -152,8 +159,8 @@ def read_timeseries(file, columns):
                     try:
                         data[c].append(float(row[i]))
                     except ValueError:
-                        raise BadInput(f"{file}:{line}: expected a number in column {c}, "
-                                       f"found {row[i]!r}") from None
+                        raise BadInput(f"{file}:{line}: expected a number in column {c}"
+                                       f"{why.get(c, '')}, found {row[i]!r}") from None
     except FileNotFoundError:
         raise BadInput(f"{file}: expected timeseries.csv (written by `failsim run` unless "
                        "output.timeseries is false), found no such file") from None
@@ -251,14 +258,21 @@ class Run:
             self.time = {key: field(result, ["summary", "collective", "time", key], "number",
                                     file)
                          for key, _ in failsim_results.TIME_CAUSES}
-        if not any(f in figures for f in ("accuracy", "gradients")):
+        if not any(f in figures for f in ("accuracy", "gradients", "loss")):
             return  # the other figures need no time series
         columns = ["time"]
         if "accuracy" in figures:
             columns.append("test_accuracy")
         if "gradients" in figures:
             columns += ["gradients_computed", "gradients_applied"]
-        self.series = read_timeseries(os.path.join(directory, "timeseries.csv"), columns)
+        if "loss" in figures:
+            columns += ["test_loss", "tokens"]
+        self.series = read_timeseries(os.path.join(directory, "timeseries.csv"), columns,
+                                      {"tokens": LOSS_FIGURE_NOTE})
+        if "loss" in figures:
+            # A diverged evaluation's loss ("nan", "inf") is no point of the curve.
+            self.series["test_loss"] = [v if math.isfinite(v) else math.nan
+                                        for v in self.series["test_loss"]]
 
     def _worker_time(self, hosts, file):
         """Seconds of worker time in each state, summed over the run's worker hosts, and the
@@ -487,6 +501,88 @@ def figure_accuracy(configs, title):
                                   ls="none", ms=6))
             labels.append(text)
     legend_below(bottom, handles, labels)
+    return fig
+
+
+LOSS_FIGURE_NOTE = (" (the loss figure is of language models, model.kind \"transformer\", whose "
+                    "evaluations have tokens)")
+
+
+def failure_times(runs):
+    """The distinct times of a configuration's failures (every seed's), in order."""
+    return sorted({w.begin for r in runs for w in r.windows})
+
+
+def loss_curves(configs):
+    """Per configuration, the mean over seeds at each evaluation time: (times, tokens, loss,
+    half-width of the loss's 95% band). The tokens of an evaluation are the same for every seed
+    of a configuration (the timing does not depend on the seed), so their mean is theirs."""
+    curves = {}
+    for name, runs in configs.items():
+        t, loss, half = mean_curve(runs, "test_loss")
+        _, tokens, _ = mean_curve(runs, "tokens")
+        curves[name] = (t, tokens, loss, half)
+    return curves
+
+
+def figure_loss(configs, title):
+    """Validation loss against tokens (top) and against simulated time (middle), one line per
+    configuration (mean over seeds, 95% band); its failures marked on its curves (a cross at the
+    tokens and time it had reached when one struck) and, below, on its lane of failure windows
+    and recovery events, on the time axis."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    colour = colours(configs)
+    curves = loss_curves(configs)
+    end = end_time(configs)
+    n_lanes = sum(1 for runs in configs.values() if any(r.windows or r.recovery for r in runs))
+    heights = [3, 3] + ([0.25 + 0.22 * n_lanes] if n_lanes else [])
+    fig = plt.figure(figsize=(9, 9.5 + (0.4 + 0.3 * n_lanes if n_lanes else 0)),
+                     layout="constrained")
+    grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
+    by_tokens = fig.add_subplot(grid[0])
+    by_time = fig.add_subplot(grid[1])
+    for name, runs in configs.items():
+        t, tokens, loss, half = curves[name]
+        ok = ~np.isnan(loss) & ~np.isnan(tokens)
+        label = seeds_label(name, runs)
+        by_tokens.plot(tokens[ok], loss[ok], color=colour[name], lw=1.6, marker="o", ms=2.5,
+                       zorder=3, label=label, gid=f"loss-tokens-{name}")
+        by_time.plot(t[ok], loss[ok], color=colour[name], lw=1.6, marker="o", ms=2.5, zorder=3,
+                     label=label, gid=f"loss-time-{name}")
+        if len(runs) > 1:
+            alpha = 0.2 if len(configs) <= 4 else 0.1
+            by_tokens.fill_between(tokens[ok], (loss - half)[ok], (loss + half)[ok],
+                                   color=colour[name], alpha=alpha, lw=0, zorder=2)
+            by_time.fill_between(t[ok], (loss - half)[ok], (loss + half)[ok],
+                                 color=colour[name], alpha=alpha, lw=0, zorder=2)
+        # Each failure where the curve was when it struck: the last evaluation at or before it.
+        struck = failure_times(runs)
+        if struck and ok.any():
+            at = [int(np.searchsorted(t[ok], f, side="right")) - 1 for f in struck]
+            at = [i for i in at if i >= 0]
+            by_tokens.scatter(tokens[ok][at], loss[ok][at], marker="X", s=60, color=colour[name],
+                              edgecolor="black", lw=0.6, zorder=5, gid=f"failed-tokens-{name}")
+            by_time.scatter(struck, np.interp(struck, t[ok], loss[ok]), marker="X",
+                            s=60, color=colour[name], edgecolor="black", lw=0.6, zorder=5,
+                            gid=f"failed-time-{name}")
+    by_tokens.set_xlim(left=0)
+    by_tokens.set_xlabel("tokens trained on (kept)")
+    by_time.set_xlim(0, end)
+    for ax in (by_tokens, by_time):
+        ax.set_ylabel("validation loss (nat)")
+        ax.grid(True, color="0.92", zorder=1)
+    by_time.set_title("against simulated time (the job's wall time)", fontsize="medium")
+    banded = any(len(runs) > 1 for runs in configs.values())
+    by_tokens.set_title(title or ("Validation loss against tokens: mean over seeds, shaded 95% "
+                                  "confidence band; X: a failure" if banded else
+                                  "Validation loss against tokens (one seed); X: a failure"))
+    bottom = by_time
+    if n_lanes:
+        bottom = fig.add_subplot(grid[2], sharex=by_time)
+        failure_lanes(bottom, configs, colour, end)
+    bottom.set_xlabel("simulated time (s)")
+    legend_below(bottom, *by_time.get_legend_handles_labels())
     return fig
 
 
@@ -1238,12 +1334,22 @@ def split_by_protocol(directories):
     return ps, collective
 
 
+def is_language_model(directory):
+    """Whether the run of a result directory trained a language model (scenario.model.kind
+    "transformer"; a time-only collective run has no model)."""
+    file = os.path.join(directory, "result.json")
+    model = field(load_tagged_json(file, "failsim-result"), ["scenario"], "object", file).get(
+        "model")
+    return isinstance(model, dict) and model.get("kind") == "transformer"
+
+
 def default_figures(directories, for_ps=None, for_collective=None):
     """[(result directories, figures)]: what is drawn without --figures, each protocol's runs
     with the figures made for them. Parameter-server runs: `for_ps` (default accuracy,
     gradients, utilisation, and the timeline when every run recorded intervals.csv); collective
     runs: `for_collective` (default collective_figures), but those the parameter-server runs
-    draw already (a figure is one file)."""
+    draw already (a figure is one file). Either protocol's runs, when all are language models,
+    draw the loss too."""
     ps, collective = split_by_protocol(directories)
     groups = []
     if ps:
@@ -1255,6 +1361,11 @@ def default_figures(directories, for_ps=None, for_collective=None):
         taken = groups[0][1] if groups else []
         figures = for_collective if for_collective is not None else collective_figures(collective)
         groups.append((collective, [f for f in figures if f not in taken]))
+    drawn = set()
+    for dirs, figures in groups:
+        if "loss" not in drawn and all(is_language_model(d) for d in dirs):
+            figures.append("loss")
+        drawn.update(figures)
     return groups
 
 
@@ -1300,7 +1411,7 @@ def collective_figures(directories):
 
 
 DRAW = {"accuracy": figure_accuracy, "gradients": figure_gradients,
-        "utilisation": figure_utilisation, "time": figure_time}
+        "utilisation": figure_utilisation, "time": figure_time, "loss": figure_loss}
 
 
 def write_figures(drawings, formats, outdir):
@@ -1362,7 +1473,7 @@ def main(argv):
                              f"{','.join(RUN_FIGURES)} (and timeline with intervals.csv), of "
                              f"collective runs {','.join(COLLECTIVE_FIGURES)}, timeline with at "
                              f"most {MAX_DEFAULT_TIMELINES} runs and accuracy when every run has "
-                             f"real math)")
+                             f"real math; and loss when every run is a language model)")
     parser.add_argument("--metric", metavar="M,...",
                         help="sweep figure: the columns of runs.csv to plot, one figure "
                              "sweep-M each (default: those of "

@@ -257,6 +257,7 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
   int line_number = 0;
   std::vector<std::string> header;
   std::size_t time_col = 0, version_col = 0, accuracy_col = 0;
+  std::optional<std::size_t> loss_col, tokens_col;  // absent from results older than them
   while (line_start < text.size()) {
     std::size_t line_end = text.find('\n', line_start);
     if (line_end == std::string::npos) line_end = text.size();
@@ -284,6 +285,13 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
       time_col = find_column("time");
       version_col = find_column("version");
       accuracy_col = find_column("test_accuracy");
+      const auto optional_column = [&](const std::string& name) -> std::optional<std::size_t> {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - header.begin());
+      };
+      loss_col = optional_column("test_loss");
+      tokens_col = optional_column("tokens");
     } else {
       if (fields.size() != header.size()) {
         fail(1, fmt::format("{} comma-separated fields, as in the header", header.size()),
@@ -310,6 +318,21 @@ std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
       if (!(p.test_accuracy >= 0.0 && p.test_accuracy <= 1.0)) {
         fail(column_of(accuracy_col), "a number in [0, 1] in column 'test_accuracy'",
              std::string(fields[accuracy_col]));
+      }
+      if (loss_col) {
+        // "nan" or "inf": a diverged evaluation, which reaches no target loss.
+        double loss = 0.0;
+        number(*loss_col, "a number", loss);
+        if (std::isfinite(loss)) p.test_loss = loss;
+      }
+      if (tokens_col && !fields[*tokens_col].empty()) {
+        double tokens = 0.0;
+        number(*tokens_col, "a number >= 0 or nothing", tokens);
+        if (!(tokens >= 0.0 && std::isfinite(tokens))) {
+          fail(column_of(*tokens_col), "a number >= 0 or nothing in column 'tokens'",
+               std::string(fields[*tokens_col]));
+        }
+        p.tokens = tokens;
       }
       if (!points.empty() && p.time < points.back().time) {
         fail(column_of(time_col),

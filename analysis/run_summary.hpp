@@ -27,6 +27,11 @@ struct EvaluationPoint {
   double time = 0.0;           ///< s (simulated)
   std::int64_t version = 0;    ///< updates
   double test_accuracy = 0.0;  ///< fraction
+  /// nat; none when the loss is not finite or the file has no test_loss column (older results).
+  std::optional<double> test_loss;
+  /// A language model's tokens so far; none for a classifier (an empty field) or without the
+  /// column (a result written before it).
+  std::optional<double> tokens;
 };
 
 /// One event of result.json's `events` list.
@@ -114,8 +119,9 @@ RunSummary load_run(const std::filesystem::path& directory);
 void parse_result_json(const std::string& text, const std::string& file_label, RunSummary& run);
 
 /// Parses timeseries.csv text: columns found by header name (time, version, test_accuracy are
-/// required, others ignored), every row with as many fields as the header, times
-/// non-decreasing. Throws input::InputError with the line and column.
+/// required; test_loss and tokens read when present, a number each, tokens possibly empty;
+/// others ignored), every row with as many fields as the header, times non-decreasing. Throws
+/// input::InputError with the line and column.
 std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
                                               const std::string& file_label);
 

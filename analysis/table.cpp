@@ -162,6 +162,8 @@ std::string caption(const std::vector<Configuration>& configurations, const Tabl
       "Mean ± half-width of the 95% confidence interval over seeds (Student's t); (m/n): runs "
       "with a value / runs. Target accuracy {}",
       layout.target);
+  if (layout.target_loss)
+    text += fmt::format("; target validation loss {} nat", *layout.target_loss);
   if (std::any_of(columns.begin(), columns.end(), [](const auto& c) { return c.priced; })) {
     bool any_ps = false, any_collective = false;
     for (const auto& c : configurations) {
@@ -220,14 +222,23 @@ std::string render_latex(const std::vector<Configuration>& configurations,
   return out;
 }
 
+/// The CSV's target_loss column, only with a target loss (a CSV without one keeps its columns).
+std::string target_loss_header(const TableLayout& layout) {
+  return layout.target_loss ? "target_loss," : "";
+}
+std::string target_loss_field(const TableLayout& layout) {
+  return layout.target_loss ? csv_number(*layout.target_loss) + ',' : "";
+}
+
 std::string render_csv(const std::vector<Configuration>& configurations,
                        const std::vector<MetricColumn>& columns, const TableLayout& layout) {
-  std::string out = "configuration,runs,target_accuracy,plan";
+  std::string out = "configuration,runs,target_accuracy," + target_loss_header(layout) + "plan";
   for (const auto& c : columns) out += fmt::format(",{0}_mean,{0}_ci95,{0}_n", c.key);
   out += '\n';
   for (const auto& config : configurations) {
-    out += fmt::format("{},{},{},{}", csv_field(config.name), config.runs.size(),
-                       csv_number(layout.target), csv_field(plan_of(config, layout)));
+    out += fmt::format("{},{},{},{}{}", csv_field(config.name), config.runs.size(),
+                       csv_number(layout.target), target_loss_field(layout),
+                       csv_field(plan_of(config, layout)));
     for (const auto& c : columns) {
       const Cell cell = cell_of(config, c, 1.0);
       if (cell.values.empty()) {
@@ -246,14 +257,16 @@ std::string render_csv(const std::vector<Configuration>& configurations,
 std::string render_csv_per_run(const std::vector<Configuration>& configurations,
                                const std::vector<MetricColumn>& columns,
                                const TableLayout& layout) {
-  std::string out = "configuration,seed,directory,status,target_accuracy,plan";
+  std::string out =
+      "configuration,seed,directory,status,target_accuracy," + target_loss_header(layout) + "plan";
   for (const auto& c : columns) out += ',' + c.key;
   out += '\n';
   for (const auto& config : configurations) {
     for (const auto& r : config.runs) {
-      out += fmt::format("{},{},{},{},{},{}", csv_field(config.name), r.seed,
+      out += fmt::format("{},{},{},{},{},{}{}", csv_field(config.name), r.seed,
                          csv_field(r.directory.string()), csv_field(r.status),
-                         csv_number(layout.target), csv_field(plan_of(config, layout)));
+                         csv_number(layout.target), target_loss_field(layout),
+                         csv_field(plan_of(config, layout)));
       for (const auto& c : columns) {
         const auto v = c.value(r);
         out += ',' + (v ? csv_number(*v) : std::string());
@@ -370,6 +383,14 @@ std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evalu
   return std::nullopt;
 }
 
+const EvaluationPoint* first_at_or_below_loss(const std::vector<EvaluationPoint>& evaluations,
+                                              double target) {
+  for (const auto& p : evaluations) {
+    if (p.test_loss && *p.test_loss <= target) return &p;
+  }
+  return nullptr;
+}
+
 std::optional<double> accuracy_at_or_before(const std::vector<EvaluationPoint>& evaluations,
                                             double t) {
   std::optional<double> last;
@@ -403,7 +424,7 @@ double union_length(std::vector<FailureWindow> windows) {
   return total;
 }
 
-RunMetrics run_metrics(const RunSummary& run, double target) {
+RunMetrics run_metrics(const RunSummary& run, double target, std::optional<double> target_loss) {
   RunMetrics m;
   m.configuration = run.name;
   m.seed = run.seed;
@@ -461,6 +482,12 @@ RunMetrics run_metrics(const RunSummary& run, double target) {
   }
 
   m.time_to_target = time_to_accuracy(run.evaluations, target);
+  if (target_loss) {
+    if (const EvaluationPoint* p = first_at_or_below_loss(run.evaluations, *target_loss)) {
+      m.time_to_target_loss = p->time;
+      m.tokens_to_target_loss = p->tokens;
+    }
+  }
 
   std::size_t workers = 0;
   double waited = 0.0;
@@ -477,8 +504,8 @@ RunMetrics run_metrics(const RunSummary& run, double target) {
 }
 
 RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
-                           double target) {
-  RunMetrics m = run_metrics(run, target);
+                           double target, std::optional<double> target_loss) {
+  RunMetrics m = run_metrics(run, target, target_loss);
   const std::vector<HostTimeline> timelines =
       run.collective ? node_timelines(run) : host_timelines(run);
   // A plan that names none of the run's roles (a parameter server's plan for a collective run's
@@ -579,7 +606,7 @@ void add_failure_columns(std::vector<MetricColumn>& columns, std::size_t k) {
 /// count, three columns for each of the first `failure_triples` server failures, the time to the
 /// target accuracy, the end time.
 void add_accuracy_columns(std::vector<MetricColumn>& columns, std::size_t failure_triples,
-                          const std::string& target) {
+                          const std::string& target, std::optional<double> target_loss) {
   columns.push_back({.key = "final_accuracy",
                      .header = "final accuracy",
                      .unit = "fraction",
@@ -611,6 +638,22 @@ void add_accuracy_columns(std::vector<MetricColumn>& columns, std::size_t failur
                        return std::exp(*r.final_loss);
                      },
                      .language_model_default = true});
+  // Only with a target loss: a table without one is the same as before these columns existed.
+  if (target_loss) {
+    const std::string to = fmt::format("to loss {}", *target_loss);
+    columns.push_back({.key = "time_to_target_loss_s",
+                       .header = "time " + to,
+                       .unit = "s",
+                       .show_count = true,
+                       .value = [](const RunMetrics& r) { return r.time_to_target_loss; },
+                       .language_model_default = true});
+    columns.push_back({.key = "tokens_to_target_loss",
+                       .header = "tokens " + to,
+                       .unit = "tokens",
+                       .show_count = true,
+                       .value = [](const RunMetrics& r) { return r.tokens_to_target_loss; },
+                       .language_model_default = true});
+  }
   columns.push_back({.key = "end_time_s",
                      .header = "end time",
                      .unit = "s",
@@ -808,13 +851,14 @@ void add_cost_columns(std::vector<MetricColumn>& columns, const std::string& tar
 }
 }  // namespace
 
-std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target_accuracy) {
+std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target_accuracy,
+                                             std::optional<double> target_loss) {
   const std::string target = fmt::format("{}", target_accuracy);
   // by_default: which configuration trained best (final accuracy, time to target), how fast
   // training resumed (recovery time after each failure), how much work was lost (gradients lost
   // with their workers, gradients rolled back by a recovery). docs/tables.md#columns.
   std::vector<MetricColumn> columns;
-  add_accuracy_columns(columns, failure_triples, target);
+  add_accuracy_columns(columns, failure_triples, target, target_loss);
   add_work_columns(columns);
   add_collective_columns(columns);
   add_collective_loss_columns(columns);
@@ -829,7 +873,7 @@ std::vector<MetricColumn> metric_columns(const std::vector<Configuration>& confi
     for (const auto& r : c.runs) k_max = std::max(k_max, r.server_failures.size());
   }
   std::vector<MetricColumn> columns =
-      all_metric_columns(std::min(k_max, layout.max_failures), layout.target);
+      all_metric_columns(std::min(k_max, layout.max_failures), layout.target, layout.target_loss);
   const bool any_collective =
       std::any_of(configurations.begin(), configurations.end(), [](const Configuration& c) {
         return std::any_of(c.runs.begin(), c.runs.end(),
@@ -929,6 +973,10 @@ std::string make_table(const TableRequest& request) {
     throw TableOptionError(
         fmt::format("--target: expected a test accuracy in (0, 1], found {}", request.target));
   }
+  if (request.target_loss && !(*request.target_loss > 0.0 && std::isfinite(*request.target_loss))) {
+    throw TableOptionError(fmt::format(
+        "--target-loss: expected a validation loss > 0 (nat), found {}", *request.target_loss));
+  }
   if (request.per_run && *format != TableFormat::CSV) {
     throw TableOptionError(fmt::format(
         "--per-run: expected with --format csv only, found --format {}", request.format));
@@ -960,13 +1008,14 @@ std::string make_table(const TableRequest& request) {
   std::vector<RunMetrics> runs;
   for (const auto& found : find_result_directories(request.directories)) {
     const RunSummary run = load_run(found.path);
-    RunMetrics m =
-        compute_metrics(run, book, run.collective ? collective_plan : plan, request.target);
+    RunMetrics m = compute_metrics(run, book, run.collective ? collective_plan : plan,
+                                   request.target, request.target_loss);
     m.root_index = found.root_index;
     runs.push_back(std::move(m));
   }
   TableLayout layout;
   layout.target = request.target;
+  layout.target_loss = request.target_loss;
   layout.plan = plan;
   layout.collective_plan = collective_plan;
   // The built-in file is named as in the source tree: a table does not depend on the checkout.

@@ -54,6 +54,9 @@ std::vector<HostTimeline> node_timelines(const RunSummary& run);
 /// Time of the first evaluation with test_accuracy >= target; none if never reached.
 std::optional<double> time_to_accuracy(const std::vector<EvaluationPoint>& evaluations,
                                        double target);
+/// The first evaluation with a (finite) test_loss <= target; nullptr if none reached it.
+const EvaluationPoint* first_at_or_below_loss(const std::vector<EvaluationPoint>& evaluations,
+                                              double target);
 /// Accuracy of the last evaluation at time <= t; none if there is none.
 std::optional<double> accuracy_at_or_before(const std::vector<EvaluationPoint>& evaluations,
                                             double t);
@@ -88,7 +91,11 @@ struct RunMetrics {
   std::vector<FailureOutcome> server_failures;  ///< in time order
   std::size_t failures = 0;                     ///< every failure, server-side or not
   std::optional<double> time_to_target;         ///< s
-  double end_time = 0.0;                        ///< s: summary.end_time
+  /// The first evaluation at or below the target loss (first_at_or_below_loss): its time (s)
+  /// and tokens; none without a target loss, if never reached, or (tokens) for a classifier.
+  std::optional<double> time_to_target_loss;
+  std::optional<double> tokens_to_target_loss;
+  double end_time = 0.0;  ///< s: summary.end_time
   std::int64_t gradients_computed = 0;
   std::int64_t gradients_applied = 0;
   std::int64_t gradients_dropped = 0;
@@ -112,13 +119,15 @@ struct RunMetrics {
   std::optional<CollectiveRun> collective;
 };
 
-/// The metrics of `run` for a target accuracy in (0, 1] but the costs, which stay none.
-RunMetrics run_metrics(const RunSummary& run, double target);
+/// The metrics of `run` for a target accuracy in (0, 1] and a target validation loss (nat; none:
+/// no loss target), but the costs, which stay none.
+RunMetrics run_metrics(const RunSummary& run, double target,
+                       std::optional<double> target_loss = std::nullopt);
 
 /// run_metrics and the costs under a plan of `book` (cost_of_run's std::invalid_argument for an
 /// unknown plan).
 RunMetrics compute_metrics(const RunSummary& run, const PriceBook& book, const std::string& plan,
-                           double target);
+                           double target, std::optional<double> target_loss = std::nullopt);
 
 /// The runs of one configuration, by increasing seed.
 struct Configuration {
@@ -139,6 +148,9 @@ std::optional<TableFormat> parse_table_format(const std::string& name);
 /// What a table shows besides the runs.
 struct TableLayout {
   double target = 0.70;
+  /// The target validation loss (nat) of the time and tokens to it (`--target-loss`); none: no
+  /// such columns.
+  std::optional<double> target_loss;
   std::string plan;  ///< shown in the caption and the CSV
   /// The plan collective runs were priced with, when not `plan` (a price file's
   /// default_collective_plan); "": `plan`.
@@ -183,9 +195,11 @@ struct MetricColumn {
 };
 
 /// Every metric column, in table order: those of the tables, with `failure_triples` triples of
-/// failure columns (accuracy before, lowest after, recovery time) and `target` in the headers,
-/// and those of runs.csv only. The one list of the metrics a run is shown with.
-std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target);
+/// failure columns (accuracy before, lowest after, recovery time), `target` in the headers, the
+/// time and tokens to `target_loss` when there is one, and those of runs.csv only. The one list
+/// of the metrics a run is shown with.
+std::vector<MetricColumn> all_metric_columns(std::size_t failure_triples, double target,
+                                             std::optional<double> target_loss = std::nullopt);
 
 /// The tables' columns of all_metric_columns, with K = min(layout.max_failures, the most
 /// server-side failures of any run) triples of failure columns.
@@ -214,6 +228,7 @@ struct TableRequest {
   std::vector<std::filesystem::path> directories;
   std::string format = "md";
   double target = 0.70;
+  std::optional<double> target_loss;  ///< `--target-loss`, nat
   std::filesystem::path prices;
   /// `prices` is the built-in default (the source tree's analysis/prices.json), not the user's.
   bool prices_is_default = false;

@@ -14,7 +14,8 @@ namespace failsim::cli {
 Command add_plot_command(CLI::App& app) {
   auto args = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand(
-      "plot", "Draw figures (accuracy, gradients, utilisation, timeline, sweep) of results");
+      "plot",
+      "Draw figures (accuracy, gradients, utilisation, timeline, time, loss, sweep) of results");
   // Every argument, --help included, goes to the script untouched.
   sub->set_help_flag();
   sub->prefix_command();

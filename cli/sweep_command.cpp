@@ -9,9 +9,13 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/python_script.hpp"
 #include "input/interrupt.hpp"
 #include "input/option_checks.hpp"
 #include "sim/engine/math_pool.hpp"
@@ -33,6 +37,20 @@ struct SweepOptions {
   std::string emit;  ///< "slurm", or "" to run the sweep here
   sweep::SlurmOptions slurm;
 };
+
+/// The sweep file's `figures`, drawn by `failsim plot` from the runs there are into DIR/figures
+/// once the aggregate is written (docs/sweeps.md); OK when it asks for none or no run has a
+/// result (no table.md), else plot's exit status.
+int draw_figures(const sweep::SweepSession& session) {
+  const std::vector<std::string>& figures = session.plan().figures;
+  std::error_code ec;
+  if (figures.empty() || !std::filesystem::exists(session.root() / "table.md", ec)) return OK;
+  std::string list;
+  for (const std::string& f : figures) list += (list.empty() ? "" : ",") + f;
+  return run_analysis_script(
+      "plot.py", "failsim sweep",
+      {session.root().string(), "--figures", list, "-o", (session.root() / "figures").string()});
+}
 
 int sweep_error(const std::exception& e, int status) {
   fmt::print(stderr, "failsim sweep: {}\n", e.what());
@@ -91,6 +109,8 @@ int run_sweep(SweepOptions o) {
     const bool complete = o.collect ? session->collect()
                           : o.only  ? session->run_one(*o.only)
                                     : session->run_all(o.jobs, cores);
+    // --only writes no aggregate, so it draws nothing either.
+    if (const int drawn = o.only ? OK : draw_figures(*session); drawn != OK) return drawn;
     return complete ? OK : RUN_FAILED;
   } catch (const input::InputError& e) {
     return sweep_error(e, BAD_INPUT);

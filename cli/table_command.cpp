@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "analysis/table.hpp"
 #include "cli/commands.hpp"
@@ -25,6 +26,7 @@ struct TableOptions {
   std::string format = "md";
   std::string output;
   double target = 0.70;
+  std::optional<double> target_loss;
   std::string prices;
   std::string plan;
   std::size_t max_failures = 3;
@@ -37,6 +39,7 @@ int make_table(const TableOptions& o) {
   for (const auto& d : o.directories) request.directories.emplace_back(d);
   request.format = o.format;
   request.target = o.target;
+  request.target_loss = o.target_loss;
   request.prices_is_default = o.prices.empty();
   request.prices = o.prices.empty() ? fs::path(FAILSIM_DEFAULT_PRICES) : fs::path(o.prices);
   request.plan = o.plan;
@@ -73,6 +76,9 @@ Command add_table_command(CLI::App& app) {
   sub->add_option("-o,--output", options->output,
                   "output file, written atomically (default: stdout)");
   sub->add_option("--target", options->target, "target test accuracy in (0, 1] (default 0.70)");
+  sub->add_option_function<double>(
+      "--target-loss", [options](const double& loss) { options->target_loss = loss; },
+      "target validation loss in nat, > 0: the time and tokens to it (default: none)");
   sub->add_option("--prices", options->prices,
                   "price file (default: analysis/prices.json of the source tree)");
   sub->add_option("--plan", options->plan,

@@ -44,15 +44,23 @@ constexpr std::array<std::string_view, 8> PARAMETER_SERVER_METRICS = {"updates",
                                                                       "gradients_pending_at_end",
                                                                       "gradients_rolled_back"};
 
+/// Then those of language models: the final loss and perplexity, and the time and tokens to the
+/// sweep's target loss when it has one (those columns exist only then).
+constexpr std::array<std::string_view, 2> LANGUAGE_MODEL_METRICS = {"final_test_loss",
+                                                                    "final_test_perplexity"};
+constexpr std::array<std::string_view, 2> TARGET_LOSS_METRICS = {"time_to_target_loss_s",
+                                                                 "tokens_to_target_loss"};
+
 /// The metric columns of runs.csv: those of every run, the parameter-server ones when the plan
-/// has a parameter-server point, and when it has a collective point every collective column of
-/// the tables (ETTR, goodput, tokens, steps, restarts, time lost, time by cause), in table
-/// order. The plan decides, not the results found, so a collection of a half-run sweep has the
-/// same header.
-std::vector<analysis::MetricColumn> runs_csv_columns(bool parameter_server, bool collective) {
-  // No figure of runs.csv depends on the failure columns or the target.
+/// has a parameter-server point, the language model's when it has a language-model point, and
+/// when it has a collective point every collective column of the tables (ETTR, goodput, tokens,
+/// steps, restarts, time lost, time by cause), in table order. The plan decides, not the results
+/// found, so a collection of a half-run sweep has the same header.
+std::vector<analysis::MetricColumn> runs_csv_columns(const SweepPlan& plan, bool parameter_server,
+                                                     bool language_model, bool collective) {
+  // No figure of runs.csv depends on the failure columns or the target accuracy.
   const std::vector<analysis::MetricColumn> all =
-      analysis::all_metric_columns(0, analysis::TableLayout{}.target);
+      analysis::all_metric_columns(0, analysis::TableLayout{}.target, plan.target_loss);
   std::vector<analysis::MetricColumn> columns;
   const auto add = [&](std::string_view key) {
     const auto it = std::find_if(all.begin(), all.end(),
@@ -63,6 +71,12 @@ std::vector<analysis::MetricColumn> runs_csv_columns(bool parameter_server, bool
   for (const std::string_view key : RUNS_CSV_METRICS) add(key);
   if (parameter_server) {
     for (const std::string_view key : PARAMETER_SERVER_METRICS) add(key);
+  }
+  if (language_model) {
+    for (const std::string_view key : LANGUAGE_MODEL_METRICS) add(key);
+    if (plan.target_loss) {
+      for (const std::string_view key : TARGET_LOSS_METRICS) add(key);
+    }
   }
   if (collective) {
     for (const analysis::MetricColumn& c : all) {
@@ -75,6 +89,13 @@ std::vector<analysis::MetricColumn> runs_csv_columns(bool parameter_server, bool
 bool is_collective(const SweepPoint& p) {
   const auto protocol = p.scenario.find("protocol");
   return protocol != p.scenario.end() && *protocol == "collective";
+}
+
+/// Its model is a transformer (a time-only collective point has no model).
+bool is_language_model(const SweepPoint& p) {
+  const auto model = p.scenario.find("model");
+  return model != p.scenario.end() && model->is_object() &&
+         model->value("kind", "") == "transformer";
 }
 
 /// A column name of letters, digits and `_` from a pointer's last `words` keys that are not
@@ -110,7 +131,8 @@ std::string plain_name(const std::string& pointer, std::size_t words) {
 std::vector<std::string> varied_column_names(const SweepPlan& plan) {
   // The names runs.csv has besides: a varied path's column must not take one of them.
   std::vector<std::string> taken = {"index", "point", "base", "seed", "status", "directory"};
-  for (const auto& c : analysis::all_metric_columns(0, analysis::TableLayout{}.target)) {
+  for (const auto& c :
+       analysis::all_metric_columns(0, analysis::TableLayout{}.target, plan.target_loss)) {
     taken.push_back(c.key);
   }
   std::vector<std::string> names;
@@ -194,8 +216,10 @@ std::string runs_csv(const SweepPlan& plan,
   }
   const bool collective = std::any_of(plan.points.begin(), plan.points.end(), is_collective);
   const bool parameter_server = !std::all_of(plan.points.begin(), plan.points.end(), is_collective);
+  const bool language_model =
+      std::any_of(plan.points.begin(), plan.points.end(), is_language_model);
   const std::vector<analysis::MetricColumn> columns =
-      runs_csv_columns(parameter_server, collective);
+      runs_csv_columns(plan, parameter_server, language_model, collective);
   out += ",seed,status";
   for (const analysis::MetricColumn& c : columns) out += ',' + c.key;
   out += ",directory\n";
@@ -210,7 +234,8 @@ std::string runs_csv(const SweepPlan& plan,
     out += fmt::format(",{}", run.seed);
     const std::optional<analysis::RunSummary>& r = results.at(run.index);
     if (r) {
-      const analysis::RunMetrics m = analysis::run_metrics(*r, analysis::TableLayout{}.target);
+      const analysis::RunMetrics m =
+          analysis::run_metrics(*r, analysis::TableLayout{}.target, plan.target_loss);
       out += ',' + csv_field(r->status);
       for (const analysis::MetricColumn& c : columns) {
         const std::optional<double> v = c.value(m);
@@ -232,6 +257,7 @@ SweepTally collect_sweep(const SweepPlan& plan, const fs::path& directory, const
   request.format = "md";
   request.prices = prices;
   request.prices_is_default = true;
+  request.target_loss = plan.target_loss;
   for (const SweepRun& run : plan.runs) {
     const std::optional<analysis::RunSummary>& r = results[run.index];
     if (!r) {

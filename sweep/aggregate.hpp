@@ -35,9 +35,10 @@ std::vector<std::string> varied_column_names(const SweepPlan& plan);
 /// column per varied path (varied_column_names; `<name>_<unit>` after it for a path written with
 /// units), seed, status ("missing" when the run has no result directory; its figures are then
 /// empty), the summary figures (metric columns of the tables' list, analysis::all_metric_columns,
-/// by key: the parameter-server ones when the plan has a parameter-server point, the collective
-/// ones when it has a collective point) and the result directory (relative to the sweep's
-/// directory).
+/// by key: the parameter-server ones when the plan has a parameter-server point, a language
+/// model's loss, perplexity and time and tokens to the plan's target loss when it has a
+/// language-model point, the collective ones when it has a collective point) and the result
+/// directory (relative to the sweep's directory).
 std::string runs_csv(const SweepPlan& plan,
                      const std::vector<std::optional<analysis::RunSummary>>& results);
 

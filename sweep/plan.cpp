@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/figure_names.hpp"
 #include "input/json_input.hpp"
 #include "input/json_pointer.hpp"
 #include "input/object_reader.hpp"
@@ -397,6 +398,30 @@ VaryEntry read_vary_entry(const json& v, const JsonLocation& where) {
   return entry;
 }
 
+/// `figures`: distinct names of `failsim plot`'s figures (analysis/figure_names.hpp).
+std::vector<std::string> read_figures(const json& v, const JsonLocation& where) {
+  std::string names;
+  for (const std::string_view name : analysis::FIGURE_NAMES) {
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  const std::string expected = "a list of figures of failsim plot (" + names + ")";
+  if (!v.is_array() || v.empty()) where.fail(expected, describe_found(v));
+  std::vector<std::string> figures;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const bool known =
+        v[i].is_string() && std::find(analysis::FIGURE_NAMES.begin(), analysis::FIGURE_NAMES.end(),
+                                      v[i].get<std::string>()) != analysis::FIGURE_NAMES.end();
+    if (!known)
+      where.child(i).fail("a figure of failsim plot (" + names + ")", describe_found(v[i]));
+    const std::string name = v[i].get<std::string>();
+    if (std::find(figures.begin(), figures.end(), name) != figures.end()) {
+      where.child(i).fail("distinct figures", describe_found(v[i]) + " a second time");
+    }
+    figures.push_back(name);
+  }
+  return figures;
+}
+
 std::vector<std::uint64_t> read_seeds(const json& v, const JsonLocation& where) {
   const std::string expected =
       "a list of seeds (integers >= 0) or a range {\"from\": FIRST, \"to\": LAST}";
@@ -450,8 +475,9 @@ BaseScenario read_base(const json& v, const JsonLocation& where) {
 
 Sweep parse_sweep(const json& doc, const std::string& file_label) {
   const JsonLocation root{file_label, ""};
-  const ObjectReader top(doc, root,
-                         {"name", "description", "scenarios", "seeds", "vary", "output"});
+  const ObjectReader top(
+      doc, root,
+      {"name", "description", "scenarios", "seeds", "vary", "output", "target_loss", "figures"});
   Sweep s;
   s.file = file_label;
   s.name = top.string("name");
@@ -502,6 +528,9 @@ Sweep parse_sweep(const json& doc, const std::string& file_label) {
   }
   const ObjectReader output = top.object_or_empty("output", {"directory"});
   s.output_directory = output.string_or("directory", "results/sweeps/" + s.name);
+  s.target_loss = top.optional_number("target_loss", input::Interval::positive());
+  if (const json* figures = top.find("figures"))
+    s.figures = read_figures(*figures, top.at("figures"));
   return s;
 }
 
@@ -659,6 +688,8 @@ void add_runs(const Sweep& sweep, SweepPlan& plan) {
 SweepPlan expand_sweep(const Sweep& sweep) {
   SweepPlan plan;
   plan.name = sweep.name;
+  plan.target_loss = sweep.target_loss;
+  plan.figures = sweep.figures;
   for (const VaryEntry& entry : sweep.vary) {
     for (const VariedPath& p : entry.paths) {
       plan.paths.push_back(p.pointer);

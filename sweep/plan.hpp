@@ -54,6 +54,12 @@ struct Sweep {
   std::optional<std::vector<std::uint64_t>> seeds;  ///< nullopt: each point's own seed
   std::vector<VaryEntry> vary;
   std::string output_directory;  ///< relative to the working directory
+  /// The target validation loss (nat) of runs.csv's and table.md's time and tokens to it
+  /// (`target_loss`); none: no such columns.
+  std::optional<double> target_loss;
+  /// `failsim plot`'s figures of the runs, drawn into DIR/figures once the aggregate is written
+  /// (`figures`); empty: none.
+  std::vector<std::string> figures;
 };
 
 /// Reads and checks a sweep file: keys, types, pointers (syntax, and that each one fits every
@@ -92,6 +98,10 @@ struct SweepPlan {
   std::vector<std::string> bases;   ///< Sweep::scenarios[i].written
   std::vector<SweepPoint> points;   ///< bases outermost, then vary entries in order
   std::vector<SweepRun> runs;       ///< points outermost, then seeds
+  /// Sweep::target_loss and Sweep::figures: how the results are shown, not which runs are made
+  /// (not in sweep.json, so changing them and collecting again is the same plan).
+  std::optional<double> target_loss;
+  std::vector<std::string> figures;
 };
 
 /// Expands the grid and validates every point as a scenario (sim::parse_scenario), before

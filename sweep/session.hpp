@@ -37,6 +37,8 @@ class SweepSession {
   explicit SweepSession(SessionOptions options);
 
   const SweepPlan& plan() const { return plan_; }
+  /// The sweep's output directory.
+  const std::filesystem::path& root() const { return dir_.root; }
 
   /// --dry-run: the plan's runs on stdout, one a line, with their seeds and varied values,
   /// after a line with the sweep's estimated wall time, in all and with `jobs` runs at a time

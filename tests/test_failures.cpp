@@ -40,11 +40,12 @@ std::vector<Row> timeseries(const failsim::testing::IsolatedRun& run) {
   std::getline(in, line);
   REQUIRE(line ==
           "time,version,test_accuracy,test_loss,test_perplexity,train_loss,test_samples,"
-          "gradients_computed,gradients_applied");
+          "gradients_computed,gradients_applied,tokens");
   while (std::getline(in, line)) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    // A classifier's tokens are empty: the last field, which getline does not return.
     REQUIRE(fields.size() == 9);
     rows.push_back(
         {std::stod(fields[0]), std::stol(fields[1]), std::stod(fields[2]), std::stol(fields[7])});

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/figure_names.hpp"
 #include "input/json_pointer.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sweep/aggregate.hpp"
@@ -306,7 +307,8 @@ const std::vector<BadSweep>& bad_sweeps() {
       {"unknown top-level key",
        R"({"seed": [1]})",
        "/seed",
-       {"expected a known key (name, description, scenarios, seeds, vary, output)",
+       {"expected a known key (name, description, scenarios, seeds, vary, output, target_loss, "
+        "figures)",
         "did you mean 'seeds'?"}},
       {"no name", R"({"name": null})", "/name", {"(required), found nothing"}},
       {"a name unfit for a directory",
@@ -515,6 +517,25 @@ const std::vector<BadSweep>& bad_sweeps() {
        R"({"output": {"directry": "x"}})",
        "/output/directry",
        {"did you mean 'directory'?"}},
+      {"a target loss of 0",
+       R"({"target_loss": 0})",
+       "/target_loss",
+       {"expected a number > 0", "found 0"}},
+      {"a target loss as text", R"({"target_loss": "3 nat"})", "/target_loss", {"found \"3 nat\""}},
+      {"figures not a list",
+       R"({"figures": "loss"})",
+       "/figures",
+       {"expected a list of figures of failsim plot (accuracy, gradients, utilisation, timeline, "
+        "time, loss, sweep)",
+        "found \"loss\""}},
+      {"an unknown figure",
+       R"({"figures": ["loss", "losses"]})",
+       "/figures/1",
+       {"expected a figure of failsim plot (accuracy,", "found \"losses\""}},
+      {"a figure twice",
+       R"({"figures": ["loss", "time", "loss"]})",
+       "/figures/2",
+       {"expected distinct figures", "found \"loss\" a second time"}},
   };
   return cases;
 }
@@ -714,6 +735,36 @@ TEST_CASE("runs.csv: plain column names for the varied paths, and the columns of
   CHECK_THAT(failsim::sweep::runs_csv(plan, {}),
              Catch::Contains(",failures,updates,updates_rolled_back,") &&
                  Catch::Contains(",gradients_rolled_back,ettr,"));
+  CHECK_THAT(failsim::sweep::runs_csv(plan, {}), !Catch::Contains("loss"));
+
+  // A language-model point: its final loss and perplexity, and with the plan's target loss the
+  // time and tokens to it.
+  point.scenario = json{{"protocol", "collective"}, {"model", {{"kind", "transformer"}}}};
+  plan.points = {point};
+  const std::string lm = failsim::sweep::runs_csv(plan, {});
+  CHECK(lm.rfind("index,point,base,seed,status,final_accuracy,end_time_s,failures,final_test_loss,"
+                 "final_test_perplexity,ettr,",
+                 0) == 0);
+  plan.target_loss = 3.0;
+  CHECK(failsim::sweep::runs_csv(plan, {}).rfind(
+            "index,point,base,seed,status,final_accuracy,end_time_s,failures,final_test_loss,"
+            "final_test_perplexity,time_to_target_loss_s,tokens_to_target_loss,ettr,",
+            0) == 0);
+}
+
+// The sweep file's figures are checked against analysis/figure_names.hpp before anything runs;
+// plot.py draws them: the two lists must be the same.
+TEST_CASE("a sweep's figure names are failsim plot's", "[sweep]") {
+  std::ifstream in(std::string(FAILSIM_SOURCE_DIR) + "/analysis/plot.py");
+  std::string line, figures;
+  while (std::getline(in, line)) {
+    if (line.starts_with("FIGURES = (")) figures = line;
+  }
+  std::string expected = "FIGURES = (";
+  for (const std::string_view name : failsim::analysis::FIGURE_NAMES) {
+    expected += std::string(expected.back() == '(' ? "" : ", ") + "\"" + std::string(name) + "\"";
+  }
+  CHECK(figures == expected + ")");
 }
 
 namespace {
@@ -750,8 +801,8 @@ TEST_CASE("docs/sweeps.md shows the example files as they are and names every ke
   }
   CHECK(lines >= 10);
   for (const char* key :
-       {"name", "description", "scenarios", "seeds", "vary", "output.directory", "path", "values",
-        "range", "label", "names", "zip", "from", "to", "step"}) {
+       {"name", "description", "scenarios", "seeds", "vary", "output.directory", "target_loss",
+        "figures", "path", "values", "range", "label", "names", "zip", "from", "to", "step"}) {
     INFO(key);
     std::string quoted = "`";
     quoted += key;

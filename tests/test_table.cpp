@@ -1066,6 +1066,78 @@ TEST_CASE(
         "r/result.json: /summary/final/test_loss: expected a number >= 0, found -1.0");
 }
 
+// A language model's evaluations, worked out by hand: the loss falls from 5.5 to 3.2 at 2 s
+// (1,024 tokens), rises to 3.6 after a failure (a rollback: 512 tokens at 3 s), is not finite
+// at 4 s (a diverged evaluation reaches nothing) and is 2.9 at 5 s (2,048 tokens).
+TEST_CASE("time and tokens to a target loss: the first evaluation at or below it, none if never",
+          "[table][render]") {
+  const std::string timeseries =
+      "time,version,test_accuracy,test_loss,test_perplexity,train_loss,test_samples,"
+      "gradients_computed,gradients_applied,tokens\n"
+      "0,0,0.01,5.5,244.7,,8,0,0,0\n"
+      "1,1,0.1,4.0,54.6,4.2,8,1,1,512\n"
+      "2,2,0.2,3.2,24.5,3.5,8,2,2,1024\n"
+      "3,1,0.15,3.6,36.6,3.3,8,3,3,512\n"
+      "4,2,0.2,nan,nan,3.1,8,4,4,1024\n"
+      "5,4,0.3,2.9,18.2,3.0,8,6,6,2048\n";
+  json r = collective_result_json("lm", 1);
+  r["scenario"]["model"] = {{"kind", "transformer"}};
+  const RunSummary run = parsed(r, timeseries);
+  REQUIRE(run.evaluations.size() == 6);
+  CHECK_FALSE(run.evaluations[4].test_loss);  // nan: no loss
+  CHECK(*run.evaluations[5].tokens == 2048.0);
+
+  const auto to = [&](double target) { return run_metrics(run, 0.7, target); };
+  CHECK(*to(4.0).time_to_target_loss == 1.0);  // 4.0 <= 4.0
+  CHECK(*to(4.0).tokens_to_target_loss == 512.0);
+  CHECK(*to(3.5).time_to_target_loss == 2.0);  // not 3 s: the first at or below it
+  CHECK(*to(3.5).tokens_to_target_loss == 1024.0);
+  CHECK(*to(3.0).time_to_target_loss == 5.0);  // nan at 4 s is not below 3
+  CHECK(*to(3.0).tokens_to_target_loss == 2048.0);
+  CHECK_FALSE(to(2.0).time_to_target_loss);  // never reached: no value, not the end
+  CHECK_FALSE(to(2.0).tokens_to_target_loss);
+  CHECK_FALSE(run_metrics(run, 0.7).time_to_target_loss);  // no target loss asked
+
+  // A classifier's rows have no tokens (an empty field): a time, no tokens.
+  const RunSummary classifier = parsed(result_json("c", 1),
+                                       "time,version,test_accuracy,test_loss,tokens\n"
+                                       "0,0,0.1,2.3,\n1,5,0.5,1.1,\n");
+  CHECK(*run_metrics(classifier, 0.7, 1.5).time_to_target_loss == 1.0);
+  CHECK_FALSE(run_metrics(classifier, 0.7, 1.5).tokens_to_target_loss);
+
+  // Rendered: by default for a language model, with the target in headers and caption; the
+  // CSV's target_loss field after target_accuracy.
+  std::vector<RunMetrics> runs{to(3.5), to(3.5)};
+  runs[1].seed = 2;
+  runs[1].time_to_target_loss.reset();  // a seed that never got there
+  runs[1].tokens_to_target_loss.reset();
+  TableLayout layout;
+  layout.target_loss = 3.5;
+  const std::string md = render_table(group_runs(runs), TableFormat::MARKDOWN, layout);
+  INFO(md);
+  CHECK_THAT(md, Contains("| time to loss 3.5 (s) | tokens to loss 3.5 (tokens) |"));
+  CHECK_THAT(md, Contains("| 2 (1/2) | 1024 (1/2) |"));
+  CHECK_THAT(md, Contains("Target accuracy 0.7; target validation loss 3.5 nat."));
+  const std::string csv = render_table(group_runs(runs), TableFormat::CSV, layout);
+  CHECK(csv.rfind("configuration,runs,target_accuracy,target_loss,plan,", 0) == 0);
+  CHECK_THAT(csv, Contains(",time_to_target_loss_s_mean,time_to_target_loss_s_ci95,"
+                           "time_to_target_loss_s_n,tokens_to_target_loss_mean,"));
+  CHECK_THAT(csv, Contains("\nlm,2,0.7,3.5,,"));
+  // Without a target loss there are no such columns.
+  CHECK(render_table(group_runs(runs), TableFormat::CSV, {}).find("target_loss") ==
+        std::string::npos);
+
+  // Bad fields and option.
+  CHECK(timeseries_error("time,version,test_accuracy,test_loss\n0,0,0.1,abc\n") ==
+        "r/timeseries.csv:2:9: expected a number in column 'test_loss', found \"abc\"");
+  CHECK(timeseries_error("time,version,test_accuracy,tokens\n0,0,0.1,-5\n") ==
+        "r/timeseries.csv:2:9: expected a number >= 0 or nothing in column 'tokens', found -5");
+  TableRequest request;
+  request.directories = {"nowhere"};
+  request.target_loss = -1.0;
+  CHECK(option_error(request) == "--target-loss: expected a validation loss > 0 (nat), found -1");
+}
+
 TEST_CASE("CSV has mean and half-width and count columns and per-run rows", "[table][render]") {
   TableLayout layout;
   layout.plan = "per-second";

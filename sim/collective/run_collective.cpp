@@ -34,7 +34,8 @@ void read_math(RunResult& result, const Scenario& scenario, const ReplicaMath& m
                                          .test_accuracy = r.accuracy,
                                          .test_loss = r.loss,
                                          .train_loss = std::nullopt,
-                                         .test_samples = r.samples};
+                                         .test_samples = r.samples,
+                                         .tokens = std::nullopt};  // not a row of timeseries.csv
   }
   result.math_seconds = training.math_seconds();
 }

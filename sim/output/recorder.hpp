@@ -27,6 +27,9 @@ struct EvalRecord {
   /// Mean training loss of the gradients applied since the previous evaluation (none: nullopt).
   std::optional<double> train_loss;
   int test_samples = 0;
+  /// A language model's tokens the evaluated parameters were trained on (timeseries.csv's
+  /// `tokens`); none for a classifier.
+  std::optional<double> tokens;
   /// Cumulative counts when the evaluation was taken (filled in by Recorder::evaluation).
   std::int64_t gradients_computed = 0;
   std::int64_t gradients_applied = 0;

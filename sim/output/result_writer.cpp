@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "input/atomic_file.hpp"
+#include "models/model_kind.hpp"
 #include "result_format/event_type.hpp"
 #include "result_format/sha256.hpp"
 #include "sim/output/provenance.hpp"
@@ -167,10 +168,9 @@ nlohmann::json summary_json(const RunResult& r) {
   const EvalRecord* last =
       r.final_evaluation ? &*r.final_evaluation : (evals.empty() ? nullptr : &evals.back());
   s["final"] = last ? eval_json(*last) : nlohmann::json(nullptr);
-  const auto best = std::max_element(evals.begin(), evals.end(), [](const auto& a, const auto& b) {
-    return a.test_accuracy < b.test_accuracy;
-  });
-  s["best"] = best == evals.end() ? nlohmann::json(nullptr) : eval_json(*best);
+  const EvalRecord* best =
+      best_evaluation(evals, models::input_of(r.scenario.model.kind) == models::ModelInput::TOKENS);
+  s["best"] = best == nullptr ? nlohmann::json(nullptr) : eval_json(*best);
   s["time_to_accuracy"] = time_to_accuracy_json(evals, r.scenario.stop.target_accuracy);
 
   s["updates"] = rec.updates();
@@ -196,6 +196,18 @@ nlohmann::json summary_json(const RunResult& r) {
 }
 
 }  // namespace
+
+const EvalRecord* best_evaluation(const std::vector<EvalRecord>& evaluations, bool language_model) {
+  const EvalRecord* best = nullptr;
+  for (const EvalRecord& e : evaluations) {
+    // Strict comparisons keep the earliest of equals; a NaN loss is never lower than another.
+    if (language_model ? std::isfinite(e.test_loss) && (!best || e.test_loss < best->test_loss)
+                       : !best || e.test_accuracy > best->test_accuracy) {
+      best = &e;
+    }
+  }
+  return best;
+}
 
 std::string scenario_sha256(const Scenario& scenario) {
   return result_format::sha256_hex(to_json(scenario).dump());
@@ -226,12 +238,13 @@ nlohmann::json result_json(const RunResult& r, const std::vector<std::string>& c
 std::string timeseries_csv(const RunResult& r) {
   std::string out =
       "time,version,test_accuracy,test_loss,test_perplexity,train_loss,test_samples,"
-      "gradients_computed,gradients_applied\n";
+      "gradients_computed,gradients_applied,tokens\n";
   for (const EvalRecord& e : r.recorder.evaluations()) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", number(e.time), e.version,
-                       number(e.test_accuracy), number(e.test_loss), number(perplexity(e)),
-                       e.train_loss ? number(*e.train_loss) : "", e.test_samples,
-                       e.gradients_computed, e.gradients_applied);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", number(e.time), e.version,
+                    number(e.test_accuracy), number(e.test_loss), number(perplexity(e)),
+                    e.train_loss ? number(*e.train_loss) : "", e.test_samples, e.gradients_computed,
+                    e.gradients_applied, e.tokens ? number(*e.tokens) : "");
   }
   return out;
 }

@@ -25,6 +25,12 @@ nlohmann::json result_json(const RunResult& result, const std::vector<std::strin
 /// gives when read back and dumped so.
 std::string scenario_sha256(const Scenario& scenario);
 
+/// summary.best: the scheduled evaluation a run did best at, the earliest on ties. A language
+/// model's (`language_model`: a model of text windows) is the one with the lowest validation
+/// loss, what its users judge it by; a classifier's the one with the highest test accuracy. None
+/// without an evaluation, or for a language model without a finite loss.
+const EvalRecord* best_evaluation(const std::vector<EvalRecord>& evaluations, bool language_model);
+
 /// timeseries.csv: one row per evaluation.
 std::string timeseries_csv(const RunResult& result);
 

@@ -22,6 +22,14 @@ EvalRecord Observer::measure(RunContext& context, int limit) {
   record.test_accuracy = result.accuracy;
   record.test_loss = result.loss;
   record.test_samples = result.samples;
+  const models::ModelSpec& model = context.scenario.model;
+  if (models::input_of(model.kind) == models::ModelInput::TOKENS) {
+    // The snapshot's gradients are in shard slices (every shard's count summed), each gradient
+    // a batch of windows of `sequence` predicted tokens.
+    record.tokens = static_cast<double>(snapshot->gradients) /
+                    static_cast<double>(context.strategies.size()) *
+                    context.scenario.optimizer.batch_size * model.transformer.sequence;
+  }
   return record;
 }
 

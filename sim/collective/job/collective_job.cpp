@@ -51,13 +51,23 @@ CollectiveJob::CollectiveJob(const Scenario& scenario, const CollectivePlan& pla
                   scenario.seed),
       recovery_(std::move(recovery)),
       spares_(nodes_, recorder, counts_),
-      evaluations_(scenario, math, training, recorder, options_.on_evaluation) {
+      evaluations_(scenario, math, training, recorder, options_.on_evaluation,
+                   [this] { return tokens_kept(); }) {
   reassign(network.assignment());
 }
 
 CollectiveJob::~CollectiveJob() = default;
 
 double CollectiveJob::now() const { return sg4::Engine::get_clock(); }
+
+std::optional<double> CollectiveJob::tokens_kept() const {
+  // Evaluations come before the step that completes at their time is counted, so the kept
+  // steps are those of the parameters evaluated (DiLoCo's: with the inner steps of the round).
+  if (models::input_of(scenario_.model.kind) != models::ModelInput::TOKENS ||
+      plan_.samples_per_step <= 0)
+    return std::nullopt;
+  return ledger_.samples_kept() * plan_.tokens_per_step / plan_.samples_per_step;
+}
 
 double CollectiveJob::deadline() const {
   const Outage* next = nodes_.next_outage();

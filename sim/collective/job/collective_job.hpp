@@ -98,6 +98,9 @@ class CollectiveJob {
   const NodeStates& nodes() const { return nodes_; }
 
   double now() const;
+  /// A language model's tokens of the steps kept so far, counted as summary.collective.tokens
+  /// counts them; none for a classifier.
+  std::optional<double> tokens_kept() const;
   /// Sleeps until `t`, or until the next failure or the stop when it comes first; the time
   /// slept goes to `cause`.
   Interrupt sleep_until(double t, TimeCause cause);

@@ -9,12 +9,14 @@
 namespace failsim::sim {
 
 Evaluations::Evaluations(const Scenario& scenario, ReplicaMath* math, TrainingMath* training,
-                         Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation)
+                         Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation,
+                         std::function<std::optional<double>()> tokens_kept)
     : scenario_(scenario),
       math_(math),
       training_(training),
       recorder_(recorder),
-      on_evaluation_(std::move(on_evaluation)) {}
+      on_evaluation_(std::move(on_evaluation)),
+      tokens_kept_(std::move(tokens_kept)) {}
 
 void Evaluations::through(double t) {
   if (training_ == nullptr) return;
@@ -32,6 +34,7 @@ void Evaluations::through(double t) {
     record.test_accuracy = r.accuracy;
     record.test_loss = r.loss;
     record.test_samples = r.samples;
+    record.tokens = tokens_kept_();
     recorder_.evaluation(record);
     if (on_evaluation_) on_evaluation_(record);
     ++done_;

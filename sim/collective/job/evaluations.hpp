@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "sim/collective/job/replica_math.hpp"
@@ -19,9 +20,11 @@ namespace failsim::sim {
 class Evaluations {
  public:
   /// `math` and `training` are nullptr for a time-only workload (no evaluation then);
-  /// `on_evaluation` (may be empty) sees every evaluation recorded.
+  /// `on_evaluation` (may be empty) sees every evaluation recorded; `tokens_kept` gives the
+  /// tokens of the steps kept so far (none without a language model), each evaluation's tokens.
   Evaluations(const Scenario& scenario, ReplicaMath* math, TrainingMath* training,
-              Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation);
+              Recorder& recorder, std::function<void(const EvalRecord&)> on_evaluation,
+              std::function<std::optional<double>()> tokens_kept);
 
   /// Evaluations scheduled up to `t`, at the parameters of their time.
   void through(double t);
@@ -39,6 +42,7 @@ class Evaluations {
   TrainingMath* training_;
   Recorder& recorder_;
   std::function<void(const EvalRecord&)> on_evaluation_;
+  std::function<std::optional<double>()> tokens_kept_;
   std::int64_t done_ = 0;
   double stop_at_ = std::numeric_limits<double>::infinity();
   std::string stop_reason_;
