@@ -200,6 +200,70 @@ TEST_CASE("DiLoCo's inner AdamW: each group steps with its own moments, the oute
   CHECK(worst <= 1e-6);
 }
 
+TEST_CASE("DiLoCo with H = 1 is the mean gradient through two momentum buffers in series",
+          "[diloco]") {
+  // Why H = 1 with the paper's outer step diverges where sync SGD does not
+  // (docs/language-model.md, "DiLoCo: the H sweep"): every group starts the round at theta and
+  // its inner velocity is linear in its gradients, so the mean of the groups' one-step
+  // deltas is a V with V = m V + mean_g grad_g(theta), sync SGD's velocity; the outer step then
+  // filters it through a second momentum: u = mu u + a V, theta -= eta (a V + mu u). That
+  // recursion, computed here by hand from the model's gradients, is what DiLoCo does.
+  const double a = 0.1, m = 0.9, eta = 0.7, mu = 0.9;
+  const auto scenario = failsim::sim::parse_scenario_text(
+      build("h1", {{"optimizer", {{"learning_rate", a}, {"momentum", m}}}}).dump(), "h1.json");
+  failsim::sim::TrainingMath training(scenario);
+  failsim::sim::DilocoConfig config;
+  config.inner_steps = 1;
+  config.outer_learning_rate = eta;
+  config.outer_momentum = mu;
+  config.nesterov = true;
+  failsim::sim::DilocoMath math(training, scenario.optimizer, config, 4);
+  const std::vector<int> all{0, 1, 2, 3};
+  std::vector<failsim::sim::BatchStream> streams;
+  for (int g : all) streams.push_back(training.batch_stream(g));
+  failsim::sim::Snapshot theta = *training.initial_snapshot();
+  const std::size_t n = theta.params.size();
+  std::vector<double> x(theta.params.begin(), theta.params.end()), v(n, 0.0), u(n, 0.0);
+  failsim::models::FloatBuffer grad(n);
+  double worst = 0.0, largest = 0.0;
+  for (int step = 0; step < 6; ++step) {
+    std::copy(x.begin(), x.end(), theta.params.begin());
+    std::vector<double> mean(n, 0.0);
+    for (int g : all) {
+      training.gradient(theta, streams[static_cast<std::size_t>(g)].next(),
+                        training.dropout_seed(g, step), grad);
+      for (std::size_t k = 0; k < n; ++k) mean[k] += grad[k] / 4.0;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      v[k] = m * v[k] + mean[k];
+      u[k] = mu * u[k] + a * v[k];
+      x[k] -= eta * (a * v[k] + mu * u[k]);
+    }
+    math.inner_step(all);
+    math.outer_step(all, step + 1);
+    // The outer parameters are floats rounded at each step: compare to float rounding of them.
+    for (std::size_t k = 0; k < n; ++k) {
+      worst = std::max(worst, std::abs(x[k] - math.outer()->params[k]));
+      largest = std::max(largest, std::abs(x[k]));
+    }
+  }
+  CHECK(worst <= 1e-5 * std::max(1.0, largest));
+  // Sync SGD at the same learning rate moves elsewhere: the comparison can fail.
+  auto sgd = failsim::sim::make_optimizer(scenario.optimizer, n);
+  failsim::sim::Snapshot plain = *training.initial_snapshot();
+  for (int g : all) streams[static_cast<std::size_t>(g)] = training.batch_stream(g);
+  for (int step = 0; step < 6; ++step) {
+    std::vector<float> mean(n, 0.0f);
+    for (int g : all) {
+      training.gradient(plain, streams[static_cast<std::size_t>(g)].next(),
+                        training.dropout_seed(g, step), grad);
+      for (std::size_t k = 0; k < n; ++k) mean[k] += grad[k] / 4.0f;
+    }
+    sgd.step(plain.params, mean);
+  }
+  CHECK(max_difference(to_vector(plain.params), to_vector(math.outer()->params)) > 1e-3);
+}
+
 TEST_CASE("DiLoCo's steps: inner steps without data parallelism, outer all-reduces not hidden",
           "[diloco]") {
   // H = 4, 8 steps: 6 inner steps of T_MB and 2 outer steps of T_MB + the fp32 all-reduce,
