@@ -9,7 +9,9 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "collective_fixture.hpp"
 #include "sim/collective/job/failure_schedule.hpp"
@@ -129,6 +131,41 @@ TEST_CASE("Checkpoint-restart reaches the failure-free run's parameters at every
   other_seed["seed"] = 4;
   const IsolatedRun other = run_isolated(other_seed.dump());
   CHECK(other.final_params != clean.final_params);
+}
+
+TEST_CASE("Evaluations every N steps, at the steps' ends; a target accuracy met there stops",
+          "[collective]") {
+  // evaluation.every_updates 3 without a time schedule: after steps 3, 6 and 9 (the checkpoint
+  // after step 5 delays step 6 by its write), on the parameters the step made.
+  json every = build("every-3", {{"evaluation", {{"interval", 0}, {"every_updates", 3}}}});
+  const IsolatedRun run = run_isolated(every.dump());
+  std::istringstream rows(run.timeseries);
+  std::string row;
+  std::getline(rows, row);
+  std::vector<double> times, accuracies;
+  std::vector<long> versions;
+  while (std::getline(rows, row)) {
+    std::istringstream cells(row);
+    std::string cell;
+    std::getline(cells, cell, ',');
+    times.push_back(std::stod(cell));
+    std::getline(cells, cell, ',');
+    versions.push_back(std::stol(cell));
+    std::getline(cells, cell, ',');
+    accuracies.push_back(std::stod(cell));
+  }
+  CHECK(versions == std::vector<long>{3, 6, 9});
+  REQUIRE(times.size() == 3);
+  CHECK(times[0] == near(3 * STEP));
+  CHECK(times[1] == near(6 * STEP + WRITE));
+  CHECK(times[2] == near(9 * STEP + WRITE));
+  // The accuracy of version 6 as a target (version 3's is lower): the run stops after step 6.
+  REQUIRE(accuracies[0] < accuracies[1]);
+  every["stop"] = {{"version", 10}, {"target_accuracy", accuracies[1]}};
+  const IsolatedRun target = run_isolated(every.dump());
+  CHECK(target.result["summary"]["stop_reason"] == "target_accuracy");
+  CHECK(target.result["summary"]["collective"]["steps"]["kept"] == 6);
+  CHECK(target.result["summary"]["end_time"].get<double>() == near(6 * STEP + WRITE));
 }
 
 TEST_CASE("Heartbeat detection: misses beats after the failed rank's last one", "[collective]") {

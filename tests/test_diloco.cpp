@@ -1,5 +1,7 @@
 // DiLoCo (docs/cluster.md "DiLoCo"), worked out by hand: H = 1 with an outer learning rate of 1
-// and no outer momentum is sync SGD; the outer step with Nesterov momentum against its formula;
+// and no outer momentum is sync SGD, and with the outer momentum the mean gradient through two
+// momentum buffers in series (why it diverges: docs/language-model.md); two groups of AdamW inner
+// steps and the outer step, all by hand; the outer step with Nesterov momentum against its formula;
 // a rejoining group takes the outer parameters; inner steps without a data-parallel collective
 // and an outer all-reduce that nothing hides; a failed group misses outer rounds while the
 // others train on, copies a live group's state and rejoins; every group down restarts from
@@ -198,6 +200,165 @@ TEST_CASE("DiLoCo's inner AdamW: each group steps with its own moments, the oute
   }
   CHECK(moved > 1e-3);
   CHECK(worst <= 1e-6);
+}
+
+TEST_CASE("DiLoCo with H = 1 is the mean gradient through two momentum buffers in series",
+          "[diloco]") {
+  // Why H = 1 with the paper's outer step diverges where sync SGD does not
+  // (docs/language-model.md, "DiLoCo: the H sweep"): every group starts the round at theta and
+  // its inner velocity is linear in its gradients, so the mean of the groups' one-step
+  // deltas is a V with V = m V + mean_g grad_g(theta), sync SGD's velocity; the outer step then
+  // filters it through a second momentum: u = mu u + a V, theta -= eta (a V + mu u). That
+  // recursion, computed here by hand from the model's gradients, is what DiLoCo does.
+  const double a = 0.1, m = 0.9, eta = 0.7, mu = 0.9;
+  const auto scenario = failsim::sim::parse_scenario_text(
+      build("h1", {{"optimizer", {{"learning_rate", a}, {"momentum", m}}}}).dump(), "h1.json");
+  failsim::sim::TrainingMath training(scenario);
+  failsim::sim::DilocoConfig config;
+  config.inner_steps = 1;
+  config.outer_learning_rate = eta;
+  config.outer_momentum = mu;
+  config.nesterov = true;
+  failsim::sim::DilocoMath math(training, scenario.optimizer, config, 4);
+  const std::vector<int> all{0, 1, 2, 3};
+  std::vector<failsim::sim::BatchStream> streams;
+  for (int g : all) streams.push_back(training.batch_stream(g));
+  failsim::sim::Snapshot theta = *training.initial_snapshot();
+  const std::size_t n = theta.params.size();
+  std::vector<double> x(theta.params.begin(), theta.params.end()), v(n, 0.0), u(n, 0.0);
+  failsim::models::FloatBuffer grad(n);
+  double worst = 0.0, largest = 0.0;
+  for (int step = 0; step < 6; ++step) {
+    std::copy(x.begin(), x.end(), theta.params.begin());
+    std::vector<double> mean(n, 0.0);
+    for (int g : all) {
+      training.gradient(theta, streams[static_cast<std::size_t>(g)].next(),
+                        training.dropout_seed(g, step), grad);
+      for (std::size_t k = 0; k < n; ++k) mean[k] += grad[k] / 4.0;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      v[k] = m * v[k] + mean[k];
+      u[k] = mu * u[k] + a * v[k];
+      x[k] -= eta * (a * v[k] + mu * u[k]);
+    }
+    math.inner_step(all);
+    math.outer_step(all, step + 1);
+    // The outer parameters are floats rounded at each step: compare to float rounding of them.
+    for (std::size_t k = 0; k < n; ++k) {
+      worst = std::max(worst, std::abs(x[k] - math.outer()->params[k]));
+      largest = std::max(largest, std::abs(x[k]));
+    }
+  }
+  CHECK(worst <= 1e-5 * std::max(1.0, largest));
+  // Sync SGD at the same learning rate moves elsewhere: the comparison can fail.
+  auto sgd = failsim::sim::make_optimizer(scenario.optimizer, n);
+  failsim::sim::Snapshot plain = *training.initial_snapshot();
+  for (int g : all) streams[static_cast<std::size_t>(g)] = training.batch_stream(g);
+  for (int step = 0; step < 6; ++step) {
+    std::vector<float> mean(n, 0.0f);
+    for (int g : all) {
+      training.gradient(plain, streams[static_cast<std::size_t>(g)].next(),
+                        training.dropout_seed(g, step), grad);
+      for (std::size_t k = 0; k < n; ++k) mean[k] += grad[k] / 4.0f;
+    }
+    sgd.step(plain.params, mean);
+  }
+  CHECK(max_difference(to_vector(plain.params), to_vector(math.outer()->params)) > 1e-3);
+}
+
+TEST_CASE("The H = 1 recursion on a quadratic: stable for 880 times smaller steps than sync SGD",
+          "[diloco]") {
+  // The numbers of docs/language-model.md: on f(x) = lambda x^2 / 2, sync SGD with momentum
+  // m = 0.9 (x -= a V, V = m V + lambda x) converges while a lambda < 2 (1 + m) = 3.8; DiLoCo
+  // with H = 1 and the paper's outer step (eta 0.7, Nesterov mu 0.9, the recursion of the case
+  // above) only while a lambda < 0.0043; with eta 0.1 (the same step as sync SGD on a constant
+  // gradient: eta (1 + mu / (1 - mu)) = 1) while a lambda < 0.030.
+  const auto grows = [](double a_lambda, double eta, double mu) {
+    double x = 1.0, v = 0.0, u = 0.0;
+    for (int step = 0; step < 20000; ++step) {
+      v = 0.9 * v + a_lambda * x;  // a V, the inner heavy ball's step
+      u = mu * u + v;
+      x -= eta * (v + mu * u);
+    }
+    return !(std::abs(x) <= 1.0);  // grown, or overflowed to inf and NaN
+  };
+  CHECK_FALSE(grows(3.7, 1.0, 0.0));  // sync SGD (eta 1, no outer momentum)
+  CHECK(grows(3.9, 1.0, 0.0));
+  CHECK_FALSE(grows(0.0042, 0.7, 0.9));
+  CHECK(grows(0.0044, 0.7, 0.9));
+  CHECK_FALSE(grows(0.029, 0.1, 0.9));
+  CHECK(grows(0.031, 0.1, 0.9));
+}
+
+TEST_CASE("Two groups, H = 2, AdamW inner steps and the paper's outer step, all by hand",
+          "[diloco]") {
+  // The paper's configuration on the smallest case: each group's AdamW (constant learning rate,
+  // no clipping, its own moments and count of steps t, which go on across rounds) written out
+  // from its formula on the model's gradients of the group's own batches; then the outer step
+  // with Nesterov momentum (eta 0.7, mu 0.9). Two rounds, so the second starts from the outer
+  // parameters with the moments of the first.
+  const double lr = 0.01, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1, eta = 0.7, mu = 0.9;
+  const json adamw = {{"kind", "adamw"},
+                      {"learning_rate", lr},
+                      {"weight_decay", wd},
+                      {"clip_norm", 0},
+                      {"batch_size", 10}};
+  const auto scenario = failsim::sim::parse_scenario_text(
+      build("by-hand", {{"optimizer", adamw}}).dump(), "by-hand.json");
+  failsim::sim::TrainingMath training(scenario);
+  failsim::sim::DilocoConfig config;
+  config.inner_steps = 2;
+  config.outer_learning_rate = eta;
+  config.outer_momentum = mu;
+  config.nesterov = true;
+  failsim::sim::DilocoMath math(training, scenario.optimizer, config, 2);
+  const std::vector<int> both{0, 1};
+  const std::size_t n = math.outer()->params.size();
+  std::vector<double> theta(math.outer()->params.begin(), math.outer()->params.end());
+  std::vector<double> u(n, 0.0);
+  std::vector<std::vector<double>> m(2, std::vector<double>(n, 0.0)), v = m;
+  std::vector<failsim::sim::BatchStream> streams{training.batch_stream(0),
+                                                 training.batch_stream(1)};
+  failsim::sim::Snapshot at = *training.initial_snapshot();
+  failsim::models::FloatBuffer grad(n);
+  int t = 0;  // each group's AdamW steps: the same for both
+  for (int round = 1; round <= 2; ++round) {
+    std::vector<std::vector<double>> p(2, theta);
+    for (int inner = 0; inner < 2; ++inner) {
+      ++t;
+      for (int g : both) {
+        auto& q = p[static_cast<std::size_t>(g)];
+        std::copy(q.begin(), q.end(), at.params.begin());
+        training.gradient(at, streams[static_cast<std::size_t>(g)].next(),
+                          training.dropout_seed(g, t - 1), grad);
+        auto& mg = m[static_cast<std::size_t>(g)];
+        auto& vg = v[static_cast<std::size_t>(g)];
+        for (std::size_t k = 0; k < n; ++k) {
+          q[k] *= 1.0 - lr * wd;
+          mg[k] = b1 * mg[k] + (1.0 - b1) * grad[k];
+          vg[k] = b2 * vg[k] + (1.0 - b2) * double(grad[k]) * grad[k];
+          q[k] -= lr * (mg[k] / (1.0 - std::pow(b1, t))) /
+                  (std::sqrt(vg[k] / (1.0 - std::pow(b2, t))) + eps);
+        }
+      }
+      math.inner_step(both);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const double delta = ((theta[k] - p[0][k]) + (theta[k] - p[1][k])) / 2.0;
+      u[k] = mu * u[k] + delta;
+      theta[k] -= eta * (delta + mu * u[k]);
+    }
+    math.outer_step(both, 2 * round);
+    double worst = 0.0, moved = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      worst = std::max(worst, std::abs(theta[k] - math.outer()->params[k]));
+      moved = std::max(moved, std::abs(u[k]));
+    }
+    INFO("round " << round);
+    CHECK(moved > 1e-3);
+    CHECK(worst <= 1e-5);
+    CHECK(math.inner_optimizer(0).state()->steps == t);
+  }
 }
 
 TEST_CASE("DiLoCo's steps: inner steps without data parallelism, outer all-reduces not hidden",

@@ -17,7 +17,11 @@
 //     2 (2 - 1) / 2 x 2e6 bytes = 2 ms. Reducing the batch: one micro-batch.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "collective_fixture.hpp"
 #include "reproducible.hpp"
@@ -173,6 +177,51 @@ TEST_CASE("Growing back at the next checkpoint once the nodes are repaired", "[u
   // Grown back, the job runs the full step again, and its parameters are the failure-free run's.
   const IsolatedRun failure_free = run_isolated(clean("grow-clean", 20, optimizer).dump());
   CHECK(run.final_params == failure_free.final_params);
+}
+
+TEST_CASE("The loss curve by steps continues across the shrink and the grow, to the bit",
+          "[universal]") {
+  // docs/language-model.md, "Universal checkpoints: resuming on another layout": evaluated after
+  // every step (evaluation.every_updates 1), the run that shrinks onto node 0 and grows back
+  // measures at each version the failure-free run's loss and accuracy, digit for digit; steps 6
+  // and 7, done before the failure and again after the rollback to 5, are measured twice, the
+  // same both times.
+  const int optimizer = GENERATE(0, 1);
+  const json every_step = {{"interval", 0}, {"every_updates", 1}};
+  json shrink = universal("curve", json::object(), "600ms", 0.2, optimizer);
+  shrink["stop"]["version"] = 20;
+  shrink["evaluation"] = every_step;
+  json clean_run = clean("curve-clean", 20, optimizer);
+  clean_run["evaluation"] = every_step;
+  const IsolatedRun run = run_isolated(shrink.dump());
+  const IsolatedRun failure_free = run_isolated(clean_run.dump());
+  REQUIRE(events_of(run, "resized").size() == 2);
+  // version -> the rest of its row after the time (accuracy, loss, perplexity, ...).
+  const auto rows = [](const IsolatedRun& r) {
+    std::istringstream lines(r.timeseries);
+    std::string line;
+    std::getline(lines, line);
+    std::vector<std::pair<long, std::string>> out;
+    while (std::getline(lines, line)) {
+      const std::size_t version_end = line.find(',', line.find(',') + 1);
+      out.emplace_back(std::stol(line.substr(line.find(',') + 1)), line.substr(version_end));
+    }
+    return out;
+  };
+  const auto curve = rows(run);
+  const auto reference = rows(failure_free);
+  REQUIRE(reference.size() == 20);
+  std::map<long, std::string> expected(reference.begin(), reference.end());
+  std::vector<long> versions;
+  for (const auto& [version, rest] : curve) {
+    versions.push_back(version);
+    CHECK(rest == expected.at(version));
+  }
+  CHECK(versions == std::vector<long>{1,  2,  3,  4,  5,  6,  7,  6,  7,  8,  9,
+                                      10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+  // The shrunk steps take two batches each: other times, the same versions.
+  CHECK(run.result["summary"]["end_time"].get<double>() >
+        failure_free.result["summary"]["end_time"].get<double>() + 0.5);
 }
 
 TEST_CASE("wait_limit: a repair within it is waited for, a longer one is not", "[universal]") {

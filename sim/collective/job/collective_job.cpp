@@ -322,6 +322,7 @@ void CollectiveJob::complete_step(double end, double nominal, const StepLength& 
   ledger_.step(version_, nominal, with_stragglers.total - nominal,
                length.total - with_stragglers.total, samples);
   recorder_.update_applied(end, "job");
+  evaluations_.after_update(end, version_);
   evaluations_.parameters_changed();
 }
 

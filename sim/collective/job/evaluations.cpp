@@ -27,22 +27,39 @@ void Evaluations::through(double t) {
   while (true) {
     const double at = static_cast<double>(done_) * eval.interval;
     if (at > t || at >= scenario_.stop.time.value_or(NEVER) || at > stop_at_) break;
-    const models::EvalResult r = training_->evaluate(math_->parameters(), eval.test_subset);
-    EvalRecord record;
-    record.time = at;
-    record.version = math_->version();
-    record.test_accuracy = r.accuracy;
-    record.test_loss = r.loss;
-    record.test_samples = r.samples;
-    record.tokens = tokens_kept_();
-    recorder_.evaluation(record);
-    if (on_evaluation_) on_evaluation_(record);
+    record(at, t, false);
     ++done_;
-    // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
-    if (!std::isfinite(r.loss) && stop_reason_ != "target_accuracy") {
-      stop_at_ = std::min(stop_at_, t);
-      stop_reason_ = "diverged";
-    }
+  }
+}
+
+void Evaluations::after_update(double t, std::int64_t version) {
+  const int every = scenario_.evaluation.every_updates;
+  if (training_ == nullptr || every <= 0 || version % every != 0) return;
+  if (t >= scenario_.stop.time.value_or(NEVER) || t > stop_at_) return;
+  record(t, t, scenario_.stop.target_accuracy.has_value());
+}
+
+void Evaluations::record(double t, double stop, bool target) {
+  const models::EvalResult r =
+      training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);
+  EvalRecord record;
+  record.time = t;
+  record.version = math_->version();
+  record.test_accuracy = r.accuracy;
+  record.test_loss = r.loss;
+  record.test_samples = r.samples;
+  record.tokens = tokens_kept_();
+  recorder_.evaluation(record);
+  if (on_evaluation_) on_evaluation_(record);
+  // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
+  if (!std::isfinite(r.loss) && stop_reason_ != "target_accuracy") {
+    stop_at_ = std::min(stop_at_, stop);
+    stop_reason_ = "diverged";
+    stopped_ = true;
+  } else if (target && r.accuracy >= *scenario_.stop.target_accuracy) {
+    stop_at_ = std::min(stop_at_, stop);
+    stop_reason_ = "target_accuracy";
+    stopped_ = true;
   }
 }
 
@@ -51,7 +68,7 @@ void Evaluations::parameters_changed() {
   // parameters (nothing else changes them before it), so the stop's time is known now.
   const StopConfig& stop = scenario_.stop;
   if (training_ == nullptr || scenario_.evaluation.interval <= 0 || !stop.target_accuracy) return;
-  if (stop_reason_ == "diverged") return;  // already ending
+  if (stopped_) return;  // already ending
   const double next = static_cast<double>(done_) * scenario_.evaluation.interval;
   const models::EvalResult r =
       training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);

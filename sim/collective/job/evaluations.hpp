@@ -1,6 +1,8 @@
 // A collective job's evaluations and the stop they make (docs/scenario-format.md, evaluation):
-// evaluation k happens at k x evaluation.interval, on the parameters of that time; a target
-// accuracy reached or a non-finite loss ends the run. Between updates the parameters do not
+// evaluation k happens at k x evaluation.interval, on the parameters of that time, and with
+// evaluation.every_updates N after every update to a version that is a multiple of N (so that
+// runs of different speeds compare at the same steps); a target accuracy reached or a non-finite
+// loss ends the run. Between updates the parameters do not
 // change, so the stop an evaluation will make is known as soon as they change: the job's waits
 // end at it. The job may know of a stop of its own too (nodes lost for good).
 #pragma once
@@ -28,6 +30,9 @@ class Evaluations {
 
   /// Evaluations scheduled up to `t`, at the parameters of their time.
   void through(double t);
+  /// An update to `version` ended at `t`: its evaluation when `version` is a multiple of
+  /// evaluation.every_updates; a stop it makes is at `t`.
+  void after_update(double t, std::int64_t version);
   /// The parameters changed (an update, a rollback): the stop an evaluation of them would make.
   void parameters_changed();
   /// The stop known ahead (infinity: none) and its reason.
@@ -43,7 +48,12 @@ class Evaluations {
   Recorder& recorder_;
   std::function<void(const EvalRecord&)> on_evaluation_;
   std::function<std::optional<double>()> tokens_kept_;
+  /// Records an evaluation of the parameters at `t`; its stop (a non-finite loss, the target
+  /// accuracy when `target` is true) at `stop` at the latest.
+  void record(double t, double stop, bool target);
+
   std::int64_t done_ = 0;
+  bool stopped_ = false;  // an evaluation by updates made the stop: nothing moves it
   double stop_at_ = std::numeric_limits<double>::infinity();
   std::string stop_reason_;
 };
