@@ -15,17 +15,18 @@
 #include <utility>
 #include <vector>
 
-#include "sim/collective/job/replica_math.hpp"
-#include "sim/engine/training_math.hpp"
-#include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 #include "tiny_cluster.hpp"
 
+using failsim::testing::collective_of;
+using failsim::testing::end_of;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::near;
 using failsim::testing::node_event;
 using failsim::testing::run_isolated;
+using failsim::testing::seconds;
+using failsim::testing::stepped_by_hand;
 using failsim::testing::sum_of_causes;
 using failsim::testing::tiny::LOAD;
 using failsim::testing::tiny::STEP;
@@ -58,23 +59,6 @@ json build(const std::string& name, json events, int spares = 1) {
   s["platform"]["spares"] = spares;
   s["failures"]["events"] = std::move(events);
   return s;
-}
-
-const json& collective_of(const IsolatedRun& run) { return run.result["summary"]["collective"]; }
-double seconds(const IsolatedRun& run, const char* cause) {
-  return collective_of(run)["time"][cause].get<double>();
-}
-double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
-
-/// The parameters of a ReplicaMath of `scenario` after `steps` steps on every stream.
-std::vector<float> stepped_by_hand(const json& scenario, int steps) {
-  using namespace failsim::sim;
-  const Scenario s = parse_scenario(scenario, "by-hand.json");
-  TrainingMath training(s);
-  ReplicaMath math(training, s.optimizer, s.collective.layout.dp);
-  for (int k = 0; k < steps; ++k) math.step({0, 1, 2, 3});
-  const auto& params = math.parameters()->params;
-  return {params.begin(), params.end()};
 }
 
 }  // namespace
@@ -201,5 +185,6 @@ TEST_CASE("Live migration keeps the parameters of the synchronous run, step for 
   CHECK(collective_of(failed)["samples"]["completed"].get<double>() == 40.0);
   CHECK(collective_of(failed)["samples"]["rolled_back"].get<double>() == 0.0);
   CHECK(failed.final_params == clean.final_params);
-  CHECK(failed.final_params == stepped_by_hand(with, 10));
+  CHECK(failed.final_params ==
+        stepped_by_hand(with, std::vector<std::vector<int>>(10, {0, 1, 2, 3})));
 }
