@@ -1,9 +1,9 @@
 // Live migration to a warm standby (docs/cluster.md, "Live migration to a warm standby"), worked
 // out by hand: the downtime of a migration (detection + the peers' copy + the communicators'
-// rebuild), a failed node already back restarting in place, the fall-backs to checkpoint-restart
-// (no standby up, no live peer), the communicators rebuilt only for the groups with a moved rank,
-// and the real math: the run's parameters are a failure-free run's, step for step. Each run is a
-// child process (tests/sim_harness.hpp).
+// rebuild), a failed node already back restarting in place, a standby failing during the copy,
+// the fall-backs to checkpoint-restart (no standby up, no live peer), the communicators rebuilt
+// only for the groups with a moved rank, and the real math: the run's parameters are a
+// failure-free run's, step for step. Each run is a child process (tests/sim_harness.hpp).
 //
 // The platform of tests/tiny_cluster.hpp plus one spare: nodes 0 and 1 run the job (2
 // accelerators of 1 Gflop/s each), node 2 is the standby; every link 1 GB/s without latency, all
@@ -119,6 +119,31 @@ TEST_CASE("Live migration: a failed node back before the detection restarts its 
   CHECK(collective_of(run)["spares"]["swaps"] == 0);
   REQUIRE(events_of(run, "checkpoint_loaded").size() == 1);
   CHECK(events_of(run, "checkpoint_loaded")[0]["subject"] == "node-1");
+}
+
+TEST_CASE("Live migration: a standby failing during the copy is replaced by the next one",
+          "[live-migration]") {
+  // Two standbys (nodes 2 and 3). Node 1 fails as above; node 2, its standby, fails halfway
+  // through the copy: the copy is cancelled and starts again onto node 3, with no new detection.
+  const double second = FAILED_AT + DETECTION + COPY / 2;
+  const IsolatedRun run = run_isolated(
+      build("standby-fails", {node_event(1, FAILED_AT, 10.0), node_event(2, second, 10.0)}, 2)
+          .dump());
+  const json& c = collective_of(run);
+  CHECK(end_of(run) == near(second + COPY + REBUILD + 3 * STEP + WRITE));
+  CHECK(seconds(run, "checkpoint_load") == near(COPY / 2 + COPY));
+  CHECK(seconds(run, "restart") == near(REBUILD));
+  CHECK(seconds(run, "detection") == near(DETECTION));
+  CHECK(c["failures"] == 2);
+  CHECK(c["spares"]["swaps"] == 2);
+  CHECK(c["restarts"] == 0);
+  const auto promoted = events_of(run, "promoted");
+  REQUIRE(promoted.size() == 2);
+  CHECK(promoted[1]["subject"] == "node-3");
+  CHECK(promoted[1]["details"]["replaces"] == "node-2");
+  CHECK(promoted[1]["time"].get<double>() == near(second));
+  REQUIRE(events_of(run, "checkpoint_loaded").size() == 1);
+  CHECK(events_of(run, "checkpoint_loaded")[0]["subject"] == "node-3");
 }
 
 TEST_CASE("Live migration falls back to checkpoint-restart without a standby or a live peer",
