@@ -1775,6 +1775,41 @@ const std::vector<BadScenario>& catalogue() {
       collective("a quorum section under checkpoint-restart",
                  R"({"recovery": {"quorum": {"min_replicas": 2}}})", "/recovery/quorum",
                  {"expected no 'quorum' here (it applies only to strategy \"quorum\")"}),
+      // Live migration: a scenario where it could never migrate is refused (it would be
+      // checkpoint-restart under another name); a standby or a peer missing at a failure is the
+      // documented fall-back.
+      collective("live migration without a standby",
+                 R"({"recovery": {"strategy": "live-migration"}})", "/platform/spares",
+                 {"bad.json: /platform/spares: expected at least 1 with recovery.strategy "
+                  "\"live-migration\" (the warm standbys a failed node's ranks move to; without "
+                  "one every failure is checkpoint-restart's: choose that strategy), found 0"},
+                 RESOLVE),
+      collective("live migration of the only replica",
+                 R"({"platform": {"nodes": 1, "spares": 1}, "layout": {"dp": 1, "tp": 8},
+                     "recovery": {"strategy": "live-migration"}})",
+                 "/layout/dp",
+                 {"bad.json: /layout/dp: expected at least 2 with recovery.strategy "
+                  "\"live-migration\" (a moved rank's state comes from a data-parallel peer; "
+                  "with one replica nobody else holds it), found 1"},
+                 RESOLVE),
+      collective("live migration with ZeRO",
+                 R"({"platform": {"spares": 1}, "layout": {"zero_stage": 1},
+                     "recovery": {"strategy": "live-migration"}})",
+                 "/layout/zero_stage",
+                 {"bad.json: /layout/zero_stage: expected 0 with recovery.strategy "
+                  "\"live-migration\" (ZeRO shards the optimizer state over the data-parallel "
+                  "replicas: no peer holds a moved rank's shard), found 1"},
+                 RESOLVE),
+      collective("a negative communicator initialisation for live migration",
+                 R"({"platform": {"spares": 1}, "recovery": {"strategy": "live-migration",
+                     "live_migration": {"communicator_init": "-1s"}}})",
+                 "/recovery/live_migration/communicator_init",
+                 {"bad.json: /recovery/live_migration/communicator_init: expected", "found"}),
+      collective("a live migration section under checkpoint-restart",
+                 R"({"recovery": {"live_migration": {"communicator_init": "1s"}}})",
+                 "/recovery/live_migration",
+                 {"expected no 'live_migration' here (it applies only to strategy "
+                  "\"live-migration\")"}),
       collective("negative spares", R"({"platform": {"spares": -1}})", "/platform/spares",
                  {"bad.json: /platform/spares: expected", "found -1"}),
       collective("intervals.csv of a collective run", R"({"output": {"intervals": true}})",

@@ -147,10 +147,12 @@ TEST_CASE("every collective design trains the transformer through its node failu
     "failures": {"events": [{"target": "node", "index": 1, "at": "100ms", "down_for": "5s"}]},
     "stop": {"version": 160}
   })");
-  // The event each design's recovery records: a restart, or a change of the replicas that run.
+  // The event each design's recovery records: a restart, a change of the replicas that run, or
+  // a standby promoted.
   const std::vector<std::pair<std::string, std::string>> designs = {
       {"checkpoint-restart", "restart"}, {"in-memory", "restart"}, {"multi-level", "restart"},
-      {"universal", "resized"},          {"quorum", "resized"},    {"diloco", "resized"}};
+      {"universal", "resized"},          {"quorum", "resized"},    {"diloco", "resized"},
+      {"live-migration", "promoted"}};
   if (!fortunes_installed()) FAILSIM_SKIP("the Debian package fortunes is not installed");
   for (const auto& [design, recovery_event] : designs) {
     DYNAMIC_SECTION(design) {

@@ -13,19 +13,18 @@
 #include <string>
 
 #include "reproducible.hpp"
-#include "sim/collective/job/replica_math.hpp"
-#include "sim/engine/training_math.hpp"
-#include "sim/scenario/scenario.hpp"
 #include "sim_harness.hpp"
 #include "tiny_cluster.hpp"
 
+using failsim::testing::end_of;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::near;
 using failsim::testing::node_event;
 using failsim::testing::run_isolated;
+using failsim::testing::seconds;
+using failsim::testing::stepped_by_hand;
 using failsim::testing::sum_of_causes;
-using failsim::testing::time_of;
 using failsim::testing::tiny::T_MB;
 using nlohmann::json;
 
@@ -69,26 +68,9 @@ json build(const std::string& name, const json& patch) {
 /// The scheduled failures `events`, as a patch.
 json failures(json events) { return {{"failures", {{"events", std::move(events)}}}}; }
 
-double seconds(const IsolatedRun& run, const char* cause) {
-  return time_of(run)[cause].get<double>();
-}
-double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
-
 // Steps 1..3 take a quorum and a step each; the fourth's quorum, then node 1 fails halfway
 // through its step.
 constexpr double FAILED_AT = 3 * (Q + S4) + Q + S4 / 2;
-
-/// The parameters of a ReplicaMath of `scenario` stepped on `streams`, one entry per step.
-std::vector<float> stepped_by_hand(const json& scenario,
-                                   const std::vector<std::vector<int>>& streams) {
-  using namespace failsim::sim;
-  const Scenario s = parse_scenario(scenario, "by-hand.json");
-  TrainingMath training(s);
-  ReplicaMath math(training, s.optimizer, s.collective.layout.dp);
-  for (const std::vector<int>& step : streams) math.step(step);
-  const auto& params = math.parameters()->params;
-  return {params.begin(), params.end()};
-}
 
 }  // namespace
 

@@ -29,11 +29,14 @@ using failsim::sim::NodeStates;
 using failsim::sim::Recorder;
 using failsim::sim::Scenario;
 using failsim::sim::SparePool;
+using failsim::testing::collective_of;
+using failsim::testing::end_of;
 using failsim::testing::events_of;
 using failsim::testing::IsolatedRun;
 using failsim::testing::near;
 using failsim::testing::node_event;
 using failsim::testing::run_isolated;
+using failsim::testing::seconds;
 using failsim::testing::tiny::LOAD;
 using failsim::testing::tiny::STEP;
 using failsim::testing::tiny::WRITE;
@@ -58,12 +61,6 @@ json build(const std::string& name, json events) {
   s["failures"]["events"] = std::move(events);
   return s;
 }
-
-const json& collective_of(const IsolatedRun& run) { return run.result["summary"]["collective"]; }
-double seconds(const IsolatedRun& run, const char* cause) {
-  return collective_of(run)["time"][cause].get<double>();
-}
-double end_of(const IsolatedRun& run) { return run.result["summary"]["end_time"].get<double>(); }
 
 }  // namespace
 

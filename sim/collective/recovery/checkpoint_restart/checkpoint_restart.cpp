@@ -85,13 +85,17 @@ Interrupt CheckpointRestart::checkpoint(CollectiveJob& job) {
   return Interrupt::NONE;
 }
 
-void CheckpointRestart::roll_back(CollectiveJob& job) {
-  // Every rank stopped: a write under way is lost; what the file system holds is what the
-  // restart loads.
+void CheckpointRestart::drop_write() {
   if (persisting_) {
     persisting_->writes.cancel();
     persisting_.reset();
   }
+}
+
+void CheckpointRestart::roll_back(CollectiveJob& job) {
+  // Every rank stopped: a write under way is lost; what the file system holds is what the
+  // restart loads.
+  drop_write();
   job.roll_back_to(durable_.version, durable_.state);
 }
 

@@ -34,6 +34,8 @@ class CheckpointRestart : public CollectiveRecovery {
   static bool due(const CollectiveJob& job);
   /// Every rank stopped: drops the write under way and rolls back to the durable checkpoint.
   void roll_back(CollectiveJob& job);
+  /// Drops the write under way, if any (its writers' processes died): it never becomes durable.
+  void drop_write();
   /// Waits for the write under way, if any (checkpoint_stall), and makes it durable.
   Interrupt flush(CollectiveJob& job);
   /// Reads the durable checkpoint with `reads` (checkpoint_load); nothing for version 0.
