@@ -81,6 +81,15 @@ inline double sum_of_causes(const IsolatedRun& run) {
   return total;
 }
 
+/// Checks that two runs of one scenario wrote the same results: events, time series, summary and
+/// final parameters (a reuse of measured times against every step simulated, for one).
+inline void check_same_results(const IsolatedRun& a, const IsolatedRun& b) {
+  CHECK(a.events == b.events);
+  CHECK(a.timeseries == b.timeseries);
+  CHECK(a.result["summary"] == b.result["summary"]);
+  CHECK(a.final_params == b.final_params);
+}
+
 inline Catch::Detail::Approx near(double v) {
   return Catch::Detail::Approx(v).epsilon(1e-9).margin(1e-12);
 }

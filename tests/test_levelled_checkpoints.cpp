@@ -27,6 +27,7 @@ using failsim::testing::IsolatedRun;
 using failsim::testing::run_isolated;
 using failsim::testing::TempDir;
 using failsim::testing::collective::build;
+using failsim::testing::collective::check_same_results;
 using failsim::testing::collective::near;
 using failsim::testing::collective::optimizer_section;
 using failsim::testing::collective::sum_of_causes;
@@ -355,10 +356,7 @@ namespace {
 void check_same_every_step(const json& s) {
   const IsolatedRun quiet = run_isolated(s.dump());
   const IsolatedRun every = run_isolated(s.dump(), {}, true);
-  CHECK(quiet.events == every.events);
-  CHECK(quiet.timeseries == every.timeseries);
-  CHECK(quiet.result["summary"] == every.result["summary"]);
-  CHECK(quiet.final_params == every.final_params);
+  check_same_results(quiet, every);
   check_accounting(quiet);
 }
 

@@ -52,6 +52,7 @@ inline std::vector<float> stepped_by_hand(const nlohmann::json& scenario,
   return {params.begin(), params.end()};
 }
 
+using collective::check_same_results;
 using collective::near;
 using collective::sum_of_causes;
 using collective::time_of;
