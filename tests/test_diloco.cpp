@@ -69,6 +69,16 @@ double max_difference(const std::vector<float>& a, const std::vector<float>& b) 
 
 std::vector<float> to_vector(std::span<const float> s) { return {s.begin(), s.end()}; }
 
+/// DiLoCo's outer step with Nesterov momentum mu and learning rate eta, every `inner_steps` steps.
+failsim::sim::DilocoConfig nesterov_outer(int inner_steps, double eta, double mu) {
+  failsim::sim::DilocoConfig c;
+  c.inner_steps = inner_steps;
+  c.outer_learning_rate = eta;
+  c.outer_momentum = mu;
+  c.nesterov = true;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("DiLoCo with H = 1, an outer learning rate of 1 and no outer momentum is sync SGD",
@@ -214,12 +224,7 @@ TEST_CASE("DiLoCo with H = 1 is the mean gradient through two momentum buffers i
   const auto scenario = failsim::sim::parse_scenario_text(
       build("h1", {{"optimizer", {{"learning_rate", a}, {"momentum", m}}}}).dump(), "h1.json");
   failsim::sim::TrainingMath training(scenario);
-  failsim::sim::DilocoConfig config;
-  config.inner_steps = 1;
-  config.outer_learning_rate = eta;
-  config.outer_momentum = mu;
-  config.nesterov = true;
-  failsim::sim::DilocoMath math(training, scenario.optimizer, config, 4);
+  failsim::sim::DilocoMath math(training, scenario.optimizer, nesterov_outer(1, eta, mu), 4);
   const std::vector<int> all{0, 1, 2, 3};
   std::vector<failsim::sim::BatchStream> streams;
   for (int g : all) streams.push_back(training.batch_stream(g));
@@ -306,12 +311,7 @@ TEST_CASE("Two groups, H = 2, AdamW inner steps and the paper's outer step, all 
   const auto scenario = failsim::sim::parse_scenario_text(
       build("by-hand", {{"optimizer", adamw}}).dump(), "by-hand.json");
   failsim::sim::TrainingMath training(scenario);
-  failsim::sim::DilocoConfig config;
-  config.inner_steps = 2;
-  config.outer_learning_rate = eta;
-  config.outer_momentum = mu;
-  config.nesterov = true;
-  failsim::sim::DilocoMath math(training, scenario.optimizer, config, 2);
+  failsim::sim::DilocoMath math(training, scenario.optimizer, nesterov_outer(2, eta, mu), 2);
   const std::vector<int> both{0, 1};
   const std::size_t n = math.outer()->params.size();
   std::vector<double> theta(math.outer()->params.begin(), math.outer()->params.end());

@@ -42,15 +42,15 @@ void Evaluations::after_update(double t, std::int64_t version) {
 void Evaluations::record(double t, double stop, bool target) {
   const models::EvalResult r =
       training_->evaluate(math_->parameters(), scenario_.evaluation.test_subset);
-  EvalRecord record;
-  record.time = t;
-  record.version = math_->version();
-  record.test_accuracy = r.accuracy;
-  record.test_loss = r.loss;
-  record.test_samples = r.samples;
-  record.tokens = tokens_kept_();
-  recorder_.evaluation(record);
-  if (on_evaluation_) on_evaluation_(record);
+  EvalRecord row;
+  row.time = t;
+  row.version = math_->version();
+  row.test_accuracy = r.accuracy;
+  row.test_loss = r.loss;
+  row.test_samples = r.samples;
+  row.tokens = tokens_kept_();
+  recorder_.evaluation(row);
+  if (on_evaluation_) on_evaluation_(row);
   // A non-finite loss ends the run at the end of the step that found it (a numerical outcome).
   if (!std::isfinite(r.loss) && stop_reason_ != "target_accuracy") {
     stop_at_ = std::min(stop_at_, stop);
