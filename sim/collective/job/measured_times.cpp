@@ -42,13 +42,14 @@ const StepTimes* MeasuredTimes::step(const Assignment& assignment) const {
   return nullptr;
 }
 
-MeasuredTimes::StepParts MeasuredTimes::step_parts(const StepNetwork& network) {
+MeasuredTimes::StepParts MeasuredTimes::step_parts(StepNetwork& network) {
   StepParts parts;
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
-    auto shape = std::make_shared<const PartShape>(network.shape(static_cast<StepPart>(p)));
+    std::shared_ptr<const PartShape> shape = network.shape(static_cast<StepPart>(p));
     std::deque<MeasuredPart>& measured = parts_[p];
-    const auto same = std::find_if(measured.begin(), measured.end(),
-                                   [&](const MeasuredPart& m) { return *m.shape == *shape; });
+    const auto same = std::find_if(measured.begin(), measured.end(), [&](const MeasuredPart& m) {
+      return m.shape == shape || *m.shape == *shape;
+    });
     if (same != measured.end()) {
       parts.seconds[p] = same->seconds;
       // The most recently used last: the one dropped when full is the least recently used.

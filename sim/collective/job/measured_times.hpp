@@ -42,7 +42,7 @@ class MeasuredTimes {
     std::array<std::shared_ptr<const PartShape>, STEP_PARTS> shapes;
   };
   /// The parts of `network`'s step under its current assignment (computes their shapes).
-  StepParts step_parts(const StepNetwork& network);
+  StepParts step_parts(StepNetwork& network);
   /// Records the step's times under `assignment`, and those of its parts that `parts` did not
   /// know under their shapes; true for the first assignment measured (the full one: the
   /// nominal step).
