@@ -17,15 +17,23 @@ void mix(std::uint64_t& h, std::uint64_t x) {
 }
 }  // namespace
 
-std::uint64_t MeasuredTimes::key(const Assignment& assignment) {
+std::uint64_t MeasuredTimes::key(const Assignment& assignment) const {
+  const std::size_t data_parallel =
+      assignment.data_parallel ? assignment.data_parallel->size() + 1 : 0;
+  Hashed& last = last_key_;
+  if (last.known && last.data_parallel == data_parallel && last.node == assignment.node &&
+      last.active == assignment.active)
+    return last.key;
   std::uint64_t h = 0;
   for (const bool a : assignment.active) mix(h, a ? 1 : 0);
   for (const int n : assignment.node) mix(h, static_cast<std::uint64_t>(n));
-  mix(h, assignment.data_parallel ? assignment.data_parallel->size() + 1 : 0);
+  mix(h, data_parallel);
+  last = {assignment.active, assignment.node, data_parallel, h, true};
   return h;
 }
 
-std::uint64_t MeasuredTimes::transfer_key(const std::string& what, const Assignment& assignment) {
+std::uint64_t MeasuredTimes::transfer_key(const std::string& what,
+                                          const Assignment& assignment) const {
   std::uint64_t h = key(assignment);
   mix(h, std::hash<std::string>{}(what));
   return h;
