@@ -10,7 +10,7 @@
 namespace failsim::sim {
 
 CollectiveSummary collective_summary(const Scenario& scenario, const CollectivePlan& plan,
-                                     const CollectiveJob& job, const StepNetwork& network,
+                                     const CollectiveJob& job, StepNetwork& network,
                                      double end_time) {
   CollectiveSummary summary;
   summary.real_math = scenario.collective.workload.real_math;

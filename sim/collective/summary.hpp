@@ -15,7 +15,7 @@ namespace failsim::sim {
 /// The summary of the collective run of `scenario` with `plan` that ended at `end_time`; throws
 /// std::logic_error when its accounting is broken (a bug: check_collective_accounting).
 CollectiveSummary collective_summary(const Scenario& scenario, const CollectivePlan& plan,
-                                     const CollectiveJob& job, const StepNetwork& network,
+                                     const CollectiveJob& job, StepNetwork& network,
                                      double end_time);
 
 /// Every completed step is kept or rolled back, and so is every sample it took (a step's batch

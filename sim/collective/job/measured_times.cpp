@@ -17,15 +17,23 @@ void mix(std::uint64_t& h, std::uint64_t x) {
 }
 }  // namespace
 
-std::uint64_t MeasuredTimes::key(const Assignment& assignment) {
+std::uint64_t MeasuredTimes::key(const Assignment& assignment) const {
+  const std::size_t data_parallel =
+      assignment.data_parallel ? assignment.data_parallel->size() + 1 : 0;
+  Hashed& last = last_key_;
+  if (last.known && last.data_parallel == data_parallel && last.node == assignment.node &&
+      last.active == assignment.active)
+    return last.key;
   std::uint64_t h = 0;
   for (const bool a : assignment.active) mix(h, a ? 1 : 0);
   for (const int n : assignment.node) mix(h, static_cast<std::uint64_t>(n));
-  mix(h, assignment.data_parallel ? assignment.data_parallel->size() + 1 : 0);
+  mix(h, data_parallel);
+  last = {assignment.active, assignment.node, data_parallel, h, true};
   return h;
 }
 
-std::uint64_t MeasuredTimes::transfer_key(const std::string& what, const Assignment& assignment) {
+std::uint64_t MeasuredTimes::transfer_key(const std::string& what,
+                                          const Assignment& assignment) const {
   std::uint64_t h = key(assignment);
   mix(h, std::hash<std::string>{}(what));
   return h;
@@ -42,13 +50,14 @@ const StepTimes* MeasuredTimes::step(const Assignment& assignment) const {
   return nullptr;
 }
 
-MeasuredTimes::StepParts MeasuredTimes::step_parts(const StepNetwork& network) {
+MeasuredTimes::StepParts MeasuredTimes::step_parts(StepNetwork& network) {
   StepParts parts;
   for (std::size_t p = 0; p < STEP_PARTS; ++p) {
-    auto shape = std::make_shared<const PartShape>(network.shape(static_cast<StepPart>(p)));
+    std::shared_ptr<const PartShape> shape = network.shape(static_cast<StepPart>(p));
     std::deque<MeasuredPart>& measured = parts_[p];
-    const auto same = std::find_if(measured.begin(), measured.end(),
-                                   [&](const MeasuredPart& m) { return *m.shape == *shape; });
+    const auto same = std::find_if(measured.begin(), measured.end(), [&](const MeasuredPart& m) {
+      return m.shape == shape || *m.shape == *shape;
+    });
     if (same != measured.end()) {
       parts.seconds[p] = same->seconds;
       // The most recently used last: the one dropped when full is the least recently used.

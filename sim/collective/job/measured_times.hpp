@@ -42,7 +42,7 @@ class MeasuredTimes {
     std::array<std::shared_ptr<const PartShape>, STEP_PARTS> shapes;
   };
   /// The parts of `network`'s step under its current assignment (computes their shapes).
-  StepParts step_parts(const StepNetwork& network);
+  StepParts step_parts(StepNetwork& network);
   /// Records the step's times under `assignment`, and those of its parts that `parts` did not
   /// know under their shapes; true for the first assignment measured (the full one: the
   /// nominal step).
@@ -79,7 +79,18 @@ class MeasuredTimes {
   std::unordered_multimap<std::uint64_t, std::size_t> step_index_;
   /// The hash of what a step's flows depend on: which replicas run, where, and the
   /// data-parallel collectives a design asks for (not the streams they take).
-  static std::uint64_t key(const Assignment& assignment);
+  std::uint64_t key(const Assignment& assignment) const;
+  // The last assignment hashed (what key() reads of it) and its hash: a swap's assignment is
+  // looked up and recorded several times (its step, its checkpoint load), and comparing its
+  // 12,544 nodes costs a fraction of hashing them.
+  struct Hashed {
+    std::vector<bool> active;
+    std::vector<int> node;
+    std::size_t data_parallel = 0;
+    std::uint64_t key = 0;
+    bool known = false;
+  };
+  mutable Hashed last_key_;
   // Per part, the latest shapes measured, the most recently used last: a part's shape is about
   // 9 doubles a flow (a megabyte for 16,384 flows), and a spare pool makes a new assignment per
   // swap, so at most MAX_SHAPES_PER_PART are kept (a shape dropped is simulated again if met).
@@ -97,7 +108,7 @@ class MeasuredTimes {
   };
   std::vector<Measured> transfers_;
   std::unordered_multimap<std::uint64_t, std::size_t> transfer_index_;  // by key() and name
-  static std::uint64_t transfer_key(const std::string& what, const Assignment& assignment);
+  std::uint64_t transfer_key(const std::string& what, const Assignment& assignment) const;
   void add_measured(const std::string& what, const Assignment& assignment, double seconds,
                     std::shared_ptr<const FlowShape> shape);
   // Per name, the last transfer measured or taken: its flows, and per link the flows crossing

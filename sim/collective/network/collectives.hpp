@@ -28,6 +28,8 @@ namespace failsim::sim {
 /// Flows started together; the phase ends when the last of them (with its extra latency) has.
 struct Phase {
   std::vector<Flow> flows;
+
+  bool operator==(const Phase&) const = default;
 };
 
 /// Phases in sequence: phase k + 1 starts when phase k has ended.

@@ -95,16 +95,22 @@ void FlowGroups::join_through(std::uint32_t l) {
     return std::pair{links_.begin() + route_begin_[f],
                      links_.begin() + route_begin_[f] + route_size_[f]};
   };
-  std::unordered_map<std::uint32_t, std::size_t> meeting;  // other link -> l's flows on it
+  // Per link number, in arrays kept between calls (a swap joins through hundreds of links, and
+  // hash maps made per call were most of it); each entry used is reset before returning.
+  constexpr std::uint32_t NONE = std::numeric_limits<std::uint32_t>::max();
+  if (meeting_.size() < uses_.size()) {
+    meeting_.resize(uses_.size(), 0);
+    carried_.resize(uses_.size(), 0.0);
+    first_.resize(uses_.size(), NONE);
+  }
+  met_.clear();  // the other links l's flows meet on: meeting_[m] of them on m
   for (std::uint32_t f : use.flows) {
     for (auto [m, end] = route(f); m != end; ++m) {
-      if (*m != l && uses_[*m].shared) ++meeting[*m];
+      if (*m != l && uses_[*m].shared && meeting_[*m]++ == 0) met_.push_back(*m);
     }
   }
-  std::vector<std::uint32_t> bounds;  // the groups' links, in order of first use
-  std::unordered_map<std::uint32_t, double> carried;
-  constexpr std::uint32_t NONE = std::numeric_limits<std::uint32_t>::max();
-  std::vector<std::uint32_t> group_of(use.flows.size(), NONE);
+  bounds_.clear();  // the groups' links, in order of first use; first_[m]: the group's first flow
+  group_of_.assign(use.flows.size(), NONE);
   double load = 0.0;  // of the flows bounded by no other shared link
   for (std::size_t i = 0; i < use.flows.size(); ++i) {
     double alone = std::numeric_limits<double>::infinity();
@@ -112,30 +118,37 @@ void FlowGroups::join_through(std::uint32_t l) {
     for (auto [m, end] = route(use.flows[i]); m != end; ++m) {
       alone = std::min(alone, uses_[*m].bandwidth);
       if (*m == l || !uses_[*m].shared) continue;
-      const double share = uses_[*m].bandwidth / static_cast<double>(meeting[*m]);
+      const double share = uses_[*m].bandwidth / static_cast<double>(meeting_[*m]);
       if (share < per_flow) {
         per_flow = share;
-        group_of[i] = *m;
+        group_of_[i] = *m;
       }
     }
-    if (group_of[i] == NONE) {
+    const std::uint32_t m = group_of_[i];
+    if (m == NONE) {
       load += alone;
       continue;
     }
-    auto [it, added] = carried.try_emplace(group_of[i], 0.0);
-    if (added) bounds.push_back(group_of[i]);
-    it->second += alone;
+    if (first_[m] == NONE) {
+      first_[m] = use.flows[i];
+      bounds_.push_back(m);
+    }
+    carried_[m] += alone;
   }
-  for (std::uint32_t m : bounds) load += std::min(uses_[m].bandwidth, carried[m]);
+  for (std::uint32_t m : bounds_) load += std::min(uses_[m].bandwidth, carried_[m]);
   // The margin keeps the sum's rounding from joining a link whose load is its bandwidth.
   const bool all = load > use.bandwidth * (1.0 + 1e-12);
-  std::unordered_map<std::uint32_t, std::uint32_t> first;  // per group's link, its first flow
   for (std::size_t i = 0; i < use.flows.size(); ++i) {
     if (all) {
       join(use.flows.front(), use.flows[i]);
-    } else if (group_of[i] != NONE) {
-      join(first.try_emplace(group_of[i], use.flows[i]).first->second, use.flows[i]);
+    } else if (group_of_[i] != NONE) {
+      join(first_[group_of_[i]], use.flows[i]);
     }
+  }
+  for (std::uint32_t m : met_) meeting_[m] = 0;
+  for (std::uint32_t m : bounds_) {
+    carried_[m] = 0.0;
+    first_[m] = NONE;
   }
 }
 

@@ -78,6 +78,13 @@ class FlowGroups {
   std::vector<Shape> shapes_;
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> shapes_by_hash_;
   std::size_t links_off_ = 0;
+  // join_through()'s work, per link number (zero, 0.0 and none between calls) and per flow.
+  std::vector<std::uint32_t> meeting_;
+  std::vector<double> carried_;
+  std::vector<std::uint32_t> first_;
+  std::vector<std::uint32_t> met_;
+  std::vector<std::uint32_t> bounds_;
+  std::vector<std::uint32_t> group_of_;
 };
 
 /// FlowGroups(flows).representatives().

@@ -41,19 +41,47 @@ std::vector<simgrid::s4u::Host*> StepNetwork::hosts(const std::vector<int>& rank
 StepNetwork::StepNetwork(const CollectivePlan& plan, const ClusterPlatform& platform,
                          DataParallelAlgorithm algorithm)
     : plan_(plan), platform_(platform), algorithm_(algorithm) {
+  // Built now, in the set-up (its loops look for a signal), not at the first step.
   assign(Assignment::full(plan));
+  build();
 }
 
+namespace {
+/// Whether `b` runs the same groups as `a` (the same replicas, the same data-parallel
+/// collectives), its ranks maybe on other nodes.
+bool same_groups(const Assignment& a, const Assignment& b) {
+  return a.active == b.active && a.data_parallel == b.data_parallel &&
+         a.node.size() == b.node.size();
+}
+
+/// The plan nodes on another platform node in `b` than in `a` (of the same groups), ascending.
+std::vector<int> moved_nodes(const Assignment& a, const Assignment& b) {
+  std::vector<int> moved;
+  for (std::size_t n = 0; n < b.node.size(); ++n) {
+    if (b.node[n] != a.node[n]) moved.push_back(static_cast<int>(n));
+  }
+  return moved;
+}
+}  // namespace
+
 void StepNetwork::assign(const Assignment& assignment) {
+  const bool every = !assigned_ || !same_groups(assignment_, assignment);
+  const std::vector<int> moved = every ? std::vector<int>{} : moved_nodes(assignment_, assignment);
+  assigned_ = true;
+  assignment_ = assignment;
+  stale_ = true;
+  move_checkpoints(moved, every);
+}
+
+void StepNetwork::build() {
+  if (!stale_) return;
   const CollectivePlan& plan = plan_;
   // The groups to build again: every one when the replicas that run or the data-parallel
-  // collectives change, else those with a rank on a plan node now on another platform node (a
-  // spare swap moves one node's ranks: found from them, not by looking at every group).
-  const bool every = !assigned_ || assignment.active != assignment_.active ||
-                     assignment.data_parallel != assignment_.data_parallel ||
-                     assignment.node.size() != assignment_.node.size();
+  // collectives changed since the last build, else those with a rank on a plan node now on
+  // another platform node (a spare swap moves one node's ranks: found from them, not by looking
+  // at every group).
+  const bool every = !ever_built_ || !same_groups(built_, assignment_);
   Changed changed;
-  std::vector<int> moved;  // plan nodes now on another platform node (when not `every`)
   if (every) {
     const auto all = [](std::size_t n) {
       std::vector<std::size_t> groups(n);
@@ -61,15 +89,13 @@ void StepNetwork::assign(const Assignment& assignment) {
       return groups;
     };
     changed = {all(plan.tp_groups.size()), all(plan.pipelines.size()), all(plan.dp_groups.size())};
+    dp_members_.assign(plan.dp_groups.size(), {});
   } else {
     // Ranks fill the plan's nodes in order, G each (CollectivePlan::node_of_rank); the groups'
     // indices are their coordinates' (CollectivePlan::tp_groups, pipelines, dp_groups).
     const int g = plan.accelerators_per_node;
-    for (std::size_t n = 0; n < assignment.node.size(); ++n) {
-      if (assignment.node[n] == assignment_.node[n]) continue;
-      moved.push_back(static_cast<int>(n));
-      for (int r = static_cast<int>(n) * g;
-           r < std::min((static_cast<int>(n) + 1) * g, plan.ranks()); ++r) {
+    for (const int n : moved_nodes(built_, assignment_)) {
+      for (int r = n * g; r < std::min((n + 1) * g, plan.ranks()); ++r) {
         const RankCoordinates c = plan.coordinates(r);
         changed.tensor_parallel.push_back(static_cast<std::size_t>(c.d * plan.pp + c.p));
         changed.pipelines.push_back(static_cast<std::size_t>(c.d * plan.tp + c.t));
@@ -82,9 +108,9 @@ void StepNetwork::assign(const Assignment& assignment) {
       groups->erase(std::unique(groups->begin(), groups->end()), groups->end());
     }
   }
-  assigned_ = true;
-  assignment_ = assignment;
-  move_checkpoints(moved, every);
+  ever_built_ = true;
+  stale_ = false;
+  built_ = assignment_;
   build_tensor_parallel(changed.tensor_parallel, every);
   build_pipeline_sends(changed.pipelines, every);
   build_data_parallel(changed.data_parallel, every);
@@ -197,7 +223,7 @@ void StepNetwork::follow_groups() {
     const bool written = !rejoined_[p] && groups.size() == all.phases.size();
     if (groups.size() != all.phases.size()) groups.clear();
     changed_[p].resize(all.phases.size());
-    representatives_[p] = {};
+    Collective representatives;
     for (std::size_t i = 0; i < all.phases.size(); ++i) {
       poll(i, all.phases.size(), "grouping the step's flows by kind");
       if (written) {
@@ -208,27 +234,36 @@ void StepNetwork::follow_groups() {
         groups.emplace_back(all.phases[i].flows);
       }
       changed_[p][i].clear();
-      representatives_[p].phases.push_back({groups[i].representatives()});
+      representatives.phases.push_back({groups[i].representatives()});
+    }
+    if (representatives.phases != representatives_[p].phases) {
+      representatives_[p] = std::move(representatives);
+      shapes_[p].reset();
     }
   }
 }
 
 Collective StepNetwork::data_parallel_group(const DataParallelCollective& dc, std::size_t i) {
-  // Into buffers kept from the last group: a swap builds again groups of hundreds of ranks.
-  std::vector<int>& group = group_;
-  group.clear();
-  for (int r : plan_.dp_groups[i]) {
-    if (assignment_.runs(plan_, r)) group.push_back(r);
+  // Its running ranks (and their nodes) are kept while the same replicas run: a swap builds
+  // again groups of hundreds of ranks, each rank's coordinates a few divisions.
+  DataParallelMembers& members = dp_members_[i];
+  if (!members.ranks) {
+    members.ranks.emplace();
+    for (int r : plan_.dp_groups[i]) {
+      if (assignment_.runs(plan_, r)) members.ranks->push_back(r);
+    }
   }
+  const std::vector<int>& group = *members.ranks;
   if (group.size() < 2) return {};  // a group of one replica has nothing to send
   // Its rings as the last build's, in the same order: a swap's moved hops alone are looked up.
   dp_hops_[i].start_rings();
   if (dc.op == CollectiveOp::ALL_REDUCE && algorithm_ == DataParallelAlgorithm::HIERARCHICAL) {
-    plan_.by_node(group, parts_);
-    part_hosts_.resize(parts_.size());
-    for (std::size_t n = 0; n < parts_.size(); ++n) {
+    if (!members.by_node) plan_.by_node(group, members.by_node.emplace());
+    const std::vector<std::vector<int>>& parts = *members.by_node;
+    part_hosts_.resize(parts.size());
+    for (std::size_t n = 0; n < parts.size(); ++n) {
       part_hosts_[n].clear();
-      for (int r : parts_[n]) part_hosts_[n].push_back(host(r));
+      for (int r : parts[n]) part_hosts_[n].push_back(host(r));
     }
     return hierarchical_all_reduce(part_hosts_, dc.bytes, &dp_hops_[i]);
   }
@@ -258,7 +293,8 @@ StepTimes with_known(StepTimes times, const KnownParts& known) {
   return times;
 }
 
-const Collective& StepNetwork::collective(StepPart part, StepFlows flows) const {
+const Collective& StepNetwork::collective(StepPart part, StepFlows flows) {
+  build();
   if (flows == StepFlows::REPRESENTATIVES) return representatives_[static_cast<std::size_t>(part)];
   switch (part) {
     case StepPart::TENSOR_PARALLEL:
@@ -284,11 +320,15 @@ std::optional<StepTimes> StepNetwork::measure(const Deadlines& deadline, const K
   return with_known(t, known);
 }
 
-PartShape StepNetwork::shape(StepPart part) const {
-  PartShape shape;
-  for (const Phase& phase : collective(part, StepFlows::REPRESENTATIVES).phases)
-    shape.push_back(shape_of(phase.flows));
-  return shape;
+std::shared_ptr<const PartShape> StepNetwork::shape(StepPart part) {
+  const Collective& representatives = collective(part, StepFlows::REPRESENTATIVES);
+  std::shared_ptr<const PartShape>& kept = shapes_[static_cast<std::size_t>(part)];
+  if (!kept) {
+    PartShape shape;
+    for (const Phase& phase : representatives.phases) shape.push_back(shape_of(phase.flows));
+    kept = std::make_shared<const PartShape>(std::move(shape));
+  }
+  return kept;
 }
 
 // Under the assignment: the active replicas hold the state, ZeRO's shards spread over them and
@@ -347,11 +387,13 @@ const TrackedFlows& StepNetwork::checkpoint_reads() {
   return checkpoint_reads_.flows;
 }
 
-std::size_t StepNetwork::flows_per_step() const {
+std::size_t StepNetwork::flows_per_step() {
+  build();
   return tensor_parallel_.flow_count() + pipeline_sends_.flow_count() + data_parallel_.flow_count();
 }
 
-std::size_t StepNetwork::phases_per_step() const {
+std::size_t StepNetwork::phases_per_step() {
+  build();
   return tensor_parallel_.phases.size() + pipeline_sends_.phases.size() +
          data_parallel_.phases.size();
 }

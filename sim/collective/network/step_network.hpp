@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -66,7 +67,10 @@ class StepNetwork {
 
   /// Makes the step's flows those of `assignment`: the groups of the active replicas only (a
   /// data-parallel group of one replica has nothing to send), each rank on its assigned node.
-  /// Only the groups it moves are built again (a spare swap's: those of one node's ranks).
+  /// Only the groups it moves are built again (a spare swap's: those of one node's ranks), and
+  /// only when the step's flows are next asked for (measure(), shape(), collective(), the counts):
+  /// a job's failures during a restart swap several nodes before the next step, and the groups
+  /// are built once for all of them. The checkpoints' flows follow at once (cheap).
   void assign(const Assignment& assignment);
   const Assignment& assignment() const { return assignment_; }
 
@@ -78,8 +82,9 @@ class StepNetwork {
                                    StepFlows flows = StepFlows::EVERY);
 
   /// The shape of `part`'s representatives (the flows that time it) under the current
-  /// assignment: two parts of one shape take the same time on an idle network.
-  PartShape shape(StepPart part) const;
+  /// assignment: two parts of one shape take the same time on an idle network. Kept while the
+  /// representatives stay the same (a swap seldom changes a part's first group of each shape).
+  std::shared_ptr<const PartShape> shape(StepPart part);
 
   /// Every running rank's share of a checkpoint to the file system, and back at a restart, as
   /// the active replicas hold it (CollectivePlan::checkpoint_share). Built when first asked
@@ -88,12 +93,12 @@ class StepNetwork {
   const TrackedFlows& checkpoint_reads();
 
   /// Flows one step starts (all three parts).
-  std::size_t flows_per_step() const;
+  std::size_t flows_per_step();
   /// Phases of flows one step runs one after another (all three parts).
-  std::size_t phases_per_step() const;
+  std::size_t phases_per_step();
 
   /// `part`'s flows under the current assignment: all, or its representatives.
-  const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY) const;
+  const Collective& collective(StepPart part, StepFlows flows = StepFlows::EVERY);
 
   /// The accelerator rank `rank` runs on under the current assignment.
   simgrid::s4u::Host* host(int rank) const;
@@ -116,6 +121,8 @@ class StepNetwork {
   void build_tensor_parallel(const std::vector<std::size_t>& changed, bool every);
   void build_pipeline_sends(const std::vector<std::size_t>& changed, bool every);
   void build_data_parallel(const std::vector<std::size_t>& changed, bool every);
+  /// Builds again the groups that the assignments since the last build moved (assign()).
+  void build();
   /// Each phase's groups of flows and representatives, after the flows changed.
   void follow_groups();
   /// Data-parallel group i's collective `dc` under the current assignment.
@@ -138,6 +145,10 @@ class StepNetwork {
   DataParallelAlgorithm algorithm_;
   Assignment assignment_;
   bool assigned_ = false;
+  // The assignment the groups below were last built for, and whether assignment_ differs.
+  Assignment built_;
+  bool ever_built_ = false;
+  bool stale_ = false;
   // Per group, its collective under the current assignment (empty when it sends nothing): a
   // new assignment builds again those of the groups it moves (assign()).
   std::vector<Collective> tp_groups_;
@@ -156,6 +167,10 @@ class StepNetwork {
   // Per part, per phase, its flows' groups and representatives (assign()).
   std::array<std::vector<FlowGroups>, STEP_PARTS> groups_;
   std::array<Collective, STEP_PARTS> representatives_;
+  // The shapes of representatives_, once asked (shape()): the links' bandwidths, latencies and
+  // states do not change during a run (the collective platform's), so they hold until
+  // representatives_ change.
+  std::array<std::shared_ptr<const PartShape>, STEP_PARTS> shapes_;
   // The rings' hops, measured once: the tensor-parallel groups' in one table, each
   // data-parallel group's in its own (a swap looks up hundreds of hops of a few groups: a small
   // table each stays in the cache, one of every hop ever met does not).
@@ -165,9 +180,14 @@ class StepNetwork {
   // moves nodes writes the moved ranks' flows, any other drops them.
   CheckpointFlows checkpoint_writes_;
   CheckpointFlows checkpoint_reads_;
-  // Buffers of data_parallel_group().
-  std::vector<int> group_;
-  std::vector<std::vector<int>> parts_;
+  // Per data-parallel group, its running ranks and those by node (CollectivePlan::by_node),
+  // found when first needed and kept while the same replicas run (build()).
+  struct DataParallelMembers {
+    std::optional<std::vector<int>> ranks;
+    std::optional<std::vector<std::vector<int>>> by_node;
+  };
+  std::vector<DataParallelMembers> dp_members_;
+  // A buffer of data_parallel_group().
   std::vector<std::vector<simgrid::s4u::Host*>> part_hosts_;
 };
 
