@@ -6,7 +6,10 @@
 #   2. one CNN worker evaluated every simulated second (the study's baseline, 60 s): evaluations
 #      overlap training;
 #   3. a sweep of 8 one-worker CNN runs (bench/threads-sweep.json): -j 1 with 2 threads per run
-#      against -j 2 with 1 thread per run (the sweep's default share of the cores).
+#      against -j 2 with 1 thread per run (the sweep's default share of the cores);
+#   4. the language model (issue 35): scenarios/cluster/lm/checkpoint-restart.json (dp 4) and
+#      scenarios/examples/lm-ps.json (2 workers) as shipped, and the same collective job on one
+#      replica of 32 windows (one gradient a step) with model.gradient_parts 1 and 2.
 # Other load skews it: the load average before each measurement is printed. Prints, never fails.
 # Usage: bench/threads-speedup.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
@@ -46,3 +49,17 @@ ratio "1 CNN worker with frequent evaluation, 2 threads against 1" "$a" "$b"
 a=$(timed "sweep of 8 CNN runs, -j 1 (2 threads each)" "$failsim" sweep bench/threads-sweep.json -q -j 1 -o "$out/s1")
 b=$(timed "sweep of 8 CNN runs, -j 2 (1 thread each)" "$failsim" sweep bench/threads-sweep.json -q -j 2 -o "$out/s2")
 ratio "sweep, runs side by side against threads inside runs" "$a" "$b"
+
+for lm in scenarios/cluster/lm/checkpoint-restart.json scenarios/examples/lm-ps.json; do
+  name=$(basename "$lm" .json)
+  a=$(timed "LM $name, --threads 1" "$failsim" run -q "$lm" --threads 1 -o "$out/$name-1")
+  b=$(timed "LM $name, --threads 2" "$failsim" run -q "$lm" --threads 2 -o "$out/$name-2")
+  ratio "LM $name, 2 threads against 1" "$a" "$b"
+done
+one=(run -q scenarios/cluster/lm/checkpoint-restart.json --set /layout/dp=1 --set /platform/nodes=1
+  --set /platform/node/accelerators=1 --set /optimizer/batch_size=32 --set /failures/events/0/index=0)
+for parts in 1 2; do
+  a=$(timed "LM one replica, $parts part(s), --threads 1" "$failsim" "${one[@]}" --set /model/gradient_parts=$parts --threads 1 -o "$out/r$parts-1")
+  b=$(timed "LM one replica, $parts part(s), --threads 2" "$failsim" "${one[@]}" --set /model/gradient_parts=$parts --threads 2 -o "$out/r$parts-2")
+  ratio "LM one replica, $parts part(s), 2 threads against 1" "$a" "$b"
+done

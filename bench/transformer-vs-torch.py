@@ -6,7 +6,9 @@ For each shipped size (models/transformer_sizes.hpp), runs bench_models' transfo
 position, at batch 8) and then the same model in PyTorch (tests/transformer_parity.py's, which
 the parity test checks against failsim) on the same shapes; prints a table of the medians over
 the repetitions and PyTorch's time over failsim's (above 1: failsim is faster). The sizes and the
-batch are read from the benchmark's own output, so they are defined once.
+batch are read from the benchmark's own output, so they are defined once. One more row per size
+gives failsim's training step on 2 threads (the batch in 2 parts, sim/engine/gradient_parts.hpp)
+against PyTorch's on one, by wall time: the speed a run with model.gradient_parts 2 gets.
 
 PyTorch's speed is its BLAS's: Debian's python3-torch calls libblas.so.3, by default the reference
 BLAS (libblas3, unblocked loops, ~7 GFLOP/s here). The line above the table names the library that
@@ -35,14 +37,17 @@ for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[var] = "1"
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = {"BM_transformer_train_step": "train step", "BM_transformer_forward": "forward"}
+SPLIT = "train step, failsim on 2 threads"  # compared by wall time: the work is on two threads
+KINDS = {"BM_transformer_train_step": "train step", "BM_transformer_forward": "forward",
+         "BM_transformer_split_step": SPLIT}
 MIN_TIME = 0.5  # seconds of CPU per repetition (Google Benchmark's default), at least one call
 
 
 def failsim_medians(bench, index, repetitions):
     """{kind: (label, counters, median CPU ms, median wall ms)} of size `index`."""
     out = subprocess.run(
-        [bench, f"--benchmark_filter=BM_transformer_.*/{index}$", "--benchmark_format=json",
+        [bench, f"--benchmark_filter=BM_transformer_(train_step|forward)/{index}$|"
+         f"BM_transformer_split_step/{index}/2/real_time$", "--benchmark_format=json",
          f"--benchmark_repetitions={repetitions}", "--benchmark_report_aggregates_only=true"],
         check=True, capture_output=True, text=True).stdout
     result = {}
@@ -114,7 +119,8 @@ def main():
     torch.ones(2, 2) @ torch.ones(2, 2)  # loads the BLAS
     blas = sorted({line.split()[-1] for line in Path("/proc/self/maps").read_text().splitlines()
                    if "blas" in line.split()[-1]})
-    print(f"torch {torch.__version__}, 1 thread each, medians of {args.repetitions} repetitions; "
+    print(f"torch {torch.__version__}, 1 thread each (but the row so named), medians of "
+          f"{args.repetitions} repetitions; "
           f"PyTorch's BLAS: {', '.join(blas) or 'none found in /proc/self/maps'}")
     listed = subprocess.run([bench, "--benchmark_list_tests=true",
                              "--benchmark_filter=BM_transformer_train_step"],
@@ -126,9 +132,9 @@ def main():
         label, counters, _, _ = ours["train step"]
         theirs = torch_times(Gpt, counters, args.repetitions)
         print(f"{label}: load average {load} before", flush=True)
-        for kind in ("train step", "forward"):
+        for kind in ("train step", SPLIT, "forward"):
             _, _, cpu, wall = ours[kind]
-            t_cpu, t_wall = theirs[kind]
+            t_cpu, t_wall = theirs["train step" if kind == SPLIT else kind]
             rows.append((label, int(counters["parameters"]), int(counters["batch"]), kind, cpu,
                          t_cpu, wall, t_wall))
 
@@ -136,6 +142,10 @@ def main():
           "| failsim wall ms | PyTorch wall ms |")
     print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for label, params, batch, kind, cpu, t_cpu, wall, t_wall in rows:
+        if kind == SPLIT:  # one thread's CPU time is half the work: the ratio is of wall times
+            print(f"| {label} | {params:,} | {batch} | {kind} | | {t_cpu:.2f} | "
+                  f"{t_wall / wall:.2f}x (wall) | {wall:.2f} | {t_wall:.2f} |")
+            continue
         print(f"| {label} | {params:,} | {batch} | {kind} | {cpu:.2f} | {t_cpu:.2f} | "
               f"{t_cpu / cpu:.2f}x | {wall:.2f} | {t_wall:.2f} |")
     return 0

@@ -67,6 +67,11 @@ struct ModelSpec {
     int sequence = 0;
     int mlp_ratio = 4;
     bool tied = true;
+    /// Not the model's shape but how a run computes its gradients: each batch in this many parts,
+    /// each a job of the math pool, summed in part order (sim/engine/gradient_parts.hpp). The
+    /// bits depend on it, never on the threads; at most the batch size. 1, the whole batch as
+    /// one job, by default (docs/language-model.md, "Threads", says why).
+    int gradient_parts = 1;
     bool operator==(const Transformer&) const = default;
   } transformer;
 

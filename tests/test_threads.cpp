@@ -229,6 +229,56 @@ TEST_CASE("every example scenario gives the same results with 1 2 and 4 threads"
   CHECK(examples >= 9);
 }
 
+TEST_CASE(
+    "a language model's gradients split in parts give the same results with 1 2 and 3 threads",
+    "[threads][cli]") {
+  // model.gradient_parts (sim/engine/gradient_parts.hpp) under both protocols: one replica whose
+  // single gradient a step is all the pool has to compute, and the parameter server's two workers,
+  // one killed while its parts compute (they are abandoned) and the server restarted from a
+  // checkpoint. 3 parts of 8 windows are unequal (2, 3 and 3).
+  const TempDir dir;
+  nlohmann::json collective = nlohmann::json::parse(
+      read_text(FAILSIM_SOURCE_DIR "/scenarios/cluster/lm/checkpoint-restart.json"));
+  collective["model"]["gradient_parts"] = 3;
+  collective["layout"]["dp"] = 1;
+  collective["platform"]["nodes"] = 1;
+  collective["platform"]["node"]["accelerators"] = 1;
+  collective["stop"] = {{"version", 60}};
+  collective["failures"]["events"] = {
+      {{"target", "node"}, {"index", 0}, {"at", "0.5s"}, {"down_for", "1s"}}};
+  collective["recovery"]["checkpoint"]["every_steps"] = 10;
+  write_text(dir.file("collective.json"), collective.dump(2));
+  nlohmann::json ps =
+      nlohmann::json::parse(read_text(FAILSIM_SOURCE_DIR "/scenarios/examples/lm-ps.json"));
+  ps["model"]["gradient_parts"] = 3;
+  ps["optimizer"]["batch_size"] = 8;
+  ps["stop"]["time"] = "4s";
+  ps["failures"]["events"] = {
+      {{"target", "worker"}, {"index", 1}, {"at", "1.01s"}, {"down_for", "500ms"}},
+      {{"target", "server"}, {"at", "2s"}, {"down_for", 0}}};
+  ps["recovery"]["checkpoint"]["every_updates"] = 20;
+  write_text(dir.file("ps.json"), ps.dump(2));
+  for (const std::string name : {"collective", "ps"}) {
+    for (const int threads : {1, 2, 3}) {
+      const std::string out = dir.file(name + "-" + std::to_string(threads));
+      const auto run = run_cli("run -q --threads " + std::to_string(threads) + " '" +
+                                   dir.file(name + ".json") + "' -o '" + out + "'",
+                               dir);
+      INFO(run.err);
+      REQUIRE(run.status == 0);
+      if (threads > 1) check_same_results(dir.file(name + "-1"), out);
+    }
+    // The parts were really summed: the whole batch as one job rounds differently.
+    const std::string whole = dir.file(name + "-whole");
+    const auto run = run_cli("run -q --threads 2 --set /model/gradient_parts=1 '" +
+                                 dir.file(name + ".json") + "' -o '" + whole + "'",
+                             dir);
+    REQUIRE(run.status == 0);
+    CHECK(read_text(fs::path(whole) / "timeseries.csv") !=
+          read_text(fs::path(dir.file(name + "-1")) / "timeseries.csv"));
+  }
+}
+
 TEST_CASE("AdamW under every parameter-server strategy gives the same results with 1 and 2 threads",
           "[threads][cli]") {
   // The examples' failures and recoveries with AdamW: its moments and steps go through

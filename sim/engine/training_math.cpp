@@ -83,15 +83,29 @@ class EvalJob : public MathJob {
 };
 
 GradientJob::~GradientJob() {
-  if (pending_) math_->pool_.abandon(*this);
+  if (!pending_) return;
+  if (parts_) {
+    parts_->abandon(math_->pool_);
+    math_->spare_parts_.push_back(std::move(parts_));
+  } else {
+    math_->pool_.abandon(*this);
+  }
 }
 
 void GradientJob::run(int slot) {
+  loss_ = part_gradient(slot, 0, static_cast<int>(indices_.size()), dropout_seed_, grad_);
+}
+
+float GradientJob::part_gradient(int slot, int begin, int end, std::uint64_t seed,
+                                 std::span<float> grad) {
   TrainingMath::Slot& s = *math_->slots_[static_cast<std::size_t>(slot)];
-  const auto begin = Clock::now();
-  const models::Batch batch = s.batch.gather(math_->train_, indices_);
-  loss_ = s.model->loss_and_gradient(snapshot_->params, batch, grad_, dropout_seed_);
-  s.seconds += seconds_since(begin);
+  const auto start = Clock::now();
+  const models::Batch batch = s.batch.gather(
+      math_->train_,
+      indices_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+  const float loss = s.model->loss_and_gradient(snapshot_->params, batch, grad, seed);
+  s.seconds += seconds_since(start);
+  return loss;
 }
 
 TrainingMath::Slot::Slot(const models::Model& m, int batch_size)
@@ -116,6 +130,9 @@ TrainingMath::TrainingMath(const Scenario& scenario, int threads)
       slots_(make_slots(*model_, scenario.optimizer.batch_size, threads)),
       shard_order_(
           models::shuffled_indices(train_.size(), models::derive_seed(scenario.seed, SEED_SHARD))),
+      gradient_parts_(scenario.model.kind == models::ModelKind::TRANSFORMER
+                          ? scenario.model.transformer.gradient_parts
+                          : 1),
       pool_(threads) {}
 
 TrainingMath::~TrainingMath() = default;
@@ -150,14 +167,33 @@ void TrainingMath::start_gradient(GradientJob& job, const Snapshot& snapshot,
   job.dropout_seed_ = dropout_seed;
   job.grad_ = grad;
   job.math_ = this;
-  pool_.submit(job);
+  if (gradient_parts_ == 1) {
+    pool_.submit(job);
+  } else {
+    if (spare_parts_.empty()) {
+      spare_parts_.push_back(std::make_unique<GradientParts>(gradient_parts_, grad.size()));
+    }
+    job.parts_ = std::move(spare_parts_.back());
+    spare_parts_.pop_back();
+    job.parts_->start(pool_, job, static_cast<int>(indices.size()), dropout_seed, grad);
+  }
   job.pending_ = true;
 }
 
 float TrainingMath::finish_gradient(GradientJob& job) {
   job.pending_ = false;  // collected: nothing to abandon, even if it threw
-  pool_.wait(job);
-  return job.loss_;
+  if (!job.parts_) {
+    pool_.wait(job);
+    return job.loss_;
+  }
+  // The parts go back to the spares whatever happens: every part has finished when wait returns.
+  struct GiveBack {
+    std::vector<std::unique_ptr<GradientParts>>& spares;
+    std::unique_ptr<GradientParts>& parts;
+    ~GiveBack() { spares.push_back(std::move(parts)); }
+  } give_back{spare_parts_, job.parts_};
+  job.parts_->wait(pool_);
+  return timed([&] { return job.parts_->sum(job.grad_); });
 }
 
 float TrainingMath::gradient(const Snapshot& snapshot, std::span<const int> indices,

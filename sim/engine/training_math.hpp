@@ -2,7 +2,9 @@
 // batches, gradients computed with exactly the parameters the protocol delivered, and cached
 // evaluations. The actors decide *when* (simulated time); this decides *what* (the numbers).
 // Gradients and evaluations are jobs of a MathPool (math_pool.hpp): a gradient is started when
-// its simulated computation starts and collected when it ends, so several compute at once.
+// its simulated computation starts and collected when it ends, so several compute at once. A
+// transformer's gradient is cut into the scenario's model.gradient_parts parts, each a job of its
+// own (gradient_parts.hpp), so even one gradient in flight computes on every thread.
 #pragma once
 
 #include <chrono>
@@ -15,6 +17,7 @@
 #include "models/dataset.hpp"
 #include "models/evaluate.hpp"
 #include "models/model.hpp"
+#include "sim/engine/gradient_parts.hpp"
 #include "sim/engine/math_pool.hpp"
 #include "sim/engine/snapshot.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -55,21 +58,28 @@ class BatchStream {
 class TrainingMath;
 class EvalJob;
 
-/// One gradient in flight: TrainingMath::start_gradient submits it, finish_gradient collects its
-/// loss. Its inputs (parameters, indices, output buffer) must stay valid until then; destroying
-/// it uncollected abandons it (a worker killed mid-computation), so it may live on an actor's
-/// stack.
-class GradientJob : public MathJob {
+/// One gradient in flight: TrainingMath::start_gradient submits it (or its parts), finish_gradient
+/// collects its loss. Its inputs (parameters, indices, output buffer) must stay valid until then;
+/// destroying it uncollected abandons it (a worker killed mid-computation), so it may live on an
+/// actor's stack.
+class GradientJob : public MathJob, private GradientSource {
  public:
+  GradientJob() = default;
   ~GradientJob() override;
 
  protected:
+  /// The whole batch as one job (model.gradient_parts 1).
   void run(int slot) override;
 
  private:
   friend class TrainingMath;
+  /// Gathers indices [begin, end) into the slot's batch buffer and computes on the slot's model.
+  float part_gradient(int slot, int begin, int end, std::uint64_t seed,
+                      std::span<float> grad) override;
+
   TrainingMath* math_ = nullptr;
-  bool pending_ = false;  // submitted and not collected
+  bool pending_ = false;                  // submitted and not collected
+  std::unique_ptr<GradientParts> parts_;  // split: the parts in flight, taken from TrainingMath
   const Snapshot* snapshot_ = nullptr;
   std::span<const int> indices_;
   std::uint64_t dropout_seed_ = 0;
@@ -80,8 +90,9 @@ class GradientJob : public MathJob {
 class TrainingMath {
  public:
   /// Loads or generates the data set and builds the model; `threads` computing threads (see
-  /// MathPool). The scenario is one that resolve() accepted (sim/scenario/resolve.hpp); throws
-  /// models::DataError if a data file fails past its header.
+  /// MathPool). The number of parts of a gradient is the scenario's, never `threads`. The scenario
+  /// is one that resolve() accepted (sim/scenario/resolve.hpp); throws models::DataError if a data
+  /// file fails past its header.
   TrainingMath(const Scenario& scenario, int threads = 1);
   ~TrainingMath();
 
@@ -101,11 +112,14 @@ class TrainingMath {
   std::uint64_t dropout_seed(int worker, std::int64_t step) const;
 
   /// Starts computing the mean loss and gradient of the batch `indices` at `snapshot` into
-  /// `grad`, on whichever thread is free; every argument must stay valid until `job` is collected.
+  /// `grad`, on whichever thread is free (a transformer's in gradient_parts() parts, summed in
+  /// part order when collected); every argument must stay valid until `job` is collected.
   void start_gradient(GradientJob& job, const Snapshot& snapshot, std::span<const int> indices,
                       std::uint64_t dropout_seed, std::span<float> grad);
   /// Waits for `job` (computing queued math meanwhile) and returns its mean loss.
   float finish_gradient(GradientJob& job);
+  /// The parts each gradient is computed in: the transformer's model.gradient_parts, else 1.
+  int gradient_parts() const { return gradient_parts_; }
   /// start_gradient then finish_gradient.
   float gradient(const Snapshot& snapshot, std::span<const int> indices, std::uint64_t dropout_seed,
                  std::span<float> grad);
@@ -157,6 +171,9 @@ class TrainingMath {
   std::vector<std::unique_ptr<Slot>> slots_;         // one per thread, [0] the simulation thread's
   std::vector<std::unique_ptr<EvalJob>> eval_jobs_;  // one per chunk of an evaluation
   std::vector<int> shard_order_;  // the seeded permutation the workers' shards are cut from
+  int gradient_parts_;
+  // The parts of split gradients not in flight: one set per gradient in flight at most, reused.
+  std::vector<std::unique_ptr<GradientParts>> spare_parts_;
   struct CachedEval {
     SnapshotPtr snapshot;  // held, so its address cannot be reused by another snapshot
     int limit;

@@ -69,8 +69,9 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file_label
   Scenario s;
   read_common_header(top, s);
   s.data = read_data(top, file_label);
-  s.model = read_model(top);
+  // The optimizer first: its batch size bounds the model's gradient parts.
   s.optimizer = read_optimizer(top);
+  s.model = read_model(top, s.optimizer.batch_size);
   // The strategy before the cluster and the failures: it decides how many server hosts there
   // are, whether there is a storage host, and which targets a failure may hit.
   s.recovery = read_recovery(top);

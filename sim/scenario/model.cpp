@@ -15,12 +15,13 @@ const Choices<ModelKind> MODEL_KINDS(models::MODEL_KINDS.begin(), models::MODEL_
 namespace detail {
 namespace {
 
-constexpr const char* TRANSFORMER_KEYS[] = {"layers", "heads", "sequence", "mlp_ratio", "tied"};
+constexpr const char* TRANSFORMER_KEYS[] = {"layers",    "heads", "sequence",
+                                            "mlp_ratio", "tied",  "gradient_parts"};
 
 /// The transformer's sizes. The bounds keep every size and product of the model's scratch (e.g.
 /// the attention's T x T per head) far inside its integers; the memory check (resolve.hpp)
 /// refuses a model too large for the machine well before them.
-ModelSpec::Transformer read_transformer(const ObjectReader& r) {
+ModelSpec::Transformer read_transformer(const ObjectReader& r, int batch_size) {
   ModelSpec::Transformer t;
   t.layers = to_int(r.integer("layers", 1, 1024));
   t.hidden = to_int(r.integer("hidden", 1, 65536));
@@ -34,14 +35,22 @@ ModelSpec::Transformer read_transformer(const ObjectReader& r) {
   t.sequence = to_int(r.integer("sequence", 1, 65536));
   t.mlp_ratio = to_int(r.integer_or("mlp_ratio", t.mlp_ratio, 1, 64));
   t.tied = r.boolean_or("tied", t.tied);
+  t.gradient_parts = to_int(r.integer_or("gradient_parts", t.gradient_parts, 1, 65536));
+  // A part is at least one window.
+  if (t.gradient_parts > batch_size) {
+    r.at("gradient_parts")
+        .fail(fmt::format("at most optimizer.batch_size = {} (each part is at least one window)",
+                          batch_size),
+              std::to_string(t.gradient_parts));
+  }
   return t;
 }
 
 }  // namespace
 
-ModelSpec read_model(const ObjectReader& top) {
-  const ObjectReader r = top.object(
-      "model", {"kind", "hidden", "dropout", "layers", "heads", "sequence", "mlp_ratio", "tied"});
+ModelSpec read_model(const ObjectReader& top, int batch_size) {
+  const ObjectReader r = top.object("model", {"kind", "hidden", "dropout", "layers", "heads",
+                                              "sequence", "mlp_ratio", "tied", "gradient_parts"});
   ModelSpec m;
   m.kind = r.choice("kind", MODEL_KINDS);
   if (m.kind == ModelKind::MLP) {
@@ -53,7 +62,7 @@ ModelSpec read_model(const ObjectReader& top) {
     r.forbid("hidden", "it applies only to kinds \"mlp\" and \"transformer\"");
   }
   if (m.kind == ModelKind::TRANSFORMER) {
-    m.transformer = read_transformer(r);
+    m.transformer = read_transformer(r, batch_size);
   } else {
     for (const char* key : TRANSFORMER_KEYS) {
       r.forbid(key, "it applies only to kind \"transformer\"");
@@ -79,6 +88,8 @@ nlohmann::json model_to_json(const ModelSpec& m) {
     model["sequence"] = t.sequence;
     model["mlp_ratio"] = t.mlp_ratio;
     model["tied"] = t.tied;
+    // Written when split, so an unsplit run's resolved scenario is what it was before the field.
+    if (t.gradient_parts > 1) model["gradient_parts"] = t.gradient_parts;
   }
   return model;
 }

@@ -164,7 +164,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const ResolvedJob& job,
   const double workers = s.cluster.num_workers();
   const double servers = static_cast<double>(s.cluster.num_servers()) * s.cluster.shards;
   const double adamw = s.optimizer.kind == OptimizerKind::ADAMW ? 1.0 : 0.0;
-  const double copies = (4.0 + adamw) * servers + 2.0 * workers + 2.0;
+  // A transformer's gradient split in P parts holds P - 1 gradients of its parts beside its own
+  // (sim/engine/gradient_parts.hpp), and each worker has at most one gradient in flight.
+  const double parts =
+      s.model.kind == ModelKind::TRANSFORMER ? s.model.transformer.gradient_parts - 1.0 : 0.0;
+  const double copies = (4.0 + adamw) * servers + (2.0 + parts) * workers + 2.0;
   m.model_bytes = copies * floats * static_cast<double>(job.num_params);
   const double threads = std::max(1u, std::thread::hardware_concurrency());
   m.scratch_bytes =

@@ -29,7 +29,7 @@ void read_common_header(const input::ObjectReader& top, Scenario& s);
 DataConfig read_data(const input::ObjectReader& top, const std::string& file_label);
 nlohmann::json data_to_json(const DataConfig& data);
 
-ModelSpec read_model(const input::ObjectReader& top);
+ModelSpec read_model(const input::ObjectReader& top, int batch_size);
 nlohmann::json model_to_json(const ModelSpec& model);
 
 OptimizerConfig read_optimizer(const input::ObjectReader& top);

@@ -69,8 +69,9 @@ Scenario parse_collective_scenario(const nlohmann::json& doc, const std::string&
   c.workload = read_workload(top);
   if (c.workload.real_math) {
     s.data = read_data(top, file_label);
-    s.model = read_model(top);
+    // The optimizer first: its batch size bounds the model's gradient parts.
     s.optimizer = read_optimizer(top);
+    s.model = read_model(top, s.optimizer.batch_size);
     s.evaluation = read_evaluation(top);
   } else {
     s.evaluation.interval = 0.0;  // nothing to evaluate
