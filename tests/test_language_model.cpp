@@ -119,6 +119,24 @@ TEST_CASE("the parameter server trains the transformer on fortunes: the loss fal
   }
 }
 
+// The stateless example, cut down as above with its server kill moved to 2 s: the workers go on
+// pushing to the store while no server is up, the new server applies the pile, and the model
+// still learns.
+TEST_CASE("a stateless parameter server trains the transformer through its kill", "[lm]") {
+  if (!fortunes_installed()) FAILSIM_SKIP("the Debian package fortunes is not installed");
+  const IsolatedRun run =
+      run_and_check_learnt("scenarios/examples/lm-ps-stateless.json", json::parse(R"({
+    "model": {"layers": 1, "hidden": 32, "heads": 2, "sequence": 16},
+    "data": {"test_limit": 128},
+    "evaluation": {"interval": "1s"},
+    "stop": {"time": "8s"},
+    "failures": {"events": [{"target": "server", "at": "2s", "down_for": 0}]}
+  })"));
+  const auto applied = events_of(run, "pending_applied");
+  REQUIRE(applied.size() == 1);
+  CHECK(applied.front()["details"]["count"].get<std::int64_t>() > 0);
+}
+
 // Without a failure every step keeps its 4 replicas' 8 windows of 16 predicted tokens: an
 // evaluation's tokens are its version's steps x 512.
 TEST_CASE("a collective job trains the transformer on fortunes: the loss falls", "[lm]") {
