@@ -73,11 +73,16 @@ void check_best_is_lowest_loss(const IsolatedRun& run, const std::vector<Row>& r
 
 bool fortunes_installed() { return std::filesystem::exists(failsim::models::FORTUNES_DIR); }
 
-/// Runs the shipped scenario `relative` with `patch` merged in (a tiny model, a short run) and
-/// checks what both protocols share: untrained at first, learnt at the end, perplexity exp(loss).
-/// Returns the run for the checks of a design.
+/// Runs the shipped scenario `relative` cut down to a tiny model (1 layer of width 32, 2 heads,
+/// context 16) and 128 validation windows, with `patch` merged in (a short run), and checks what
+/// both protocols share: untrained at first, learnt at the end, perplexity exp(loss). Returns the
+/// run for the checks of a design.
 IsolatedRun run_and_check_learnt(const std::string& relative, const json& patch) {
   json s = json::parse(read_file(std::string(FAILSIM_SOURCE_DIR) + "/" + relative));
+  s.merge_patch(json::parse(R"({
+    "model": {"layers": 1, "hidden": 32, "heads": 2, "sequence": 16},
+    "data": {"test_limit": 128}
+  })"));
   s.merge_patch(patch);
   const IsolatedRun run = run_isolated(s.dump());
   const std::vector<Row> rows = losses(run);
@@ -100,8 +105,6 @@ IsolatedRun run_and_check_learnt(const std::string& relative, const json& patch)
 TEST_CASE("the parameter server trains the transformer on fortunes: the loss falls", "[lm]") {
   if (!fortunes_installed()) FAILSIM_SKIP("the Debian package fortunes is not installed");
   const IsolatedRun run = run_and_check_learnt("scenarios/examples/lm-ps.json", json::parse(R"({
-    "model": {"layers": 1, "hidden": 32, "heads": 2, "sequence": 16},
-    "data": {"test_limit": 128},
     "evaluation": {"interval": "1s"},
     "stop": {"time": "8s"},
     "failures": null,
@@ -119,14 +122,28 @@ TEST_CASE("the parameter server trains the transformer on fortunes: the loss fal
   }
 }
 
+// The stateless example, cut down as above with its server kill moved to 2 s: the workers go on
+// pushing to the store while no server is up, the new server applies the pile, and the model
+// still learns.
+TEST_CASE("a stateless parameter server trains the transformer through its kill", "[lm]") {
+  if (!fortunes_installed()) FAILSIM_SKIP("the Debian package fortunes is not installed");
+  const IsolatedRun run =
+      run_and_check_learnt("scenarios/examples/lm-ps-stateless.json", json::parse(R"({
+    "evaluation": {"interval": "1s"},
+    "stop": {"time": "8s"},
+    "failures": {"events": [{"target": "server", "at": "2s", "down_for": 0}]}
+  })"));
+  const auto applied = events_of(run, "pending_applied");
+  REQUIRE(applied.size() == 1);
+  CHECK(applied.front()["details"]["count"].get<std::int64_t>() > 0);
+}
+
 // Without a failure every step keeps its 4 replicas' 8 windows of 16 predicted tokens: an
 // evaluation's tokens are its version's steps x 512.
 TEST_CASE("a collective job trains the transformer on fortunes: the loss falls", "[lm]") {
   if (!fortunes_installed()) FAILSIM_SKIP("the Debian package fortunes is not installed");
   const IsolatedRun run =
       run_and_check_learnt("scenarios/cluster/lm/checkpoint-restart.json", json::parse(R"({
-    "model": {"layers": 1, "hidden": 32, "heads": 2, "sequence": 16},
-    "data": {"test_limit": 128},
     "evaluation": {"interval": "100ms"},
     "failures": {"events": null},
     "stop": {"version": 150}
@@ -141,8 +158,6 @@ TEST_CASE("a collective job trains the transformer on fortunes: the loss falls",
 // still down for 5 s: the design recovers from it its own way and the model still learns.
 TEST_CASE("every collective design trains the transformer through its node failure", "[lm]") {
   const json patch = json::parse(R"({
-    "model": {"layers": 1, "hidden": 32, "heads": 2, "sequence": 16},
-    "data": {"test_limit": 128},
     "evaluation": {"interval": "100ms"},
     "failures": {"events": [{"target": "node", "index": 1, "at": "100ms", "down_for": "5s"}]},
     "stop": {"version": 160}
