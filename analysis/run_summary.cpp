@@ -250,94 +250,123 @@ void parse_result_json(const std::string& text, const std::string& file_label, R
   }
 }
 
+namespace {
+/// One line of timeseries.csv being read: its fields (views into it) and its place, for errors.
+struct TimeseriesLine {
+  std::string_view text;
+  std::vector<std::string_view> fields;
+  const std::string& file_label;
+  int number;
+
+  /// Column (1-based) of field i: its offset in the line.
+  int column_of(std::size_t i) const {
+    return static_cast<int>(fields[i].data() - text.data()) + 1;
+  }
+  [[noreturn]] void fail(int column, const std::string& expected, const std::string& found) const {
+    throw input::InputError(file_label, "", expected, found, number, column);
+  }
+};
+
+/// The columns of timeseries.csv a run summary reads, found in its header line.
+struct TimeseriesColumns {
+  std::vector<std::string> header;
+  std::size_t time = 0, version = 0, accuracy = 0;
+  std::optional<std::size_t> loss, tokens;  // absent from results older than them
+
+  explicit TimeseriesColumns(const TimeseriesLine& line) {
+    for (const auto& f : line.fields) header.emplace_back(f);
+    time = required(line, "time");
+    version = required(line, "version");
+    accuracy = required(line, "test_accuracy");
+    loss = optional("test_loss");
+    tokens = optional("tokens");
+  }
+  std::optional<std::size_t> optional(const std::string& name) const {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+  }
+  std::size_t required(const TimeseriesLine& line, const std::string& name) const {
+    const std::optional<std::size_t> column = optional(name);
+    if (!column) {
+      line.fail(1, fmt::format("a header line with a '{}' column", name),
+                input::describe_found(json(std::string(line.text))));
+    }
+    return *column;
+  }
+};
+
+/// Field `col` of `line` as a number into `out`, or the error naming the column.
+template <typename T>
+void read_number(const TimeseriesLine& line, const TimeseriesColumns& c, std::size_t col,
+                 const std::string& expected, T& out) {
+  const std::string_view f = line.fields[col];
+  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), out);
+  if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
+    line.fail(
+        line.column_of(col), fmt::format("{} in column '{}'", expected, c.header[col]),
+        f.empty() ? std::string("an empty field") : input::describe_found(json(std::string(f))));
+  }
+}
+
+/// A row of timeseries.csv after its header, each field checked.
+EvaluationPoint read_evaluation(const TimeseriesLine& line, const TimeseriesColumns& c) {
+  if (line.fields.size() != c.header.size()) {
+    line.fail(1, fmt::format("{} comma-separated fields, as in the header", c.header.size()),
+              fmt::format("{}", line.fields.size()));
+  }
+  const auto field = [&](std::size_t col) { return std::string(line.fields[col]); };
+  EvaluationPoint p;
+  read_number(line, c, c.time, "a number >= 0", p.time);
+  read_number(line, c, c.version, "an integer >= 0", p.version);
+  read_number(line, c, c.accuracy, "a number in [0, 1]", p.test_accuracy);
+  if (!(p.time >= 0.0))
+    line.fail(line.column_of(c.time), "a number >= 0 in column 'time'", field(c.time));
+  if (p.version < 0)
+    line.fail(line.column_of(c.version), "an integer >= 0 in column 'version'", field(c.version));
+  if (!(p.test_accuracy >= 0.0 && p.test_accuracy <= 1.0)) {
+    line.fail(line.column_of(c.accuracy), "a number in [0, 1] in column 'test_accuracy'",
+              field(c.accuracy));
+  }
+  if (c.loss) {
+    // "nan" or "inf": a diverged evaluation, which reaches no target loss.
+    double loss = 0.0;
+    read_number(line, c, *c.loss, "a number", loss);
+    if (std::isfinite(loss)) p.test_loss = loss;
+  }
+  if (c.tokens && !line.fields[*c.tokens].empty()) {
+    double tokens = 0.0;
+    read_number(line, c, *c.tokens, "a number >= 0 or nothing", tokens);
+    if (!(tokens >= 0.0 && std::isfinite(tokens))) {
+      line.fail(line.column_of(*c.tokens), "a number >= 0 or nothing in column 'tokens'",
+                field(*c.tokens));
+    }
+    p.tokens = tokens;
+  }
+  return p;
+}
+}  // namespace
+
 std::vector<EvaluationPoint> parse_timeseries(const std::string& text,
                                               const std::string& file_label) {
   std::vector<EvaluationPoint> points;
+  std::optional<TimeseriesColumns> columns;
   std::size_t line_start = 0;
   int line_number = 0;
-  std::vector<std::string> header;
-  std::size_t time_col = 0, version_col = 0, accuracy_col = 0;
-  std::optional<std::size_t> loss_col, tokens_col;  // absent from results older than them
   while (line_start < text.size()) {
     std::size_t line_end = text.find('\n', line_start);
     if (line_end == std::string::npos) line_end = text.size();
-    std::string_view line(text.data() + line_start, line_end - line_start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    ++line_number;
-    const auto fields = split(line);
-    // Column (1-based) of a field: its offset in the line, since fields are views into it.
-    const auto column_of = [&](std::size_t i) {
-      return static_cast<int>(fields[i].data() - line.data()) + 1;
-    };
-    const auto fail = [&](int column, const std::string& expected, const std::string& found) {
-      throw input::InputError(file_label, "", expected, found, line_number, column);
-    };
-    if (line_number == 1) {
-      for (const auto& f : fields) header.emplace_back(f);
-      const auto find_column = [&](const std::string& name) {
-        const auto it = std::find(header.begin(), header.end(), name);
-        if (it == header.end()) {
-          fail(1, fmt::format("a header line with a '{}' column", name),
-               input::describe_found(json(std::string(line))));
-        }
-        return static_cast<std::size_t>(it - header.begin());
-      };
-      time_col = find_column("time");
-      version_col = find_column("version");
-      accuracy_col = find_column("test_accuracy");
-      const auto optional_column = [&](const std::string& name) -> std::optional<std::size_t> {
-        const auto it = std::find(header.begin(), header.end(), name);
-        if (it == header.end()) return std::nullopt;
-        return static_cast<std::size_t>(it - header.begin());
-      };
-      loss_col = optional_column("test_loss");
-      tokens_col = optional_column("tokens");
+    std::string_view view(text.data() + line_start, line_end - line_start);
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+    const TimeseriesLine line{view, split(view), file_label, ++line_number};
+    if (!columns) {
+      columns.emplace(line);
     } else {
-      if (fields.size() != header.size()) {
-        fail(1, fmt::format("{} comma-separated fields, as in the header", header.size()),
-             fmt::format("{}", fields.size()));
-      }
-      const auto number = [&](std::size_t col, const std::string& expected, auto& out) {
-        const std::string_view f = fields[col];
-        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), out);
-        if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
-          fail(column_of(col), fmt::format("{} in column '{}'", expected, header[col]),
-               f.empty() ? std::string("an empty field")
-                         : input::describe_found(json(std::string(f))));
-        }
-      };
-      EvaluationPoint p;
-      number(time_col, "a number >= 0", p.time);
-      number(version_col, "an integer >= 0", p.version);
-      number(accuracy_col, "a number in [0, 1]", p.test_accuracy);
-      if (!(p.time >= 0.0))
-        fail(column_of(time_col), "a number >= 0 in column 'time'", std::string(fields[time_col]));
-      if (p.version < 0)
-        fail(column_of(version_col), "an integer >= 0 in column 'version'",
-             std::string(fields[version_col]));
-      if (!(p.test_accuracy >= 0.0 && p.test_accuracy <= 1.0)) {
-        fail(column_of(accuracy_col), "a number in [0, 1] in column 'test_accuracy'",
-             std::string(fields[accuracy_col]));
-      }
-      if (loss_col) {
-        // "nan" or "inf": a diverged evaluation, which reaches no target loss.
-        double loss = 0.0;
-        number(*loss_col, "a number", loss);
-        if (std::isfinite(loss)) p.test_loss = loss;
-      }
-      if (tokens_col && !fields[*tokens_col].empty()) {
-        double tokens = 0.0;
-        number(*tokens_col, "a number >= 0 or nothing", tokens);
-        if (!(tokens >= 0.0 && std::isfinite(tokens))) {
-          fail(column_of(*tokens_col), "a number >= 0 or nothing in column 'tokens'",
-               std::string(fields[*tokens_col]));
-        }
-        p.tokens = tokens;
-      }
+      const EvaluationPoint p = read_evaluation(line, *columns);
       if (!points.empty() && p.time < points.back().time) {
-        fail(column_of(time_col),
-             fmt::format("times in order (the previous row is at {})", points.back().time),
-             std::string(fields[time_col]));
+        line.fail(line.column_of(columns->time),
+                  fmt::format("times in order (the previous row is at {})", points.back().time),
+                  std::string(line.fields[columns->time]));
       }
       points.push_back(p);
     }
