@@ -847,13 +847,13 @@ struct WalkedExample {
 std::vector<WalkedExample> walked_examples(const SchemaSet& schemas, const Format& format) {
   std::vector<WalkedExample> out;
   for (const fs::path& dir : format.examples_dirs) {
-    for (const fs::path& f : json_files(dir)) {
-      INFO(f.string());
-      WalkedExample& w = out.emplace_back();
-      w.file = f;
-      w.value = read_json(f);
-      walk(schemas, schemas.root(), w.value, "", w.objects);
-    }
+    for (const fs::path& f : json_files(dir)) out.push_back({f, read_json(f), {}});
+  }
+  // Walked once every example is in place: an ObjectNode points into its example's value, and
+  // the root's is the value itself, which a growing vector would move.
+  for (WalkedExample& w : out) {
+    INFO(w.file.string());
+    walk(schemas, schemas.root(), w.value, "", w.objects);
   }
   return out;
 }
