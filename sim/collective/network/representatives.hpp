@@ -77,7 +77,6 @@ class FlowGroups {
   std::unordered_map<std::uint32_t, std::size_t> shape_of_;                // by root
   std::vector<Shape> shapes_;
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> shapes_by_hash_;
-  std::size_t links_off_ = 0;
   // join_through()'s work, per link number (zero, 0.0 and none between calls) and per flow.
   std::vector<std::uint32_t> meeting_;
   std::vector<double> carried_;
