@@ -75,6 +75,8 @@ class CollectiveJob {
   const std::vector<bool>& events_injected() const { return nodes_.events_injected(); }
   /// Node-seconds of the spare pool by `end` (SparePool::node_seconds).
   double pool_node_seconds(double end) const { return spares_.node_seconds(end); }
+  /// Spares up now (SparePool::up): the nodes a swap could take.
+  int spares_up() const { return spares_.up(now()); }
 
   // ---- What the recovery designs (collective_recovery.hpp) work with -------------------------
   const Scenario& scenario() const { return scenario_; }

@@ -109,6 +109,11 @@ double SparePool::back(double now) const {
   return back;
 }
 
+int SparePool::up(double now) const {
+  return static_cast<int>(
+      std::count_if(unmapped_.begin(), unmapped_.end(), [&](int n) { return nodes_.up(n, now); }));
+}
+
 double SparePool::node_seconds(double end) const {
   double idle = 0.0;
   for (std::size_t n = 0; n < mapped_.size(); ++n) {

@@ -28,6 +28,8 @@ class SparePool {
   int swap_in(Assignment& assignment, const std::vector<char>& in_use, double now);
   /// When the first node of the pool down at `now` comes back (infinity: none will).
   double back(double now) const;
+  /// How many nodes of the pool are up at `now`: the spares a swap could take.
+  int up(double now) const;
   /// Node-seconds of the pool by `end`: platform nodes up and mapped by no plan node (paid for,
   /// idle).
   double node_seconds(double end) const;

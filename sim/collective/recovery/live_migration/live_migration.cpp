@@ -37,17 +37,6 @@ bool LiveMigration::failed(const CollectiveJob& job, int p) const {
          job.nodes().back(n) > joined_[static_cast<std::size_t>(p)];
 }
 
-int LiveMigration::standbys(const CollectiveJob& job) const {
-  // The pool as the job's swap sees it (SparePool): every platform node up that no plan node maps.
-  std::vector<char> mapped(static_cast<std::size_t>(job.nodes().size()), 0);
-  for (const int n : job.assignment().node) mapped[static_cast<std::size_t>(n)] = 1;
-  int up = 0;
-  for (int n = 0; n < job.nodes().size(); ++n) {
-    if (mapped[static_cast<std::size_t>(n)] == 0 && job.nodes().up(n, job.now())) ++up;
-  }
-  return up;
-}
-
 int LiveMigration::source_replica(const CollectiveJob& job, int rank) const {
   // With ZeRO 0 (the resolve step's demand) every replica of (p, t) holds the same parameters and
   // optimizer state; one whose node kept its processes and has its state can send it.
@@ -130,7 +119,7 @@ std::optional<std::vector<int>> LiveMigration::mark_failed(CollectiveJob& job) {
       ++down;
     }
   }
-  if (down > standbys(job)) return std::nullopt;
+  if (down > job.spares_up()) return std::nullopt;
   for (const int r : ranks_of(job, pending_)) {
     if (source_replica(job, r) < 0) return std::nullopt;
   }

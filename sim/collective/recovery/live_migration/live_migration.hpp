@@ -48,8 +48,6 @@ class LiveMigration : public CollectiveRecovery {
   Attempt copy_state(CollectiveJob& job);
   /// Whether plan node `p` lost its processes: its node is down, or failed since they started.
   bool failed(const CollectiveJob& job, int p) const;
-  /// Platform nodes up and mapped by no plan node: the warm standbys.
-  int standbys(const CollectiveJob& job) const;
   /// The data-parallel replica that sends rank (d, p, t) of a pending node its state: the live
   /// replicas of (p, t) in turn from d + 1 on; -1 when none is live.
   int source_replica(const CollectiveJob& job, int rank) const;
